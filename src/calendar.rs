@@ -1,0 +1,241 @@
+//! Calendar arithmetic: civil dates, and which calendar date a target day of year names.
+//!
+//! A climatology is indexed by *target day of year* (1..=366). Which date that is in a given
+//! year depends on the calendar convention (`--calendar`):
+//!
+//! * [`Calendar::Ordinal`]: day `D` is the `D`-th day of the year (Jan 1 = 1). In leap years day
+//!   152 is May 31, otherwise June 1. Day 366 exists only in leap years. This is the
+//!   convention of the reference job (files named by year and ordinal day).
+//! * [`Calendar::Hobday366`]: a 366-day year in which Feb 29 is day 60 and Mar 1 is day 61 in
+//!   every year (the convention of marineHeatWaves / m_mhw). Day 60 exists only in leap years.
+//!
+//! Under both conventions the window of a target day is the run of consecutive calendar dates
+//! `anchor - h ..= anchor + h` around the anchor date, so windows cross month and year
+//! boundaries naturally.
+
+use std::fmt;
+
+/// A proleptic Gregorian calendar date.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Date {
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
+}
+
+/// Whether `year` is a Gregorian leap year.
+pub fn is_leap(year: i32) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+/// Number of days in `year` (365 or 366).
+pub fn days_in_year(year: i32) -> u16 {
+    if is_leap(year) {
+        366
+    } else {
+        365
+    }
+}
+
+/// Number of days in `month` (1-12) of `year`.
+pub fn days_in_month(year: i32, month: u8) -> u8 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(year) => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+impl Date {
+    /// A checked constructor: `None` when the month or day does not exist.
+    pub fn new(year: i32, month: u8, day: u8) -> Option<Date> {
+        if (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month) {
+            Some(Date { year, month, day })
+        } else {
+            None
+        }
+    }
+
+    /// The `ordinal`-th day (1-based) of `year`, if it exists.
+    pub fn from_ordinal(year: i32, ordinal: u16) -> Option<Date> {
+        if ordinal == 0 || ordinal > days_in_year(year) {
+            return None;
+        }
+        Some(Date::from_days(
+            days_from_civil(year, 1, 1) + i64::from(ordinal) - 1,
+        ))
+    }
+
+    /// Day number within the year (Jan 1 = 1).
+    pub fn ordinal(self) -> u16 {
+        (self.to_days() - days_from_civil(self.year, 1, 1) + 1) as u16
+    }
+
+    /// Days since 1970-01-01.
+    pub fn to_days(self) -> i64 {
+        days_from_civil(self.year, self.month, self.day)
+    }
+
+    /// The date `days` days after 1970-01-01.
+    pub fn from_days(days: i64) -> Date {
+        let (year, month, day) = civil_from_days(days);
+        Date { year, month, day }
+    }
+
+    /// This date shifted by `delta` days.
+    pub fn add_days(self, delta: i64) -> Date {
+        Date::from_days(self.to_days() + delta)
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm, exact for all i32 years).
+pub fn days_from_civil(year: i32, month: u8, day: u8) -> i64 {
+    let y = i64::from(year) - i64::from(month <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Inverse of [`days_from_civil`].
+pub fn civil_from_days(days: i64) -> (i32, u8, u8) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = (yoe + era * 400 + i64::from(month <= 2)) as i32;
+    (year, month, day)
+}
+
+/// How a target day of year maps to a calendar date in each year.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Calendar {
+    /// Day number within each year (Jan 1 = 1; day 152 is May 31 in leap years).
+    Ordinal,
+    /// 366-day year: Feb 29 is day 60 and Mar 1 day 61 in every year (marineHeatWaves).
+    Hobday366,
+}
+
+impl Calendar {
+    /// The date in `year` that target day `doy` (1..=366) names, if that year has one.
+    pub fn anchor(self, year: i32, doy: u16) -> Option<Date> {
+        match self {
+            Calendar::Ordinal => Date::from_ordinal(year, doy),
+            Calendar::Hobday366 => {
+                if is_leap(year) || doy < 60 {
+                    Date::from_ordinal(year, doy)
+                } else if doy == 60 {
+                    None
+                } else {
+                    Date::from_ordinal(year, doy - 1)
+                }
+            }
+        }
+    }
+
+    /// The target day of year this calendar gives `date` (inverse of [`Calendar::anchor`]).
+    pub fn day_of_year(self, date: Date) -> u16 {
+        let ordinal = date.ordinal();
+        match self {
+            Calendar::Ordinal => ordinal,
+            Calendar::Hobday366 if !is_leap(date.year) && ordinal >= 60 => ordinal + 1,
+            Calendar::Hobday366 => ordinal,
+        }
+    }
+
+    /// The name used on the command line and in output metadata.
+    pub fn name(self) -> &'static str {
+        match self {
+            Calendar::Ordinal => "ordinal",
+            Calendar::Hobday366 => "hobday366",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trip_over_four_centuries() {
+        let start = days_from_civil(1900, 1, 1);
+        let mut expected = Date {
+            year: 1900,
+            month: 1,
+            day: 1,
+        };
+        for days in start..start + 146_097 {
+            let date = Date::from_days(days);
+            assert_eq!(date, expected, "days {days}");
+            assert_eq!(date.to_days(), days);
+            // advance `expected` by hand
+            expected = if expected.day < days_in_month(expected.year, expected.month) {
+                Date {
+                    day: expected.day + 1,
+                    ..expected
+                }
+            } else if expected.month < 12 {
+                Date {
+                    month: expected.month + 1,
+                    day: 1,
+                    ..expected
+                }
+            } else {
+                Date {
+                    year: expected.year + 1,
+                    month: 1,
+                    day: 1,
+                }
+            };
+        }
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
+
+    #[test]
+    fn ordinal_days() {
+        assert_eq!(Date::from_ordinal(2020, 152), Date::new(2020, 5, 31));
+        assert_eq!(Date::from_ordinal(2019, 152), Date::new(2019, 6, 1));
+        assert_eq!(Date::from_ordinal(2019, 366), None);
+        assert_eq!(Date::from_ordinal(2020, 366), Date::new(2020, 12, 31));
+        assert_eq!(Date::new(2021, 12, 31).unwrap().ordinal(), 365);
+        assert_eq!(Date::new(2019, 2, 29), None);
+    }
+
+    #[test]
+    fn hobday366_puts_feb29_at_60_and_mar1_at_61() {
+        let c = Calendar::Hobday366;
+        assert_eq!(c.anchor(2019, 59), Date::new(2019, 2, 28));
+        assert_eq!(c.anchor(2019, 60), None);
+        assert_eq!(c.anchor(2019, 61), Date::new(2019, 3, 1));
+        assert_eq!(c.anchor(2020, 60), Date::new(2020, 2, 29));
+        assert_eq!(c.anchor(2020, 61), Date::new(2020, 3, 1));
+        assert_eq!(c.anchor(2019, 366), Date::new(2019, 12, 31));
+        assert_eq!(c.anchor(2020, 366), Date::new(2020, 12, 31));
+        for year in [2019, 2020] {
+            for doy in 1..=366 {
+                if let Some(d) = c.anchor(year, doy) {
+                    assert_eq!(c.day_of_year(d), doy);
+                }
+                if let Some(d) = Calendar::Ordinal.anchor(year, doy) {
+                    assert_eq!(Calendar::Ordinal.day_of_year(d), doy);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,389 @@
+//! Command-line syntax: the subcommands, their flags, and the small value types flags parse
+//! into. Semantic checks that involve several flags happen later, in [`crate::plan`].
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::calendar::Calendar;
+use crate::engine::Backend;
+use crate::output::OutputLayout;
+use crate::percentile::{Method, Percentile};
+use crate::pool::PoolType;
+
+/// Day-of-year climatologies (mean and exact percentile thresholds) of daily gridded NetCDF data.
+#[derive(Parser, Debug)]
+#[command(name = "sstclim", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// No progress bars and only warnings in the log (RUST_LOG overrides the log level).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compute the climatology: mean and percentiles for every target day and cell.
+    Run(RunArgs),
+    /// Write a synthetic OSTIA-like daily dataset (one NetCDF file per day).
+    Generate(GenerateArgs),
+    /// Compare two result sets (directories or files); exit 1 past --tolerance.
+    Compare(CompareArgs),
+    /// Generate a small dataset, run the job, check it against the reference engine and draw maps.
+    Demo(DemoArgs),
+}
+
+/// A year or an inclusive range of years: `1991-2020`, `2005`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YearRange(pub RangeInclusive<i32>);
+
+impl FromStr for YearRange {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("'{s}' is not a year or a year range like 1991-2020");
+        let (a, b) = s.split_once('-').unwrap_or((s, s));
+        let (a, b): (i32, i32) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
+        if !(1..=9999).contains(&a) || !(1..=9999).contains(&b) || a > b {
+            return Err(bad());
+        }
+        Ok(YearRange(a..=b))
+    }
+}
+
+/// Days of year 1..=366 as ranges and single days: `152-243`, `1-59,61-366`, `200`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DoyList(pub Vec<u16>);
+
+impl FromStr for DoyList {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad =
+            |part: &str| format!("'{part}' is not a day of year (1-366) or a range like 152-243");
+        let mut days = Vec::new();
+        for part in s.split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b): (u16, u16) = (
+                a.trim().parse().map_err(|_| bad(part))?,
+                b.trim().parse().map_err(|_| bad(part))?,
+            );
+            if !(1..=366).contains(&a) || !(1..=366).contains(&b) || a > b {
+                return Err(bad(part));
+            }
+            days.extend(a..=b);
+        }
+        days.sort_unstable();
+        days.dedup();
+        Ok(DoyList(days))
+    }
+}
+
+/// A grid size `NLONxNLAT`: `1440x721`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridSize {
+    pub nlon: usize,
+    pub nlat: usize,
+}
+
+impl FromStr for GridSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("'{s}' is not a grid size like 1440x721 (longitudes x latitudes)");
+        let (a, b) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+        let (nlon, nlat): (usize, usize) =
+            (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+        if nlon < 1 || nlat < 2 || nlon > 100_000 || nlat > 100_000 {
+            return Err(bad());
+        }
+        Ok(GridSize { nlon, nlat })
+    }
+}
+
+/// A byte count with an optional binary unit: `8G`, `512M`, `1.5GiB`, `100000`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl FromStr for ByteSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let value: f64 = num
+            .parse()
+            .map_err(|_| format!("'{s}' is not a size like 8G or 512M"))?;
+        let scale: u64 = match unit.trim().to_ascii_uppercase().as_str() {
+            "" | "B" => 1,
+            "K" | "KB" | "KIB" => 1 << 10,
+            "M" | "MB" | "MIB" => 1 << 20,
+            "G" | "GB" | "GIB" => 1 << 30,
+            "T" | "TB" | "TIB" => 1 << 40,
+            _ => return Err(format!("'{s}' has an unknown unit (use K, M, G or T)")),
+        };
+        Ok(ByteSize((value * scale as f64) as u64))
+    }
+}
+
+/// Flags of `sstclim run`.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Input files: a path template with {year}, {doy}, {month}, {day} (e.g.
+    /// 'data/sst_{year}_{doy}.nc'), or a directory whose naming pattern is detected.
+    #[arg(long, short)]
+    pub input: String,
+
+    /// Output directory (created if needed).
+    #[arg(long, short)]
+    pub output: PathBuf,
+
+    /// Input variable (default: analysed_sst, sst, or the only gridded variable).
+    #[arg(long)]
+    pub var: Option<String>,
+
+    /// Climatology years: 1991-2020.
+    #[arg(long)]
+    pub years: YearRange,
+
+    /// Target days of year: 152-243, or a list like 1-59,61-366.
+    #[arg(long, default_value = "1-366")]
+    pub doys: DoyList,
+
+    /// Days on each side of the target day: the window is 2h+1 days.
+    #[arg(long, default_value_t = 5)]
+    pub half_window: u16,
+
+    /// Percentiles to compute (comma separated, 0-100): 90 or 10,90.
+    #[arg(long, value_delimiter = ',', default_value = "90")]
+    pub percentile: Vec<Percentile>,
+
+    /// Percentile definition: Hyndman-Fan type 1-9 or its numpy name
+    /// (5 = hazen = MATLAB prctile; 7 = linear = numpy default; 8 = median_unbiased = xclim).
+    #[arg(long, default_value = "5")]
+    pub method: Method,
+
+    /// Which date a target day names in each year.
+    #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
+    pub calendar: Calendar,
+
+    /// One file per statistic and day, or one file per statistic with a time dimension.
+    #[arg(long, value_enum, default_value_t = OutputLayout::PerDoy)]
+    pub layout: OutputLayout,
+
+    /// Deflate level 1-9 for the outputs (default: uncompressed).
+    #[arg(long)]
+    pub deflate: Option<u8>,
+
+    /// Skip missing input files instead of failing (the report counts them).
+    #[arg(long)]
+    pub allow_missing: bool,
+
+    /// Cells with fewer valid samples in a window get the fill value.
+    #[arg(long, default_value_t = 1)]
+    pub min_samples: usize,
+
+    /// Engine: cpu (fast, exact) or reference (naive oracle, slow).
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+
+    /// Sample pool element type: f64 (exact) or f32 (half the memory; values rounded).
+    #[arg(long, value_enum, default_value_t = PoolType::F64)]
+    pub pool: PoolType,
+
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+
+    /// Memory budget for pools and results (default: half the available memory).
+    #[arg(long)]
+    pub max_mem: Option<ByteSize>,
+
+    /// Also run the reference engine on every tile and fail unless results are bitwise equal.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Replace existing output files.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// _FillValue of the outputs (NaN allowed).
+    #[arg(
+        long,
+        default_value_t = 9.969_209_968_386_869e36,
+        allow_negative_numbers = true
+    )]
+    pub fill_value: f64,
+
+    /// Write the run report (stage times, bytes, peak memory) as JSON.
+    #[arg(long)]
+    pub timing_json: Option<PathBuf>,
+}
+
+/// Storage of generated files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GenStorage {
+    /// float64 degrees Celsius, NaN for missing (like the MATLAB-written reference files).
+    F64,
+    /// int16 kelvin with scale_factor 0.01 and add_offset 273.15 (like OSTIA).
+    I16,
+}
+
+/// Dimension order of generated files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DimOrder {
+    /// (lat, lon): longitude varies fastest (OSTIA, CF).
+    LatLon,
+    /// (lon, lat): latitude varies fastest (the MATLAB-written reference files).
+    LonLat,
+}
+
+/// Flags of `sstclim generate`.
+#[derive(Args, Debug, Clone)]
+pub struct GenerateArgs {
+    /// Output directory.
+    #[arg(long, short)]
+    pub output: PathBuf,
+
+    /// Grid size, longitudes x latitudes.
+    #[arg(long, default_value = "1440x721")]
+    pub grid: GridSize,
+
+    /// Years to write.
+    #[arg(long, default_value = "1991-2020")]
+    pub years: YearRange,
+
+    /// Days of year (ordinal) to write in each year.
+    #[arg(long, default_value = "147-248")]
+    pub doys: DoyList,
+
+    /// Value storage.
+    #[arg(long, value_enum, default_value_t = GenStorage::F64)]
+    pub storage: GenStorage,
+
+    /// Dimension order of the data variable.
+    #[arg(long, value_enum, default_value_t = DimOrder::LatLon)]
+    pub dim_order: DimOrder,
+
+    /// Add a leading time dimension of length 1 (as OSTIA files have).
+    #[arg(long)]
+    pub time_dim: bool,
+
+    /// File name template inside the output directory.
+    #[arg(long, default_value = "sst_{year}_{doy}.nc")]
+    pub naming: String,
+
+    /// Fraction of cells that are land (missing in every file).
+    #[arg(long, default_value_t = 0.3)]
+    pub land_fraction: f64,
+
+    /// Probability that an ocean value is missing (clouds, gaps).
+    #[arg(long, default_value_t = 0.02)]
+    pub missing_fraction: f64,
+
+    /// Ocean cells that are missing in every file.
+    #[arg(long, default_value_t = 16)]
+    pub all_missing_cells: usize,
+
+    /// Probability that a value is missing poleward of 70 degrees (sea ice): gives windows
+    /// with only a handful of valid samples.
+    #[arg(long, default_value_t = 0.97)]
+    pub ice_missing_fraction: f64,
+
+    /// Round float64 values to this step (0.01 mimics data converted from OSTIA; 0 = no rounding).
+    #[arg(long, default_value_t = 0.01)]
+    pub quantum: f64,
+
+    /// Seed of all random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Writer processes (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+
+    /// Replace an existing dataset in the output directory.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Internal: this process writes files index % count == index.
+    #[arg(long, hide = true, requires = "worker_count")]
+    pub worker_index: Option<usize>,
+
+    /// Internal: number of writer processes.
+    #[arg(long, hide = true)]
+    pub worker_count: Option<usize>,
+}
+
+/// Flags of `sstclim compare`.
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// First result set: a directory of outputs or one file.
+    pub a: PathBuf,
+    /// Second result set.
+    pub b: PathBuf,
+    /// Largest acceptable absolute difference (0 = bitwise equal values).
+    #[arg(long, default_value_t = 0.0)]
+    pub tolerance: f64,
+    /// Also write the comparison as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// Flags of `sstclim demo`.
+#[derive(Args, Debug, Clone)]
+pub struct DemoArgs {
+    /// Working directory for the dataset, the results and the maps.
+    #[arg(long, default_value = "sstclim-demo")]
+    pub dir: PathBuf,
+    /// Grid of the generated dataset.
+    #[arg(long, default_value = "144x73")]
+    pub grid: GridSize,
+    /// Day of year to draw.
+    #[arg(long, default_value_t = 197)]
+    pub map_doy: u16,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_parsers() {
+        assert_eq!("1991-2020".parse::<YearRange>().unwrap().0, 1991..=2020);
+        assert_eq!("2005".parse::<YearRange>().unwrap().0, 2005..=2005);
+        assert!("2020-1991".parse::<YearRange>().is_err());
+        assert_eq!(
+            "152-154,1,153".parse::<DoyList>().unwrap().0,
+            [1, 152, 153, 154]
+        );
+        assert!("0-5".parse::<DoyList>().is_err());
+        assert!("360-367".parse::<DoyList>().is_err());
+        assert_eq!(
+            "1440x721".parse::<GridSize>().unwrap(),
+            GridSize {
+                nlon: 1440,
+                nlat: 721
+            }
+        );
+        assert!("1440".parse::<GridSize>().is_err());
+        assert_eq!("8G".parse::<ByteSize>().unwrap().0, 8 << 30);
+        assert_eq!("1.5GiB".parse::<ByteSize>().unwrap().0, 3 << 29);
+        assert_eq!("4096".parse::<ByteSize>().unwrap().0, 4096);
+        assert!("8Q".parse::<ByteSize>().is_err());
+    }
+
+    #[test]
+    fn command_line_is_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,79 @@
+//! The reference engine: the oracle. For every cell and target day it collects the window's
+//! valid samples, sorts them, and picks the percentile positions; nothing is shared between
+//! targets or cells. Parallel over cells only so that checking large jobs stays practical.
+
+use rayon::prelude::*;
+
+use super::{Engine, EngineError, StatSpec, TileResult};
+use crate::disjoint::DisjointSlice;
+use crate::pool::{PoolRef, Sample};
+use crate::window::WindowPlan;
+
+/// The naive, obviously-correct engine.
+pub struct ReferenceEngine;
+
+impl Engine for ReferenceEngine {
+    fn name(&self) -> &'static str {
+        "reference"
+    }
+
+    fn compute(
+        &self,
+        pool: PoolRef<'_>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) -> Result<(), EngineError> {
+        match pool {
+            PoolRef::F64(p) => compute(p.as_slice(), p.n_cells(), plan, stats, out),
+            PoolRef::F32(p) => compute(p.as_slice(), p.n_cells(), plan, stats, out),
+        }
+        Ok(())
+    }
+}
+
+fn compute<T: Sample>(
+    pool: &[T],
+    n_cells: usize,
+    plan: &WindowPlan,
+    stats: &StatSpec,
+    out: &mut TileResult,
+) {
+    let n_targets = plan.targets.len();
+    let values = DisjointSlice::new(&mut out.values);
+    let counts = DisjointSlice::new(&mut out.counts);
+    (0..n_cells)
+        .into_par_iter()
+        .for_each_init(Vec::new, |samples, cell| {
+            for (t, target) in plan.targets.iter().enumerate() {
+                samples.clear();
+                let mut total = 0.0;
+                for &g in &target.groups {
+                    let mut part = 0.0;
+                    for &slot in &plan.groups[g as usize].slots {
+                        let v = pool[slot as usize * n_cells + cell].to_f64();
+                        if v.is_finite() {
+                            part += v;
+                            samples.push(v);
+                        }
+                    }
+                    total += part;
+                }
+                let n = samples.len();
+                // SAFETY: only this iteration writes cell `cell`; indices of different cells differ.
+                unsafe { counts.write(t * n_cells + cell, n as u32) };
+                if n == 0 || n < stats.min_samples {
+                    continue;
+                }
+                samples.sort_by(f64::total_cmp);
+                let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
+                // SAFETY: as above.
+                unsafe { values.write(at(0), total / n as f64) };
+                for (i, p) in stats.percentiles.iter().enumerate() {
+                    let position = stats.method.position(p, n).expect("n > 0");
+                    // SAFETY: as above.
+                    unsafe { values.write(at(1 + i), position.pick(samples)) };
+                }
+            }
+        });
+}

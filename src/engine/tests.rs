@@ -1,0 +1,208 @@
+//! Every engine against the reference on the same seeded inputs (Ginkgo's IsEquivalentToRef),
+//! plus hand-worked values so the reference itself is checked.
+
+use super::*;
+use crate::calendar::Calendar;
+use crate::pool::Pool;
+use crate::rng::SplitMix64;
+use crate::window::{WindowPlan, WindowSpec};
+
+fn stats(pcts: &[&str], method: u8, min_samples: usize) -> StatSpec {
+    StatSpec {
+        percentiles: pcts.iter().map(|p| p.parse().unwrap()).collect(),
+        method: Method::new(method).unwrap(),
+        min_samples,
+    }
+}
+
+fn run(engine: &dyn Engine, pool: PoolRef<'_>, plan: &WindowPlan, stats: &StatSpec) -> TileResult {
+    let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), pool.n_cells());
+    engine.compute(pool, plan, stats, &mut out).unwrap();
+    out
+}
+
+/// Random samples with ties (values on a 0.25 grid), missing values, and cells that are
+/// entirely missing or have only 1-3 valid samples per window.
+fn random_values(plan: &WindowPlan, n_cells: usize, seed: u64) -> Vec<f64> {
+    let mut rng = SplitMix64::new(seed);
+    let n_slots = plan.slots.len();
+    let mut values = vec![f64::NAN; n_slots * n_cells];
+    for cell in 0..n_cells {
+        // cell kinds: 0 all missing, 1..=3 about that many valid samples per window, others
+        // dense with some gaps
+        let kind = cell % 9;
+        let keep = match kind {
+            0..=3 => kind as f64 / plan.max_capacity() as f64,
+            _ => 0.85,
+        };
+        let level = rng.below(40) as f64;
+        for slot in 0..n_slots {
+            if rng.next_f64() < keep {
+                values[slot * n_cells + cell] = level + (rng.below(24) as f64) * 0.25 - 3.0;
+            }
+        }
+    }
+    values
+}
+
+/// The same body for every engine, like candle's test_device!: runs `$body(engine)` per backend.
+macro_rules! test_every_engine {
+    ($name:ident, $body:expr) => {
+        #[test]
+        fn $name() {
+            for backend in [Backend::Cpu, Backend::Reference] {
+                let engine = backend.engine();
+                ($body)(engine.as_ref());
+            }
+        }
+    };
+}
+
+fn assert_equivalent_to_reference(
+    engine: &dyn Engine,
+    spec: &WindowSpec,
+    n_cells: usize,
+    st: &StatSpec,
+    seed: u64,
+) {
+    let plan = WindowPlan::build(spec, |d| (d.ordinal() * 7 + d.year as u16) % 23 != 0);
+    let values = random_values(&plan, n_cells, seed);
+    let pool = Pool::<f64>::from_values(plan.slots.len(), n_cells, &values).unwrap();
+    let want = run(&ReferenceEngine, PoolRef::F64(&pool), &plan, st);
+    let got = run(engine, PoolRef::F64(&pool), &plan, st);
+    assert_eq!(
+        got.count_differences(&want),
+        0,
+        "{} differs from reference (f64 pool)",
+        engine.name()
+    );
+    let pool32 = Pool::<f32>::from_values(plan.slots.len(), n_cells, &values).unwrap();
+    let want = run(&ReferenceEngine, PoolRef::F32(&pool32), &plan, st);
+    let got = run(engine, PoolRef::F32(&pool32), &plan, st);
+    assert_eq!(
+        got.count_differences(&want),
+        0,
+        "{} differs from reference (f32 pool)",
+        engine.name()
+    );
+    // the inputs really do cover empty and tiny windows
+    let mut seen = [false; 4];
+    for &c in &want.counts {
+        if (c as usize) < 4 {
+            seen[c as usize] = true;
+        }
+    }
+    assert!(
+        seen.iter().all(|&s| s),
+        "random input must produce N = 0, 1, 2 and 3: {seen:?}"
+    );
+}
+
+test_every_engine!(equivalent_on_reference_like_job, |engine: &dyn Engine| {
+    let spec = WindowSpec {
+        years: 1991..=2020,
+        doys: (152..=170).collect(),
+        half_window: 5,
+        calendar: Calendar::Ordinal,
+    };
+    for method in [5, 7] {
+        assert_equivalent_to_reference(engine, &spec, 101, &stats(&["90"], method, 1), 1);
+    }
+});
+
+test_every_engine!(
+    equivalent_for_every_method_and_several_percentiles,
+    |engine: &dyn Engine| {
+        let spec = WindowSpec {
+            years: 2000..=2007,
+            doys: (58..=64).collect(),
+            half_window: 3,
+            calendar: Calendar::Hobday366,
+        };
+        for method in 1..=9 {
+            let st = stats(&["0", "10", "50", "90", "97.5", "100"], method, 1);
+            assert_equivalent_to_reference(engine, &spec, 67, &st, u64::from(method));
+        }
+    }
+);
+
+test_every_engine!(
+    equivalent_across_year_boundaries_and_min_samples,
+    |engine: &dyn Engine| {
+        let spec = WindowSpec {
+            years: 2001..=2004,
+            doys: vec![1, 2, 364, 365, 366],
+            half_window: 4,
+            calendar: Calendar::Ordinal,
+        };
+        assert_equivalent_to_reference(engine, &spec, 45, &stats(&["90", "5"], 8, 3), 7);
+    }
+);
+
+test_every_engine!(
+    equivalent_with_mean_only_and_wide_window,
+    |engine: &dyn Engine| {
+        let spec = WindowSpec {
+            years: 1990..=1992,
+            doys: (100..=102).collect(),
+            half_window: 30,
+            calendar: Calendar::Ordinal,
+        };
+        assert_equivalent_to_reference(engine, &spec, 33, &stats(&[], 5, 1), 11);
+    }
+);
+
+/// One cell, two years, three-day windows, values worked by hand.
+test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
+    let spec = WindowSpec {
+        years: 2001..=2002,
+        doys: vec![11, 12],
+        half_window: 1,
+        calendar: Calendar::Ordinal,
+    };
+    let plan = WindowPlan::build(&spec, |_| true);
+    // slots in [day][year] order: days 10..=13 of 2001 and 2002
+    assert_eq!(plan.slots.len(), 8);
+    let by_date = |ordinal: u16, year: i32| -> f64 {
+        match (ordinal, year) {
+            (10, 2001) => 1.0,
+            (10, 2002) => 2.0,
+            (11, 2001) => 3.0,
+            (11, 2002) => f64::NAN,
+            (12, 2001) => 10.0,
+            (12, 2002) => 4.0,
+            (13, 2001) => 4.0,
+            _ => 6.0,
+        }
+    };
+    let values: Vec<f64> = plan
+        .slots
+        .iter()
+        .map(|d| by_date(d.ordinal(), d.year))
+        .collect();
+    let pool = Pool::<f64>::from_values(plan.slots.len(), 1, &values).unwrap();
+    let out = run(
+        engine,
+        PoolRef::F64(&pool),
+        &plan,
+        &stats(&["90", "50"], 5, 1),
+    );
+    // day 11: {1, 2, 3, 10, 4} -> n 5, mean 4, sorted 1 2 3 4 10
+    //   p90: r = 4.5 + 0.5 = 5 -> 10;  p50: r = 3 -> 3
+    // day 12: {3, 10, 4, 4, 6} -> n 5, mean 27/5, sorted 3 4 4 6 10 -> p90 10, p50 4
+    assert_eq!(out.counts, [5, 5]);
+    assert_eq!(out.row(0, 0), [4.0]);
+    assert_eq!(out.row(0, 1), [27.0 / 5.0]);
+    assert_eq!(out.row(1, 0), [10.0]);
+    assert_eq!(out.row(1, 1), [10.0]);
+    assert_eq!(out.row(2, 0), [3.0]);
+    assert_eq!(out.row(2, 1), [4.0]);
+    // type 7: p90 of 1 2 3 4 10: r = 0.9*4 + 1 = 4.6 -> 4 + 0.6*6 = 7.6
+    let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90"], 7, 6));
+    assert!(
+        out.row(1, 0)[0].is_nan(),
+        "min-samples 6 must fill a 5-sample window"
+    );
+    let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90"], 7, 1));
+    assert!((out.row(1, 0)[0] - 7.6).abs() < 1e-12);
+});

@@ -1,0 +1,47 @@
+//! The crate's top-level error: every module's error, plus the few that belong to a whole run.
+//! Messages are one line (missing-file lists excepted) and name the file, variable or flag.
+
+use std::path::PathBuf;
+
+use crate::discover::DiscoverError;
+use crate::engine::EngineError;
+use crate::input::InputError;
+use crate::output::OutputError;
+use crate::plan::PlanError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Discover(#[from] DiscoverError),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("none of the {0} input files the job needs exist")]
+    NoInputs(usize),
+    #[error("--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem")]
+    Memory {
+        budget: u64,
+        need: u64,
+        unit: &'static str,
+    },
+    #[error("cannot allocate {bytes} bytes for the sample pool: {cause}")]
+    Alloc { bytes: usize, cause: std::io::Error },
+    #[error("verification failed in tile {tile}: {differences} values differ between the {engine} and reference engines")]
+    Verify {
+        tile: usize,
+        differences: usize,
+        engine: &'static str,
+    },
+    #[error("{}: {cause}", path.display())]
+    Io {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+    #[error("{0}")]
+    Failed(String),
+}

@@ -1,0 +1,580 @@
+//! `sstclim generate`: a synthetic, OSTIA-like daily SST dataset, one NetCDF-4 file per day.
+//!
+//! Values are a smooth climate (latitude profile, seasonal cycle by hemisphere, trend,
+//! interannual pattern) plus daily noise; land cells are missing everywhere, ocean values go
+//! missing at random (mostly poleward of 70 degrees, like sea ice), and a few ocean cells are
+//! missing in every file. Every value is a pure function of (seed, cell, date), so any split of
+//! the work gives the same files. libnetcdf is not thread-safe, so the files are written by
+//! several processes (this binary re-run as hidden workers), each with its own library state.
+//!
+//! A finished dataset carries `.sstclim-dataset.json` (its parameters); it is removed before
+//! writing starts, so an interrupted generation is recognisably incomplete.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde::Serialize;
+use tracing::info;
+
+use crate::calendar::Date;
+use crate::cli::{DimOrder, GenStorage, GenerateArgs};
+use crate::error::Error;
+use crate::progress::Ui;
+use crate::rng::{hash, mix, unit};
+use crate::template::Template;
+
+/// Name of the marker file of a complete dataset.
+pub const MARKER: &str = ".sstclim-dataset.json";
+
+/// The parameters that define a dataset (stored in the marker file).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DatasetSpec {
+    pub grid: [usize; 2],
+    pub years: [i32; 2],
+    pub doys: Vec<u16>,
+    pub storage: GenStorage,
+    pub dim_order: DimOrder,
+    pub time_dim: bool,
+    pub naming: String,
+    pub land_fraction: f64,
+    pub missing_fraction: f64,
+    pub all_missing_cells: usize,
+    pub ice_missing_fraction: f64,
+    pub quantum: f64,
+    pub seed: u64,
+    pub generator_version: u32,
+}
+
+/// Bumped whenever the generated values change.
+const GENERATOR_VERSION: u32 = 1;
+
+/// What `generate` did.
+#[derive(Clone, Debug, Serialize)]
+pub struct GenerateReport {
+    pub files: usize,
+    pub bytes: u64,
+    pub seconds: f64,
+    pub processes: usize,
+    /// True when an identical dataset was already there and nothing was written.
+    pub up_to_date: bool,
+}
+
+fn spec_of(args: &GenerateArgs) -> DatasetSpec {
+    DatasetSpec {
+        grid: [args.grid.nlon, args.grid.nlat],
+        years: [*args.years.0.start(), *args.years.0.end()],
+        doys: args.doys.0.clone(),
+        storage: args.storage,
+        dim_order: args.dim_order,
+        time_dim: args.time_dim,
+        naming: args.naming.clone(),
+        land_fraction: args.land_fraction,
+        missing_fraction: args.missing_fraction,
+        all_missing_cells: args.all_missing_cells,
+        ice_missing_fraction: args.ice_missing_fraction,
+        quantum: args.quantum,
+        seed: args.seed,
+        generator_version: GENERATOR_VERSION,
+    }
+}
+
+/// The dates of the dataset, in (year, day) order.
+fn dates(args: &GenerateArgs) -> Vec<Date> {
+    args.years
+        .0
+        .clone()
+        .flat_map(|y| {
+            args.doys
+                .0
+                .iter()
+                .filter_map(move |&d| Date::from_ordinal(y, d))
+        })
+        .collect()
+}
+
+fn validate(args: &GenerateArgs) -> Result<Template, Error> {
+    for (name, v) in [
+        ("--land-fraction", args.land_fraction),
+        ("--missing-fraction", args.missing_fraction),
+        ("--ice-missing-fraction", args.ice_missing_fraction),
+    ] {
+        if !(0.0..=1.0).contains(&v) {
+            return Err(Error::Failed(format!(
+                "{name} must be between 0 and 1, got {v}"
+            )));
+        }
+    }
+    if !(args.quantum >= 0.0 && args.quantum.is_finite()) {
+        return Err(Error::Failed(format!(
+            "--quantum must be >= 0, got {}",
+            args.quantum
+        )));
+    }
+    if args.naming.contains('/') || args.naming.contains("..") {
+        return Err(Error::Failed(format!(
+            "--naming '{}' must be a plain file name",
+            args.naming
+        )));
+    }
+    let template: Template = args
+        .naming
+        .parse()
+        .map_err(|e| Error::Failed(format!("--naming: {e}")))?;
+    Ok(template.with_prefix(&format!("{}/", args.output.display())))
+}
+
+/// Generate the dataset `args` describes (or, as a hidden worker, one share of its files).
+pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
+    let template = validate(args)?;
+    if let (Some(index), Some(count)) = (args.worker_index, args.worker_count) {
+        return write_share(args, &template, index, count, |i| println!("{i}"));
+    }
+    let start = Instant::now();
+    let dir = &args.output;
+    let io_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |cause| Error::Io {
+            path: path.clone(),
+            cause,
+        }
+    };
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let marker = dir.join(MARKER);
+    let spec = spec_of(args);
+    let wanted = serde_json::to_value(&spec).map_err(|e| Error::Failed(e.to_string()))?;
+    if let Ok(text) = std::fs::read_to_string(&marker) {
+        let existing: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        if existing == wanted {
+            info!("{} already holds this dataset", dir.display());
+            return Ok(GenerateReport {
+                files: 0,
+                bytes: 0,
+                seconds: 0.0,
+                processes: 0,
+                up_to_date: true,
+            });
+        }
+        if !args.overwrite {
+            return Err(Error::Failed(format!(
+                "{} holds a different generated dataset; pass --overwrite to replace it",
+                dir.display()
+            )));
+        }
+    }
+    let _ = std::fs::remove_file(&marker);
+    let all = dates(args);
+    let processes = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, all.len().max(1));
+    info!(
+        "writing {} files of {}x{} into {} with {processes} process(es)",
+        all.len(),
+        args.grid.nlon,
+        args.grid.nlat,
+        dir.display()
+    );
+    let bar = ui.bar(all.len() as u64, "generate");
+    if processes == 1 {
+        write_share(args, &template, 0, 1, |_| bar.inc(1))?;
+    } else {
+        run_workers(args, processes, &bar)?;
+    }
+    bar.finish_and_clear();
+    let bytes = all
+        .iter()
+        .map(|d| std::fs::metadata(template.expand(*d)).map_or(0, |m| m.len()))
+        .sum();
+    let text = serde_json::to_string_pretty(&spec).map_err(|e| Error::Failed(e.to_string()))?;
+    std::fs::write(&marker, text + "\n").map_err(io_err(&marker))?;
+    Ok(GenerateReport {
+        files: all.len(),
+        bytes,
+        seconds: start.elapsed().as_secs_f64(),
+        processes,
+        up_to_date: false,
+    })
+}
+
+/// The command line of worker `index` of `count`.
+fn worker_args(args: &GenerateArgs, index: usize, count: usize) -> Vec<String> {
+    let doys: Vec<String> = args.doys.0.iter().map(u16::to_string).collect();
+    let mut v: Vec<String> = vec![
+        "--quiet".into(),
+        "generate".into(),
+        "--output".into(),
+        args.output.display().to_string(),
+        "--grid".into(),
+        format!("{}x{}", args.grid.nlon, args.grid.nlat),
+        "--years".into(),
+        format!("{}-{}", args.years.0.start(), args.years.0.end()),
+        "--doys".into(),
+        doys.join(","),
+        "--storage".into(),
+        format!("{:?}", args.storage).to_lowercase(),
+        "--dim-order".into(),
+        if args.dim_order == DimOrder::LatLon {
+            "lat-lon"
+        } else {
+            "lon-lat"
+        }
+        .into(),
+        "--naming".into(),
+        args.naming.clone(),
+        "--land-fraction".into(),
+        args.land_fraction.to_string(),
+        "--missing-fraction".into(),
+        args.missing_fraction.to_string(),
+        "--all-missing-cells".into(),
+        args.all_missing_cells.to_string(),
+        "--ice-missing-fraction".into(),
+        args.ice_missing_fraction.to_string(),
+        "--quantum".into(),
+        args.quantum.to_string(),
+        "--seed".into(),
+        args.seed.to_string(),
+        "--worker-index".into(),
+        index.to_string(),
+        "--worker-count".into(),
+        count.to_string(),
+    ];
+    if args.time_dim {
+        v.push("--time-dim".into());
+    }
+    v
+}
+
+/// Run `count` worker processes; each prints the index of every file it finishes.
+fn run_workers(
+    args: &GenerateArgs,
+    count: usize,
+    bar: &indicatif::ProgressBar,
+) -> Result<(), Error> {
+    let exe = std::env::current_exe().map_err(|cause| Error::Io {
+        path: "current executable".into(),
+        cause,
+    })?;
+    let mut children = Vec::new();
+    for index in 0..count {
+        let child = Command::new(&exe)
+            .args(worker_args(args, index, count))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|cause| Error::Io {
+                path: exe.clone(),
+                cause,
+            })?;
+        children.push(child);
+    }
+    let (tx, rx) = crossbeam_channel::unbounded::<()>();
+    let mut readers = Vec::new();
+    for child in &mut children {
+        let stdout = child.stdout.take().expect("piped");
+        let tx = tx.clone();
+        readers.push(std::thread::spawn(move || {
+            for _ in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(());
+            }
+        }));
+    }
+    drop(tx);
+    for () in rx {
+        bar.inc(1);
+    }
+    let mut failure = None;
+    for (index, mut child) in children.into_iter().enumerate() {
+        let status = child.wait().map_err(|cause| Error::Io {
+            path: exe.clone(),
+            cause,
+        })?;
+        if !status.success() && failure.is_none() {
+            let mut stderr = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_string(&mut stderr);
+            }
+            failure = Some(format!(
+                "generate worker {index} failed ({status}): {}",
+                stderr.trim()
+            ));
+        }
+    }
+    for r in readers {
+        let _ = r.join();
+    }
+    failure.map_or(Ok(()), |f| Err(Error::Failed(f)))
+}
+
+/// The static part of the synthetic climate, per cell.
+struct Field {
+    nlat: usize,
+    nlon: usize,
+    lat: Vec<f64>,
+    lon: Vec<f64>,
+    /// 0 ocean, 1 land, 2 ocean missing in every file.
+    kind: Vec<u8>,
+    base: Vec<f64>,
+    amplitude: Vec<f64>,
+}
+
+impl Field {
+    fn new(args: &GenerateArgs) -> Field {
+        let (nlat, nlon) = (args.grid.nlat, args.grid.nlon);
+        let lat: Vec<f64> = (0..nlat)
+            .map(|j| -90.0 + 180.0 * j as f64 / (nlat - 1) as f64)
+            .collect();
+        let lon: Vec<f64> = (0..nlon)
+            .map(|i| -180.0 + 360.0 * i as f64 / nlon as f64)
+            .collect();
+        let phases: Vec<f64> = (0..8)
+            .map(|k| unit(hash(&[args.seed, 77, k])) * std::f64::consts::TAU)
+            .collect();
+        let mut land_score = vec![0.0; nlat * nlon];
+        let mut base = vec![0.0; nlat * nlon];
+        let mut amplitude = vec![0.0; nlat * nlon];
+        for j in 0..nlat {
+            let phi = lat[j].to_radians();
+            for i in 0..nlon {
+                let lam = lon[i].to_radians();
+                let c = j * nlon + i;
+                land_score[c] = (2.0 * lam + phases[0]).sin() * (3.0 * phi + phases[1]).cos()
+                    + 0.6 * (3.0 * lam + phases[2]).sin() * (2.0 * phi + phases[3]).sin()
+                    + 0.4 * (5.0 * lam + phases[4]).cos() * (4.0 * phi + phases[5]).cos()
+                    + if lat[j] < -68.0 { 3.0 } else { 0.0 };
+                base[c] = -1.0
+                    + 29.5 * phi.cos().powi(2)
+                    + 1.2 * (2.0 * lam + phases[6]).sin() * phi.cos();
+                amplitude[c] =
+                    0.4 + 4.5 * (2.0 * phi).sin().abs() * (1.0 + 0.3 * (lam + phases[7]).cos());
+            }
+        }
+        let mut kind = vec![0u8; nlat * nlon];
+        if args.land_fraction > 0.0 {
+            let mut sorted = land_score.clone();
+            let k =
+                (((1.0 - args.land_fraction) * sorted.len() as f64) as usize).min(sorted.len() - 1);
+            let (_, threshold, _) = sorted.select_nth_unstable_by(k, f64::total_cmp);
+            let threshold = *threshold;
+            for (kd, s) in kind.iter_mut().zip(&land_score) {
+                if *s >= threshold {
+                    *kd = 1;
+                }
+            }
+        }
+        let ocean: Vec<usize> = (0..kind.len()).filter(|&c| kind[c] == 0).collect();
+        let n_dead = args.all_missing_cells.min(ocean.len());
+        for k in 0..n_dead {
+            kind[ocean[k * ocean.len() / n_dead.max(1)]] = 2;
+        }
+        Field {
+            nlat,
+            nlon,
+            lat,
+            lon,
+            kind,
+            base,
+            amplitude,
+        }
+    }
+
+    /// Values (degrees Celsius, NaN = missing) of every cell on `date`, `(lat, lon)` order.
+    fn day(&self, args: &GenerateArgs, date: Date, out: &mut [f64]) {
+        let doy = f64::from(date.ordinal());
+        let season = |peak: f64| (std::f64::consts::TAU * (doy - peak) / 365.25).cos();
+        let (north, south) = (season(227.0), season(46.0));
+        let trend = 0.018 * f64::from(date.year - 2005);
+        let year_phase = unit(hash(&[args.seed, 91, date.year as u64])) * std::f64::consts::TAU;
+        let year_amp = 0.6 * (unit(hash(&[args.seed, 92, date.year as u64])) - 0.5);
+        let lon_pattern: Vec<f64> = self
+            .lon
+            .iter()
+            .map(|l| (l.to_radians() * 2.0 + year_phase).sin())
+            .collect();
+        let day = date.to_days() as u64;
+        for j in 0..self.nlat {
+            let icy = self.lat[j].abs() >= 70.0;
+            let hemi = if self.lat[j] >= 0.0 { north } else { south };
+            let lat_pattern = year_amp * (self.lat[j].to_radians() * 3.0).cos();
+            for i in 0..self.nlon {
+                let c = j * self.nlon + i;
+                let h = hash(&[args.seed, c as u64, day]);
+                let missing_p = if icy {
+                    args.ice_missing_fraction
+                } else {
+                    args.missing_fraction
+                };
+                if self.kind[c] != 0 || unit(mix(h)) < missing_p {
+                    out[c] = f64::NAN;
+                    continue;
+                }
+                let noise = 0.6 * (unit(h) + unit(mix(h ^ 0xA5A5)) - 1.0);
+                let v = self.base[c]
+                    + self.amplitude[c] * hemi
+                    + trend
+                    + lat_pattern * lon_pattern[i]
+                    + noise;
+                let v = v.max(-1.8);
+                out[c] = if args.quantum > 0.0 {
+                    (v / args.quantum).round() * args.quantum
+                } else {
+                    v
+                };
+            }
+        }
+    }
+}
+
+/// Write the files `index`, `index + count`, ... calling `done(i)` after each.
+fn write_share(
+    args: &GenerateArgs,
+    template: &Template,
+    index: usize,
+    count: usize,
+    done: impl Fn(usize),
+) -> Result<GenerateReport, Error> {
+    let start = Instant::now();
+    let field = Field::new(args);
+    let mut values = vec![0.0; field.nlat * field.nlon];
+    let mut files = 0;
+    for (i, date) in dates(args)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % count == index)
+    {
+        field.day(args, date, &mut values);
+        let path = template.expand(date);
+        write_file(args, &field, date, &values, &path).map_err(|source| {
+            Error::Failed(format!("{}: writing failed: {source}", path.display()))
+        })?;
+        files += 1;
+        done(i);
+    }
+    Ok(GenerateReport {
+        files,
+        bytes: 0,
+        seconds: start.elapsed().as_secs_f64(),
+        processes: 1,
+        up_to_date: false,
+    })
+}
+
+/// One day's file, written under a temporary name and renamed when complete.
+fn write_file(
+    args: &GenerateArgs,
+    field: &Field,
+    date: Date,
+    values: &[f64],
+    path: &Path,
+) -> Result<(), netcdf::Error> {
+    let tmp = path.with_file_name(format!(
+        ".{}.partial",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    ));
+    let mut file = netcdf::create(&tmp)?;
+    let lat_lon = args.dim_order == DimOrder::LatLon;
+    let mut dims: Vec<&str> = Vec::new();
+    if args.time_dim {
+        file.add_dimension("time", 1)?;
+        dims.push("time");
+    }
+    file.add_dimension("lat", field.nlat)?;
+    file.add_dimension("lon", field.nlon)?;
+    dims.extend(if lat_lon {
+        ["lat", "lon"]
+    } else {
+        ["lon", "lat"]
+    });
+    file.add_attribute("Conventions", "CF-1.8")?;
+    file.add_attribute("title", "sstclim synthetic daily sea surface temperature")?;
+    file.add_attribute(
+        "source",
+        format!(
+            "sstclim {} generate (seed {})",
+            env!("CARGO_PKG_VERSION"),
+            args.seed
+        ),
+    )?;
+    file.add_attribute("date", date.to_string())?;
+    if args.time_dim {
+        let mut t = file.add_variable::<i32>("time", &["time"])?;
+        t.put_attribute("units", "days since 1970-01-01 00:00:00")?;
+        t.put_attribute("standard_name", "time")?;
+        t.put_values(&[date.to_days() as i32], ..)?;
+    }
+    for (name, coords, std_name, units) in [
+        ("lat", &field.lat, "latitude", "degrees_north"),
+        ("lon", &field.lon, "longitude", "degrees_east"),
+    ] {
+        if args.storage == GenStorage::I16 {
+            let mut v = file.add_variable::<f32>(name, &[name])?;
+            v.put_attribute("standard_name", std_name)?;
+            v.put_attribute("units", units)?;
+            let c: Vec<f32> = coords.iter().map(|&x| x as f32).collect();
+            v.put_values(&c, ..)?;
+        } else {
+            let mut v = file.add_variable::<f64>(name, &[name])?;
+            v.put_attribute("standard_name", std_name)?;
+            v.put_attribute("units", units)?;
+            v.put_values(coords, ..)?;
+        }
+    }
+    // values arrive in (lat, lon) order; the lon-lat layout stores their transpose
+    let (nlat, nlon) = (field.nlat, field.nlon);
+    let order = |c: usize| {
+        if lat_lon {
+            c
+        } else {
+            (c % nlat) * nlon + c / nlat
+        }
+    };
+    match args.storage {
+        GenStorage::F64 => {
+            let mut v = file.add_variable::<f64>("sst", &dims)?;
+            v.set_fill_value(f64::NAN)?;
+            v.put_attribute("standard_name", "sea_surface_temperature")?;
+            v.put_attribute("long_name", "sea surface temperature")?;
+            v.put_attribute("units", "degree_Celsius")?;
+            let data: Vec<f64> = (0..values.len()).map(|c| values[order(c)]).collect();
+            v.put_values(&data, ..)?;
+        }
+        GenStorage::I16 => {
+            let mut v = file.add_variable::<i16>("analysed_sst", &dims)?;
+            v.set_fill_value(-32768i16)?;
+            v.put_attribute("standard_name", "sea_surface_foundation_temperature")?;
+            v.put_attribute("long_name", "analysed sea surface temperature")?;
+            v.put_attribute("units", "kelvin")?;
+            v.put_attribute("scale_factor", 0.01f32)?;
+            v.put_attribute("add_offset", 273.15f32)?;
+            v.put_attribute("valid_min", -300i16)?;
+            v.put_attribute("valid_max", 4500i16)?;
+            let data: Vec<i16> = (0..values.len())
+                .map(|c| {
+                    let x = values[order(c)];
+                    if x.is_nan() {
+                        -32768
+                    } else {
+                        (x * 100.0).round() as i16
+                    }
+                })
+                .collect();
+            v.put_values(&data, ..)?;
+        }
+    }
+    file.close()?;
+    std::fs::rename(&tmp, path).map_err(|e| netcdf::Error::Str(e.to_string()))
+}
+
+/// Where a generated dataset's files are: `dir/naming`.
+pub fn dataset_template(dir: &Path, naming: &str) -> String {
+    format!("{}/{naming}", dir.display())
+}
+
+/// The marker path of a dataset directory.
+pub fn marker_path(dir: &Path) -> PathBuf {
+    dir.join(MARKER)
+}

@@ -1,0 +1,339 @@
+//! Which variable holds the data, its storage type, and which of its dimensions are latitude
+//! and longitude (read from names and coordinate attributes, never assumed from order).
+
+use std::ops::Range;
+use std::path::Path;
+
+use netcdf::types::{FloatType, IntType, NcVariableType};
+use netcdf::{AttributeValue, Extent};
+
+use super::error::InputError;
+use super::packing::Packing;
+
+/// Numeric storage types of input variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    F32,
+    F64,
+}
+
+impl Storage {
+    fn from_nc(t: &NcVariableType) -> Option<Storage> {
+        Some(match t {
+            NcVariableType::Int(IntType::I8) => Storage::I8,
+            NcVariableType::Int(IntType::U8) => Storage::U8,
+            NcVariableType::Int(IntType::I16) => Storage::I16,
+            NcVariableType::Int(IntType::U16) => Storage::U16,
+            NcVariableType::Int(IntType::I32) => Storage::I32,
+            NcVariableType::Int(IntType::U32) => Storage::U32,
+            NcVariableType::Float(FloatType::F32) => Storage::F32,
+            NcVariableType::Float(FloatType::F64) => Storage::F64,
+            _ => return None,
+        })
+    }
+
+    /// libnetcdf's default fill value for the type (marks missing data without `_FillValue`).
+    pub fn default_fill(self) -> f64 {
+        match self {
+            Storage::I8 => -127.0,
+            Storage::U8 => 255.0,
+            Storage::I16 => -32767.0,
+            Storage::U16 => 65535.0,
+            Storage::I32 => -2_147_483_647.0,
+            Storage::U32 => 4_294_967_295.0,
+            Storage::F32 => f64::from(9.969_209_968_386_869e36_f32),
+            Storage::F64 => 9.969_209_968_386_869e36,
+        }
+    }
+
+    /// Bytes per stored value.
+    pub fn size(self) -> usize {
+        match self {
+            Storage::I8 | Storage::U8 => 1,
+            Storage::I16 | Storage::U16 => 2,
+            Storage::I32 | Storage::U32 | Storage::F32 => 4,
+            Storage::F64 => 8,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Storage::I8 => "int8",
+            Storage::U8 => "uint8",
+            Storage::I16 => "int16",
+            Storage::U16 => "uint16",
+            Storage::I32 => "int32",
+            Storage::U32 => "uint32",
+            Storage::F32 => "float32",
+            Storage::F64 => "float64",
+        }
+    }
+}
+
+/// Descriptive attributes carried into the outputs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VarMeta {
+    pub units: Option<String>,
+    pub long_name: Option<String>,
+    pub standard_name: Option<String>,
+}
+
+/// How one file stores the data variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarLayout {
+    pub name: String,
+    pub storage: Storage,
+    /// All dimensions of the variable, in file order: (name, length).
+    pub dims: Vec<(String, usize)>,
+    pub lat_axis: usize,
+    pub lon_axis: usize,
+    pub packing: Packing,
+    pub meta: VarMeta,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Axis {
+    Lat,
+    Lon,
+}
+
+fn text_attr(var: &netcdf::Variable<'_>, name: &str) -> Option<String> {
+    match var.attribute_value(name)?.ok()? {
+        AttributeValue::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Latitude or longitude, from the dimension's coordinate variable (standard_name, units,
+/// axis), else from the dimension name.
+fn axis_of(file: &netcdf::File, dim: &str) -> Option<Axis> {
+    if let Some(coord) = file.variable(dim) {
+        let standard = text_attr(&coord, "standard_name")
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let units = text_attr(&coord, "units")
+            .unwrap_or_default()
+            .to_ascii_lowercase()
+            .replace(['_', ' '], "");
+        let axis = text_attr(&coord, "axis")
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        if standard.ends_with("latitude")
+            || units.starts_with("degreen")
+            || units.starts_with("degreesn")
+            || axis == "Y"
+        {
+            return Some(Axis::Lat);
+        }
+        if standard.ends_with("longitude")
+            || units.starts_with("degreee")
+            || units.starts_with("degreese")
+            || axis == "X"
+        {
+            return Some(Axis::Lon);
+        }
+    }
+    let name = dim.to_ascii_lowercase();
+    if name.starts_with("lat") || name == "y" || name == "nlat" || name == "rlat" {
+        Some(Axis::Lat)
+    } else if name.starts_with("lon") || name == "x" || name == "nlon" || name == "rlon" {
+        Some(Axis::Lon)
+    } else {
+        None
+    }
+}
+
+fn describe_dims(dims: &[(String, usize)]) -> String {
+    let inner: Vec<String> = dims.iter().map(|(n, l)| format!("{n}={l}")).collect();
+    format!("({})", inner.join(", "))
+}
+
+impl VarLayout {
+    /// The layout of `var` (or the auto-detected data variable) in an open file.
+    ///
+    /// With `allow_extra`, dimensions besides latitude and longitude may be longer than 1 if
+    /// they come first (e.g. a stacked `(time, lat, lon)` output); otherwise they must have
+    /// length 1 (a leading time dimension of one step, as in OSTIA files).
+    pub fn inspect(
+        file: &netcdf::File,
+        path: &Path,
+        var: Option<&str>,
+        allow_extra: bool,
+    ) -> Result<Self, InputError> {
+        let name = match var {
+            Some(v) => v.to_string(),
+            None => detect_variable(file, path)?,
+        };
+        let Some(variable) = file.variable(&name) else {
+            return Err(InputError::NoSuchVariable {
+                path: path.into(),
+                var: name,
+                available: variable_names(file),
+            });
+        };
+        let bad = |problem: String| InputError::BadVariable {
+            path: path.into(),
+            var: name.clone(),
+            problem,
+        };
+        let storage = Storage::from_nc(&variable.vartype())
+            .ok_or_else(|| bad("is not of a numeric type (int8..uint32, float, double)".into()))?;
+        let dims: Vec<(String, usize)> = variable
+            .dimensions()
+            .iter()
+            .map(|d| (d.name(), d.len()))
+            .collect();
+        let axes: Vec<Option<Axis>> = dims.iter().map(|(n, _)| axis_of(file, n)).collect();
+        let find = |axis: Axis| -> Result<usize, InputError> {
+            let hits: Vec<usize> = (0..dims.len()).filter(|&i| axes[i] == Some(axis)).collect();
+            match hits[..] {
+                [i] => Ok(i),
+                _ => Err(bad(format!(
+                    "dimensions {}: cannot tell which is {}",
+                    describe_dims(&dims),
+                    if axis == Axis::Lat {
+                        "latitude"
+                    } else {
+                        "longitude"
+                    }
+                ))),
+            }
+        };
+        let (lat_axis, lon_axis) = (find(Axis::Lat)?, find(Axis::Lon)?);
+        for (i, (dim, len)) in dims.iter().enumerate() {
+            if i == lat_axis || i == lon_axis || *len == 1 {
+                continue;
+            }
+            if !allow_extra {
+                return Err(bad(format!(
+                    "dimension {dim} has length {len} (dimensions {}); sstclim reads one time step per file",
+                    describe_dims(&dims)
+                )));
+            }
+            if i > lat_axis.min(lon_axis) {
+                return Err(bad(format!(
+                    "dimension {dim} must come before latitude and longitude"
+                )));
+            }
+        }
+        let packing = Packing::from_attributes(storage, |a| {
+            variable.attribute_value(a).and_then(Result::ok)
+        })
+        .map_err(|p| bad(p))?;
+        let meta = VarMeta {
+            units: text_attr(&variable, "units"),
+            long_name: text_attr(&variable, "long_name"),
+            standard_name: text_attr(&variable, "standard_name"),
+        };
+        Ok(VarLayout {
+            name,
+            storage,
+            dims,
+            lat_axis,
+            lon_axis,
+            packing,
+            meta,
+        })
+    }
+
+    pub fn nlat(&self) -> usize {
+        self.dims[self.lat_axis].1
+    }
+
+    pub fn nlon(&self) -> usize {
+        self.dims[self.lon_axis].1
+    }
+
+    /// Product of the lengths of the dimensions other than latitude and longitude.
+    pub fn extra_len(&self) -> usize {
+        self.dims
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != self.lat_axis && *i != self.lon_axis)
+            .map(|(_, (_, l))| *l)
+            .product()
+    }
+
+    /// Whether latitude varies slower than longitude in the file (C order `(lat, lon)`).
+    pub fn lat_is_slow(&self) -> bool {
+        self.lat_axis < self.lon_axis
+    }
+
+    /// The shape as `(lat=.., lon=..)` for messages.
+    pub fn shape_text(&self) -> String {
+        format!("lat={} x lon={}", self.nlat(), self.nlon())
+    }
+
+    /// Hyperslab of rows (latitude indices) and columns (longitude indices), in file order.
+    pub(crate) fn extents(&self, rows: &Range<usize>, cols: &Range<usize>) -> Vec<Extent> {
+        (0..self.dims.len())
+            .map(|i| {
+                let (start, count) = if i == self.lat_axis {
+                    (rows.start, rows.len())
+                } else if i == self.lon_axis {
+                    (cols.start, cols.len())
+                } else {
+                    (0, 1)
+                };
+                Extent::SliceCount {
+                    start,
+                    count,
+                    stride: 1,
+                }
+            })
+            .collect()
+    }
+}
+
+fn variable_names(file: &netcdf::File) -> String {
+    let names: Vec<String> = file.variables().map(|v| v.name()).collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// `analysed_sst`, else `sst`, else the only numeric variable with latitude and longitude
+/// dimensions that is not a coordinate variable.
+fn detect_variable(file: &netcdf::File, path: &Path) -> Result<String, InputError> {
+    for preferred in ["analysed_sst", "sst"] {
+        if file.variable(preferred).is_some() {
+            return Ok(preferred.into());
+        }
+    }
+    let candidates: Vec<String> = file
+        .variables()
+        .filter(|v| {
+            let dims = v.dimensions();
+            let name = v.name();
+            Storage::from_nc(&v.vartype()).is_some()
+                && dims.len() >= 2
+                && !dims.iter().any(|d| d.name() == name)
+                && dims
+                    .iter()
+                    .any(|d| axis_of(file, &d.name()) == Some(Axis::Lat))
+                && dims
+                    .iter()
+                    .any(|d| axis_of(file, &d.name()) == Some(Axis::Lon))
+        })
+        .map(|v| v.name())
+        .collect();
+    match candidates.len() {
+        1 => Ok(candidates[0].clone()),
+        0 => Err(InputError::NoGriddedVariable {
+            path: path.into(),
+            available: variable_names(file),
+        }),
+        _ => Err(InputError::AmbiguousVariable {
+            path: path.into(),
+            candidates: candidates.join(", "),
+        }),
+    }
+}

@@ -1,0 +1,52 @@
+//! Reading gridded variables from NetCDF input files: which variable, which dimension is
+//! latitude, how values are packed, and decoding a region of cells into a pool row.
+//!
+//! Nothing here assumes a dimension order: latitude and longitude are recognised from
+//! coordinate-variable attributes and dimension names, and a region is read in the file's own
+//! order and transposed into the canonical `(lat, lon)` order while decoding.
+
+mod error;
+mod grid;
+mod layout;
+mod packing;
+mod read;
+
+pub use error::InputError;
+pub use grid::{Coord, Grid};
+pub use layout::{Storage, VarLayout, VarMeta};
+pub use packing::Packing;
+pub use read::{decode_region, read_canonical, read_region, RawData, Region};
+
+use std::path::Path;
+
+/// Open `path` with libnetcdf, naming the file in the error.
+pub fn open(path: &Path) -> Result<netcdf::File, InputError> {
+    silence_hdf5();
+    netcdf::open(path).map_err(|cause| InputError::Open {
+        path: path.to_path_buf(),
+        cause,
+    })
+}
+
+/// Stop libhdf5 from printing its error stack on stderr. libnetcdf probes for optional
+/// attributes and handles the failures itself, but some HDF5 builds print each probe; our
+/// errors carry the file and cause instead. Thread-safe HDF5 builds keep this setting per
+/// thread, so it is made once per thread.
+pub fn silence_hdf5() {
+    thread_local!(static DONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    if DONE.with(|d| d.replace(true)) {
+        return;
+    }
+    {
+        let _lock = hdf5_metno_sys::LOCK.lock();
+        // SAFETY: H5Eset_auto2 with the default stack and no handler only changes HDF5's
+        // global error-reporting setting; the library lock serializes it with other calls.
+        unsafe {
+            hdf5_metno_sys::h5e::H5Eset_auto2(
+                hdf5_metno_sys::h5e::H5E_DEFAULT,
+                None,
+                std::ptr::null_mut(),
+            );
+        }
+    }
+}

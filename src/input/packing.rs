@@ -1,0 +1,194 @@
+//! How stored numbers become physical values: `_FillValue`, `missing_value`, `valid_min`,
+//! `valid_max` / `valid_range` (compared on the stored, packed numbers, as the NetCDF
+//! conventions specify), then `value = stored * scale_factor + add_offset` in float64.
+//!
+//! These are the semantics of the official netCDF4-python library (our oracle in the fixture
+//! tests), plus: NaN and infinite values are missing. Without a `_FillValue` attribute the
+//! library's default fill value for the type marks missing data. `-0.0` decodes to `+0.0`, so
+//! every engine sees the same bits for equal values.
+
+use netcdf::AttributeValue;
+
+use super::layout::Storage;
+
+/// The decoding rules of one variable in one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Packing {
+    pub scale: f64,
+    pub offset: f64,
+    pub fill: Option<f64>,
+    pub missing: Vec<f64>,
+    pub valid_min: Option<f64>,
+    pub valid_max: Option<f64>,
+}
+
+/// Numeric attribute values as f64 (exact for every NetCDF type up to 32 bits).
+pub fn numbers(value: &AttributeValue) -> Option<Vec<f64>> {
+    use AttributeValue as A;
+    Some(match value {
+        A::Uchar(x) => vec![f64::from(*x)],
+        A::Uchars(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Schar(x) => vec![f64::from(*x)],
+        A::Schars(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Ushort(x) => vec![f64::from(*x)],
+        A::Ushorts(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Short(x) => vec![f64::from(*x)],
+        A::Shorts(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Uint(x) => vec![f64::from(*x)],
+        A::Uints(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Int(x) => vec![f64::from(*x)],
+        A::Ints(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Ulonglong(x) => vec![*x as f64],
+        A::Ulonglongs(x) => x.iter().map(|v| *v as f64).collect(),
+        A::Longlong(x) => vec![*x as f64],
+        A::Longlongs(x) => x.iter().map(|v| *v as f64).collect(),
+        A::Float(x) => vec![f64::from(*x)],
+        A::Floats(x) => x.iter().map(|v| f64::from(*v)).collect(),
+        A::Double(x) => vec![*x],
+        A::Doubles(x) => x.clone(),
+        A::Str(_) | A::Strs(_) => return None,
+    })
+}
+
+impl Packing {
+    /// Rules from a variable's attributes; `Err` describes an unusable attribute.
+    pub fn from_attributes(
+        storage: Storage,
+        attr: impl Fn(&str) -> Option<AttributeValue>,
+    ) -> Result<Packing, String> {
+        let scalar = |name: &str| -> Result<Option<f64>, String> {
+            match attr(name) {
+                None => Ok(None),
+                Some(v) => match numbers(&v).as_deref() {
+                    Some([x]) => Ok(Some(*x)),
+                    _ => Err(format!("attribute {name} must be one number, found {v:?}")),
+                },
+            }
+        };
+        let list = |name: &str| -> Result<Vec<f64>, String> {
+            match attr(name) {
+                None => Ok(Vec::new()),
+                Some(v) => numbers(&v)
+                    .ok_or_else(|| format!("attribute {name} must be numeric, found {v:?}")),
+            }
+        };
+        let scale = scalar("scale_factor")?.unwrap_or(1.0);
+        let offset = scalar("add_offset")?.unwrap_or(0.0);
+        if !scale.is_finite() || !offset.is_finite() {
+            return Err(format!(
+                "scale_factor {scale} / add_offset {offset} are not finite"
+            ));
+        }
+        let fill = match attr("_FillValue") {
+            Some(_) => scalar("_FillValue")?,
+            None => Some(storage.default_fill()),
+        };
+        let missing = list("missing_value")?;
+        let (mut valid_min, mut valid_max) = (scalar("valid_min")?, scalar("valid_max")?);
+        let range = list("valid_range")?;
+        if !range.is_empty() {
+            let [lo, hi] = range[..] else {
+                return Err(format!(
+                    "attribute valid_range must hold two numbers, found {range:?}"
+                ));
+            };
+            valid_min = Some(lo);
+            valid_max = Some(hi);
+        }
+        Ok(Packing {
+            scale,
+            offset,
+            fill,
+            missing,
+            valid_min,
+            valid_max,
+        })
+    }
+
+    /// The physical value of a stored number, or NaN when it is missing.
+    #[inline]
+    pub fn decode(&self, stored: f64) -> f64 {
+        if stored.is_nan()
+            || self.fill == Some(stored)
+            || self.missing.contains(&stored)
+            || self.valid_min.is_some_and(|m| stored < m)
+            || self.valid_max.is_some_and(|m| stored > m)
+        {
+            return f64::NAN;
+        }
+        let value = stored * self.scale + self.offset;
+        if value.is_finite() {
+            value + 0.0
+        } else {
+            f64::NAN
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packing(attrs: &[(&str, AttributeValue)], storage: Storage) -> Packing {
+        Packing::from_attributes(storage, |n| {
+            attrs.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone())
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn ostia_style_int16() {
+        let p = packing(
+            &[
+                ("_FillValue", AttributeValue::Short(-32768)),
+                ("scale_factor", AttributeValue::Float(0.01)),
+                ("add_offset", AttributeValue::Float(273.15)),
+                ("valid_min", AttributeValue::Short(-300)),
+                ("valid_max", AttributeValue::Short(4500)),
+            ],
+            Storage::I16,
+        );
+        assert!(p.decode(-32768.0).is_nan());
+        assert!(p.decode(-301.0).is_nan());
+        assert!(p.decode(4501.0).is_nan());
+        assert_eq!(
+            p.decode(1000.0),
+            1000.0 * f64::from(0.01f32) + f64::from(273.15f32)
+        );
+    }
+
+    #[test]
+    fn defaults_and_special_values() {
+        let p = packing(&[], Storage::I16);
+        assert!(p.decode(-32767.0).is_nan(), "default int16 fill is missing");
+        assert_eq!(p.decode(-32768.0), -32768.0);
+        let p = packing(&[], Storage::F64);
+        assert!(p.decode(9.969209968386869e36).is_nan());
+        assert!(p.decode(f64::NAN).is_nan());
+        assert!(p.decode(f64::INFINITY).is_nan());
+        assert_eq!(p.decode(-0.0).to_bits(), 0.0f64.to_bits());
+        let p = packing(
+            &[(
+                "missing_value",
+                AttributeValue::Doubles(vec![-999.0, -99.0]),
+            )],
+            Storage::F64,
+        );
+        assert!(p.decode(-99.0).is_nan() && p.decode(-999.0).is_nan());
+        assert_eq!(p.decode(-98.0), -98.0);
+        let p = packing(
+            &[("valid_range", AttributeValue::Floats(vec![-2.0, 40.0]))],
+            Storage::F32,
+        );
+        assert!(p.decode(40.5).is_nan() && p.decode(-2.5).is_nan());
+        assert_eq!(p.decode(40.0), 40.0);
+    }
+
+    #[test]
+    fn bad_attributes_are_reported() {
+        let err = Packing::from_attributes(Storage::F64, |n| {
+            (n == "scale_factor").then(|| AttributeValue::Str("x".into()))
+        });
+        assert!(err.unwrap_err().contains("scale_factor"));
+    }
+}

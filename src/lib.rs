@@ -1,0 +1,31 @@
+//! sstclim: day-of-year climatologies (mean and exact percentile thresholds) of daily
+//! gridded NetCDF data.
+//!
+//! The pipeline: [`plan`] validates the command line, [`discover`] finds the input files,
+//! [`window`] works out which dates each target day's samples come from, [`input`] decodes
+//! files into a [`pool`], an [`engine`] computes the statistics, and [`output`] writes CF
+//! NetCDF. [`run`] ties these together tile by tile within a memory budget.
+
+pub mod calendar;
+pub mod cli;
+pub mod compare;
+pub mod demo;
+pub mod discover;
+pub mod disjoint;
+pub mod engine;
+pub mod error;
+pub mod generate;
+pub mod input;
+pub mod output;
+pub mod percentile;
+pub mod plan;
+pub mod pool;
+pub mod progress;
+pub mod quicklook;
+pub mod rng;
+pub mod run;
+pub mod template;
+pub mod timing;
+pub mod window;
+
+pub use error::Error;

@@ -1,0 +1,107 @@
+//! The `sstclim` command: parse the command line, run the subcommand, report errors in one
+//! line with a non-zero exit status.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use sstclim::cli::{Cli, Command};
+use sstclim::plan::JobPlan;
+use sstclim::progress::Ui;
+
+fn init_logging(quiet: bool) {
+    let default = if quiet { "warn" } else { "sstclim=info" };
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .init();
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.quiet);
+    let ui = Ui::new(cli.quiet);
+    sstclim::input::silence_hdf5();
+    match dispatch(cli.command, &ui) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Run(args) => {
+            let command_line = std::iter::once("sstclim".to_string())
+                .chain(std::env::args().skip(1))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let plan = JobPlan::from_args(&args, command_line)?;
+            let outcome = sstclim::run::run(&plan, ui)?;
+            print!("{}", outcome.report.table());
+            println!(
+                "wrote {} files to {}",
+                outcome.outputs.len(),
+                plan.output.dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Generate(args) => {
+            let report = sstclim::generate::generate(&args, ui)?;
+            if args.worker_index.is_none() {
+                if report.up_to_date {
+                    println!(
+                        "{} already holds this dataset; nothing written",
+                        args.output.display()
+                    );
+                } else {
+                    println!(
+                        "wrote {} files ({:.2} GB) to {} in {:.1} s ({} processes, {:.2} GB/s)",
+                        report.files,
+                        report.bytes as f64 / 1e9,
+                        args.output.display(),
+                        report.seconds,
+                        report.processes,
+                        report.bytes as f64 / 1e9 / report.seconds.max(1e-9)
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Compare(args) => {
+            let c =
+                sstclim::compare::compare(&args.a, &args.b, args.tolerance).with_context(|| {
+                    format!("comparing {} with {}", args.a.display(), args.b.display())
+                })?;
+            print!("{}", c.table());
+            if let Some(path) = &args.json {
+                sstclim::compare::write_json(&c, path)?;
+            }
+            Ok(if c.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Demo(args) => {
+            let outcome = sstclim::demo::demo(&args, ui)?;
+            print!("{}", outcome.run.report.table());
+            println!(
+                "results: {} files in {}",
+                outcome.run.outputs.len(),
+                args.dir.join("results").display()
+            );
+            for m in &outcome.maps {
+                println!("map: {}", m.display());
+            }
+            println!("demo OK: the cpu engine equals the reference engine bit for bit");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Validating `sstclim run` flags into a job plan: everything that can be rejected without
+//! touching a file is rejected here, with a message naming the flag.
+
+use std::path::PathBuf;
+
+use crate::cli::RunArgs;
+use crate::engine::{Backend, StatSpec};
+use crate::output::OutputSpec;
+use crate::pool::PoolType;
+use crate::window::WindowSpec;
+
+/// A validated `run` job.
+#[derive(Clone, Debug)]
+pub struct JobPlan {
+    pub input: String,
+    pub var: Option<String>,
+    pub window: WindowSpec,
+    pub stats: StatSpec,
+    pub output: OutputSpec,
+    pub allow_missing: bool,
+    pub backend: Backend,
+    pub pool: PoolType,
+    pub threads: usize,
+    /// Budget for the pool and results of one tile, in bytes.
+    pub max_mem: u64,
+    pub verify: bool,
+    pub timing_json: Option<PathBuf>,
+    /// The command line, for the outputs' `history` attribute.
+    pub command_line: String,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error("--half-window {0} is too large (at most 182 days on each side)")]
+    HalfWindow(u16),
+    #[error("--percentile lists {0} twice")]
+    DuplicatePercentile(String),
+    #[error("--min-samples must be at least 1")]
+    MinSamples,
+    #[error("--deflate must be 1-9, got {0}")]
+    Deflate(u8),
+    #[error("--threads must be at least 1")]
+    Threads,
+    #[error("--max-mem {0} bytes is too small (at least 1M)")]
+    MaxMem(u64),
+}
+
+/// Available memory from /proc/meminfo (bytes), if known.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+impl JobPlan {
+    pub fn from_args(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
+        if args.half_window > 182 {
+            return Err(PlanError::HalfWindow(args.half_window));
+        }
+        for (i, p) in args.percentile.iter().enumerate() {
+            if args.percentile[..i].contains(p) {
+                return Err(PlanError::DuplicatePercentile(p.to_string()));
+            }
+        }
+        if args.min_samples == 0 {
+            return Err(PlanError::MinSamples);
+        }
+        if let Some(level) = args.deflate {
+            if !(1..=9).contains(&level) {
+                return Err(PlanError::Deflate(level));
+            }
+        }
+        let threads = match args.threads {
+            Some(0) => return Err(PlanError::Threads),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let max_mem = match args.max_mem {
+            Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxMem(m.0)),
+            Some(m) => m.0,
+            None => available_memory().map_or(4 << 30, |m| (m / 2).max(256 << 20)),
+        };
+        Ok(JobPlan {
+            input: args.input.clone(),
+            var: args.var.clone(),
+            window: WindowSpec {
+                years: args.years.0.clone(),
+                doys: args.doys.0.clone(),
+                half_window: args.half_window,
+                calendar: args.calendar,
+            },
+            stats: StatSpec {
+                percentiles: args.percentile.clone(),
+                method: args.method,
+                min_samples: args.min_samples,
+            },
+            output: OutputSpec {
+                dir: args.output.clone(),
+                layout: args.layout,
+                deflate: args.deflate,
+                fill_value: args.fill_value,
+                overwrite: args.overwrite,
+            },
+            allow_missing: args.allow_missing,
+            backend: args.backend,
+            pool: args.pool,
+            threads,
+            max_mem,
+            verify: args.verify,
+            timing_json: args.timing_json.clone(),
+            command_line,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn plan(extra: &[&str]) -> Result<JobPlan, PlanError> {
+        let mut argv = vec![
+            "sstclim",
+            "run",
+            "--input",
+            "x_{year}_{doy}.nc",
+            "--output",
+            "o",
+            "--years",
+            "1991-2020",
+        ];
+        argv.extend_from_slice(extra);
+        let Command::Run(args) = Cli::try_parse_from(argv).unwrap().command else {
+            unreachable!()
+        };
+        JobPlan::from_args(&args, String::new())
+    }
+
+    #[test]
+    fn defaults_are_the_reference_definition() {
+        let p = plan(&["--doys", "152-243"]).unwrap();
+        assert_eq!(p.window.half_window, 5);
+        assert_eq!(p.window.doys.len(), 92);
+        assert_eq!(p.stats.method.number(), 5);
+        assert_eq!(p.stats.names(), ["mean", "p90"]);
+    }
+
+    #[test]
+    fn rejects_inconsistent_flags() {
+        assert_eq!(
+            plan(&["--half-window", "200"]).unwrap_err(),
+            PlanError::HalfWindow(200)
+        );
+        assert_eq!(
+            plan(&["--percentile", "90,90"]).unwrap_err(),
+            PlanError::DuplicatePercentile("90".into())
+        );
+        assert_eq!(
+            plan(&["--min-samples", "0"]).unwrap_err(),
+            PlanError::MinSamples
+        );
+        assert_eq!(
+            plan(&["--deflate", "12"]).unwrap_err(),
+            PlanError::Deflate(12)
+        );
+        assert_eq!(plan(&["--threads", "0"]).unwrap_err(), PlanError::Threads);
+        assert_eq!(
+            plan(&["--max-mem", "512K"]).unwrap_err(),
+            PlanError::MaxMem(512 << 10)
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! The sample pool: decoded values of one tile of cells for every input date, laid out
+//! `[slot][cell]` with slots in `[day][year]` order, so neighbouring cells are neighbouring
+//! addresses (coalesced on GPUs, streaming on CPUs).
+//!
+//! The pool lives in an anonymous memory mapping rather than a `Vec`: pages are committed only
+//! when decoded into, and the same mapping can later be shared with reader processes or pinned
+//! for DMA. Missing values are NaN.
+
+use std::marker::PhantomData;
+
+use memmap2::MmapMut;
+
+/// A value type a pool can hold. Decoding always happens in float64; a narrower pool rounds.
+pub trait Sample: Copy + Send + Sync + 'static {
+    /// Name in reports (`f64`, `f32`).
+    const NAME: &'static str;
+    /// The stored form of a decoded value (NaN for missing).
+    fn from_f64(v: f64) -> Self;
+    /// The value engines compute with (NaN for missing).
+    fn to_f64(self) -> f64;
+    /// The pool as engines receive it.
+    fn wrap(pool: &Pool<Self>) -> PoolRef<'_>;
+}
+
+impl Sample for f64 {
+    const NAME: &'static str = "f64";
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn wrap(pool: &Pool<Self>) -> PoolRef<'_> {
+        PoolRef::F64(pool)
+    }
+}
+
+impl Sample for f32 {
+    const NAME: &'static str = "f32";
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn wrap(pool: &Pool<Self>) -> PoolRef<'_> {
+        PoolRef::F32(pool)
+    }
+}
+
+/// `n_slots x n_cells` values of type `T` in one anonymous mapping.
+pub struct Pool<T: Sample> {
+    map: MmapMut,
+    n_slots: usize,
+    n_cells: usize,
+    _type: PhantomData<T>,
+}
+
+impl<T: Sample> Pool<T> {
+    /// A pool for `n_slots` dates of `n_cells` cells (contents unspecified until written).
+    pub fn new(n_slots: usize, n_cells: usize) -> std::io::Result<Self> {
+        let bytes = (n_slots * n_cells * std::mem::size_of::<T>()).max(1);
+        let map = MmapMut::map_anon(bytes)?;
+        Ok(Pool {
+            map,
+            n_slots,
+            n_cells,
+            _type: PhantomData,
+        })
+    }
+
+    /// A pool filled from `values` laid out `[slot][cell]` (tests and tools).
+    pub fn from_values(n_slots: usize, n_cells: usize, values: &[f64]) -> std::io::Result<Self> {
+        assert_eq!(
+            values.len(),
+            n_slots * n_cells,
+            "pool values must be n_slots x n_cells"
+        );
+        let mut pool = Pool::new(n_slots, n_cells)?;
+        for (dst, src) in pool.as_mut_slice().iter_mut().zip(values) {
+            *dst = T::from_f64(*src);
+        }
+        Ok(pool)
+    }
+
+    pub fn n_slots(&self) -> usize {
+        self.n_slots
+    }
+
+    pub fn n_cells(&self) -> usize {
+        self.n_cells
+    }
+
+    /// Size of the pool in bytes.
+    pub fn bytes(&self) -> usize {
+        self.n_slots * self.n_cells * std::mem::size_of::<T>()
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: the mapping is page aligned (so aligned for T), at least
+        // n_slots * n_cells * size_of::<T>() bytes long, and every bit pattern is a valid f32/f64.
+        unsafe {
+            std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.n_slots * self.n_cells)
+        }
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: as in `as_slice`; `&mut self` guarantees exclusive access.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.map.as_mut_ptr().cast::<T>(),
+                self.n_slots * self.n_cells,
+            )
+        }
+    }
+
+    /// The values of one slot (one input date) for all cells of the tile.
+    pub fn slot(&self, slot: usize) -> &[T] {
+        &self.as_slice()[slot * self.n_cells..(slot + 1) * self.n_cells]
+    }
+
+    /// The rows of all slots, each mutable on its own (for decoding files in parallel).
+    pub fn slots_mut(&mut self) -> Vec<&mut [T]> {
+        let n = self.n_cells.max(1);
+        self.as_mut_slice().chunks_mut(n).collect()
+    }
+}
+
+/// A pool of either element type, as engines receive it.
+#[derive(Clone, Copy)]
+pub enum PoolRef<'a> {
+    F64(&'a Pool<f64>),
+    F32(&'a Pool<f32>),
+}
+
+impl PoolRef<'_> {
+    pub fn n_slots(&self) -> usize {
+        match self {
+            PoolRef::F64(p) => p.n_slots(),
+            PoolRef::F32(p) => p.n_slots(),
+        }
+    }
+
+    pub fn n_cells(&self) -> usize {
+        match self {
+            PoolRef::F64(p) => p.n_cells(),
+            PoolRef::F32(p) => p.n_cells(),
+        }
+    }
+}
+
+/// Which element type a run's pool uses (`--pool`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PoolType {
+    /// Exact: the decoded float64 values.
+    F64,
+    /// Half the memory; values rounded to float32 after decoding.
+    F32,
+}
+
+impl PoolType {
+    pub fn bytes_per_value(self) -> usize {
+        match self {
+            PoolType::F64 => 8,
+            PoolType::F32 => 4,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_rows_are_slots() {
+        let values: Vec<f64> = (0..12).map(f64::from).collect();
+        let pool = Pool::<f32>::from_values(3, 4, &values).unwrap();
+        assert_eq!(pool.slot(1), &[4.0, 5.0, 6.0, 7.0]);
+        assert_eq!(pool.bytes(), 48);
+        let mut pool = Pool::<f64>::new(2, 3).unwrap();
+        pool.slots_mut()[1].copy_from_slice(&[1.0, 2.0, 3.0]);
+        assert_eq!(pool.slot(1), &[1.0, 2.0, 3.0]);
+    }
+}

@@ -1,0 +1,172 @@
+//! Stage timing and the end-of-run report: a table for people, JSON for scripts.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// The stages of a run, in pipeline order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Discover,
+    Read,
+    Compute,
+    Verify,
+    Write,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 5] = [
+        Stage::Discover,
+        Stage::Read,
+        Stage::Compute,
+        Stage::Verify,
+        Stage::Write,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Discover => "discover",
+            Stage::Read => "read/decode",
+            Stage::Compute => "compute",
+            Stage::Verify => "verify",
+            Stage::Write => "write",
+        }
+    }
+}
+
+/// Accumulated time per stage.
+#[derive(Clone, Debug, Default)]
+pub struct StageTimer {
+    totals: [Duration; 5],
+}
+
+impl StageTimer {
+    /// Run `f`, adding its duration to `stage`.
+    pub fn time<R>(&mut self, stage: Stage, f: impl FnOnce() -> R) -> R {
+        let start = Instant::now();
+        let r = f();
+        self.totals[stage as usize] += start.elapsed();
+        r
+    }
+
+    pub fn seconds(&self, stage: Stage) -> f64 {
+        self.totals[stage as usize].as_secs_f64()
+    }
+}
+
+/// Seconds per stage, as reported.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StageSeconds {
+    pub discover: f64,
+    pub read: f64,
+    pub compute: f64,
+    pub verify: f64,
+    pub write: f64,
+}
+
+/// What a run did and how long it took.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    pub sstclim_version: &'static str,
+    pub backend: String,
+    pub pool: String,
+    pub threads: usize,
+    pub grid: [usize; 2],
+    pub cells: usize,
+    pub target_days: usize,
+    pub tiles: usize,
+    pub files_read: usize,
+    pub files_missing: usize,
+    /// File opens including re-reads of every file per tile.
+    pub file_reads: usize,
+    pub bytes_read: u64,
+    pub outputs: usize,
+    pub verified: bool,
+    pub stage_seconds: StageSeconds,
+    pub wall_seconds: f64,
+    pub peak_rss_bytes: u64,
+}
+
+impl RunReport {
+    pub fn stage_seconds(timer: &StageTimer) -> StageSeconds {
+        StageSeconds {
+            discover: timer.seconds(Stage::Discover),
+            read: timer.seconds(Stage::Read),
+            compute: timer.seconds(Stage::Compute),
+            verify: timer.seconds(Stage::Verify),
+            write: timer.seconds(Stage::Write),
+        }
+    }
+
+    /// The summary table printed at the end of a run.
+    pub fn table(&self) -> String {
+        let s = &self.stage_seconds;
+        let rows = [
+            ("discover", s.discover),
+            ("read/decode", s.read),
+            ("compute", s.compute),
+            ("verify", s.verify),
+            ("write", s.write),
+        ];
+        let mut out = String::new();
+        out.push_str(&format!("{:<14}{:>10}{:>9}\n", "stage", "seconds", "share"));
+        for (name, secs) in rows {
+            let share = if self.wall_seconds > 0.0 {
+                100.0 * secs / self.wall_seconds
+            } else {
+                0.0
+            };
+            out.push_str(&format!("{name:<14}{secs:>10.3}{share:>8.1}%\n"));
+        }
+        out.push_str(&format!(
+            "{:<14}{:>10.3}\n",
+            "total (wall)", self.wall_seconds
+        ));
+        let gb = self.bytes_read as f64 / 1e9;
+        out.push_str(&format!(
+            "files {} read ({} missing, {} opens), {:.2} GB stored data ({:.2} GB/s while reading)\n",
+            self.files_read,
+            self.files_missing,
+            self.file_reads,
+            gb,
+            if s.read > 0.0 { gb / s.read } else { 0.0 }
+        ));
+        out.push_str(&format!(
+            "cells {} ({} x {}) x {} target days in {} tile(s); backend {}, pool {}, {} threads; {} output files{}\n",
+            self.cells,
+            self.grid[0],
+            self.grid[1],
+            self.target_days,
+            self.tiles,
+            self.backend,
+            self.pool,
+            self.threads,
+            self.outputs,
+            if self.verified { "; verified bitwise against the reference engine" } else { "" }
+        ));
+        out.push_str(&format!(
+            "peak RSS {:.2} GB\n",
+            self.peak_rss_bytes as f64 / 1e9
+        ));
+        out
+    }
+
+    pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(path, text + "\n")
+    }
+}
+
+/// Peak resident set size of this process so far, in bytes.
+pub fn peak_rss_bytes() -> u64 {
+    // SAFETY: getrusage writes into the zeroed struct we pass; RUSAGE_SELF is always valid.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) == 0 {
+            (usage.ru_maxrss as u64) * 1024
+        } else {
+            0
+        }
+    }
+}

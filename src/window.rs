@@ -1,0 +1,256 @@
+//! The window plan: which input dates (pool slots) each target day's samples come from.
+//!
+//! The samples of target day `D` are the valid values at the dates
+//! `anchor(y, D) + o` for every year `y` of the climatology and every offset `o` in
+//! `-h..=h`, keeping only dates inside the climatology period (as marineHeatWaves does).
+//! For each offset, the dates over all years form a *group* (in year order); neighbouring
+//! target days share most of their groups (day `D` at offset `+1` is day `D+1` at offset `0`),
+//! so groups are stored once and targets refer to them by index. Engines exploit this sharing
+//! (the CPU engine sorts each group once per cell; the GPU kernel stages shared groups once).
+//!
+//! The mean is defined on this structure, so that every engine can reproduce it bit for bit:
+//! each group's valid values are summed in year order (float64, starting at 0.0), the group sums
+//! are added in offset order, and the total is divided by the number of valid samples.
+
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
+
+use crate::calendar::{Calendar, Date};
+
+/// The days a job asks for: years, target days, half window and calendar convention.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowSpec {
+    pub years: RangeInclusive<i32>,
+    pub doys: Vec<u16>,
+    pub half_window: u16,
+    pub calendar: Calendar,
+}
+
+/// One group of samples: the pool slots of one window offset, over all years, in year order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub slots: Vec<u32>,
+}
+
+/// One target day: its day of year and its groups in offset order (`-h` first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub doy: u16,
+    pub groups: Vec<u32>,
+    /// Number of samples if every value were valid (330 for the reference job).
+    pub capacity: usize,
+}
+
+/// Slots, groups and targets of a job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowPlan {
+    /// The date held by each pool slot, ordered by (day of year, year): the `[day][year]`
+    /// order of the pool.
+    pub slots: Vec<Date>,
+    pub groups: Vec<Group>,
+    pub targets: Vec<Target>,
+}
+
+impl WindowSpec {
+    /// The dates of target day `doy`'s window in `year`, in offset order, limited to the period.
+    fn window_dates(&self, year: i32, doy: u16) -> impl Iterator<Item = (i64, Date)> + '_ {
+        let h = i64::from(self.half_window);
+        let anchor = self.calendar.anchor(year, doy);
+        (-h..=h).filter_map(move |o| {
+            let date = anchor?.add_days(o);
+            self.years.contains(&date.year).then_some((o, date))
+        })
+    }
+
+    /// Every date some window needs, sorted by date.
+    pub fn required_dates(&self) -> Vec<Date> {
+        let mut dates: Vec<Date> = self
+            .years
+            .clone()
+            .flat_map(|y| {
+                self.doys
+                    .iter()
+                    .flat_map(move |&d| self.window_dates(y, d).map(|(_, date)| date))
+            })
+            .collect();
+        dates.sort();
+        dates.dedup();
+        dates
+    }
+}
+
+impl WindowPlan {
+    /// The plan for `spec`, using only the dates for which `available` is true (the others are
+    /// missing input files, skipped under `--allow-missing`).
+    pub fn build(spec: &WindowSpec, available: impl Fn(Date) -> bool) -> WindowPlan {
+        let mut slots: Vec<Date> = spec
+            .required_dates()
+            .into_iter()
+            .filter(|d| available(*d))
+            .collect();
+        slots.sort_by_key(|d| (d.ordinal(), d.year));
+        let slot_of: HashMap<Date, u32> = slots
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (*d, i as u32))
+            .collect();
+
+        let mut groups: Vec<Group> = Vec::new();
+        let mut group_of: HashMap<Vec<u32>, u32> = HashMap::new();
+        let mut targets = Vec::with_capacity(spec.doys.len());
+        for &doy in &spec.doys {
+            let h = i64::from(spec.half_window);
+            let mut per_offset: Vec<Vec<u32>> = vec![Vec::new(); (2 * h + 1) as usize];
+            for year in spec.years.clone() {
+                for (o, date) in spec.window_dates(year, doy) {
+                    if let Some(&slot) = slot_of.get(&date) {
+                        per_offset[(o + h) as usize].push(slot);
+                    }
+                }
+            }
+            let mut target = Target {
+                doy,
+                groups: Vec::new(),
+                capacity: 0,
+            };
+            for group_slots in per_offset.into_iter().filter(|g| !g.is_empty()) {
+                target.capacity += group_slots.len();
+                let next = groups.len() as u32;
+                let id = *group_of.entry(group_slots.clone()).or_insert_with(|| {
+                    groups.push(Group { slots: group_slots });
+                    next
+                });
+                target.groups.push(id);
+            }
+            targets.push(target);
+        }
+        WindowPlan {
+            slots,
+            groups,
+            targets,
+        }
+    }
+
+    /// The largest number of samples any target can have.
+    pub fn max_capacity(&self) -> usize {
+        self.targets.iter().map(|t| t.capacity).max().unwrap_or(0)
+    }
+
+    /// Start of each group's values in a per-cell scratch array holding all groups back to back
+    /// (one more entry at the end: the total length).
+    pub fn group_offsets(&self) -> Vec<usize> {
+        let mut offsets = Vec::with_capacity(self.groups.len() + 1);
+        let mut at = 0;
+        for g in &self.groups {
+            offsets.push(at);
+            at += g.slots.len();
+        }
+        offsets.push(at);
+        offsets
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(
+        years: RangeInclusive<i32>,
+        doys: RangeInclusive<u16>,
+        h: u16,
+        calendar: Calendar,
+    ) -> WindowSpec {
+        WindowSpec {
+            years,
+            doys: doys.collect(),
+            half_window: h,
+            calendar,
+        }
+    }
+
+    #[test]
+    fn reference_job_needs_3060_files_and_330_samples() {
+        let s = spec(1991..=2020, 152..=243, 5, Calendar::Ordinal);
+        let dates = s.required_dates();
+        assert_eq!(dates.len(), 3060);
+        assert!(dates.iter().all(|d| (147..=248).contains(&d.ordinal())));
+        let plan = WindowPlan::build(&s, |_| true);
+        assert_eq!(plan.slots.len(), 3060);
+        // one group per ordinal day 147..=248, shared by up to 11 targets
+        assert_eq!(plan.groups.len(), 102);
+        assert!(plan
+            .targets
+            .iter()
+            .all(|t| t.capacity == 330 && t.groups.len() == 11));
+        // day 152 at offset -5 is day 147 in every year, in year order
+        let g = &plan.groups[plan.targets[0].groups[0] as usize];
+        let dates: Vec<Date> = g.slots.iter().map(|&s| plan.slots[s as usize]).collect();
+        assert_eq!(dates.len(), 30);
+        assert!(dates.iter().all(|d| d.ordinal() == 147));
+        assert!(dates.windows(2).all(|w| w[0].year < w[1].year));
+        // neighbouring targets share ten groups
+        assert_eq!(plan.targets[0].groups[1..], plan.targets[1].groups[..10]);
+        // slots are in [day][year] order
+        assert!(plan
+            .slots
+            .windows(2)
+            .all(|w| (w[0].ordinal(), w[0].year) < (w[1].ordinal(), w[1].year)));
+    }
+
+    #[test]
+    fn windows_cross_year_boundaries_but_not_the_period() {
+        let s = spec(2001..=2003, 1..=1, 2, Calendar::Ordinal);
+        let plan = WindowPlan::build(&s, |_| true);
+        // 2001-01-01 has no Dec 30/31 2000 (outside the period); 2002 and 2003 do
+        assert_eq!(plan.targets[0].capacity, 3 + 3 + 3 + 2 + 2);
+        let first = &plan.groups[plan.targets[0].groups[0] as usize];
+        let dates: Vec<String> = first
+            .slots
+            .iter()
+            .map(|&s| plan.slots[s as usize].to_string())
+            .collect();
+        assert_eq!(dates, ["2001-12-30", "2002-12-30"]);
+    }
+
+    #[test]
+    fn hobday366_day60_only_in_leap_years() {
+        let s = spec(2019..=2020, 60..=61, 0, Calendar::Hobday366);
+        let plan = WindowPlan::build(&s, |_| true);
+        assert_eq!(plan.targets[0].capacity, 1); // 2020-02-29 only
+        assert_eq!(plan.targets[1].capacity, 2); // Mar 1 in both years
+        let s = spec(2019..=2020, 62..=62, 2, Calendar::Hobday366);
+        let plan = WindowPlan::build(&s, |_| true);
+        let dates: Vec<Vec<String>> = plan.targets[0]
+            .groups
+            .iter()
+            .map(|&g| {
+                plan.groups[g as usize]
+                    .slots
+                    .iter()
+                    .map(|&s| plan.slots[s as usize].to_string())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            dates,
+            [
+                ["2019-02-28", "2020-02-29"],
+                ["2019-03-01", "2020-03-01"],
+                ["2019-03-02", "2020-03-02"],
+                ["2019-03-03", "2020-03-03"],
+                ["2019-03-04", "2020-03-04"],
+            ]
+        );
+    }
+
+    #[test]
+    fn missing_dates_shrink_groups_and_capacity() {
+        let s = spec(1991..=1993, 10..=10, 1, Calendar::Ordinal);
+        let missing = Date::from_ordinal(1992, 10).unwrap();
+        let plan = WindowPlan::build(&s, |d| d != missing);
+        assert_eq!(plan.slots.len(), 8);
+        assert_eq!(plan.targets[0].capacity, 8);
+        let offsets = plan.group_offsets();
+        assert_eq!(offsets, [0, 3, 5, 8]);
+    }
+}

@@ -1,0 +1,333 @@
+//! Bad input never panics: every case ends with exit status 2, one line on stderr naming the
+//! file (and variable) and what is wrong, and no output files, finished or partial.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+/// A 10-day, 2-year dataset of 12x7 cells in `dir/data`.
+fn dataset(dir: &Path) -> PathBuf {
+    let data = dir.join("data");
+    generate(
+        &data,
+        &[
+            "--grid",
+            "12x7",
+            "--years",
+            "2001-2002",
+            "--doys",
+            "100-110",
+        ],
+    );
+    data
+}
+
+fn run_args(data: &Path, out: &Path) -> Vec<String> {
+    [
+        "-q",
+        "run",
+        "--input",
+        &s(data),
+        "--output",
+        &s(out),
+        "--years",
+        "2001-2002",
+        "--doys",
+        "102-108",
+        "--half-window",
+        "2",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .collect()
+}
+
+/// Run expecting failure; check the message is one line and mentions every `needles`,
+/// and that `out` holds nothing.
+fn expect_failure(args: &[String], out: &Path, needles: &[&str]) -> String {
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "one-line error expected:\n{err}"
+    );
+    assert!(err.starts_with("error: "), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "error should mention '{n}':\n{err}");
+    }
+    let left = entries(out);
+    assert!(
+        left.is_empty(),
+        "output directory must stay empty, found {left:?}"
+    );
+    err
+}
+
+#[test]
+fn missing_file_lists_every_missing_file() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    for f in ["sst_2001_104.nc", "sst_2002_100.nc", "sst_2002_110.nc"] {
+        std::fs::remove_file(data.join(f)).unwrap();
+    }
+    let out = dir.path().join("out");
+    let args = run_args(&data, &out);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    // windows of days 102..=108 with h = 2 need days 100..=110 of both years
+    assert!(err.contains("3 of 22 input files are missing"), "{err}");
+    for f in ["sst_2001_104.nc", "sst_2002_100.nc", "sst_2002_110.nc"] {
+        assert!(
+            err.lines().any(|l| l.trim().ends_with(f)),
+            "{f} must be listed:\n{err}"
+        );
+    }
+    assert_eq!(err.trim().lines().count(), 4, "{err}");
+    assert!(entries(&out).is_empty());
+}
+
+#[test]
+fn truncated_file_is_named() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let victim = data.join("sst_2002_105.nc");
+    let bytes = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+    let out = dir.path().join("out");
+    expect_failure(&run_args(&data, &out), &out, &["sst_2002_105.nc"]);
+}
+
+#[test]
+fn corrupt_file_in_the_middle_of_the_stack_leaves_no_output() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let victim = data.join("sst_2001_106.nc");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    for b in bytes.iter_mut().take(64) {
+        *b ^= 0x5A; // wreck the HDF5 signature and superblock
+    }
+    std::fs::write(&victim, &bytes).unwrap();
+    let out = dir.path().join("out");
+    let err = expect_failure(
+        &run_args(&data, &out),
+        &out,
+        &["sst_2001_106.nc", "cannot open as NetCDF"],
+    );
+    assert!(!err.contains("sst_2001_105"), "{err}");
+    // not even temporary files: the outputs were created and must have been removed
+    std::fs::write(data.join("sst_2001_106.nc"), b"this is not a NetCDF file").unwrap();
+    expect_failure(&run_args(&data, &out), &out, &["sst_2001_106.nc"]);
+}
+
+#[test]
+fn wrong_variable_names_the_variable_and_what_exists() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    let mut args = run_args(&data, &out);
+    args.extend(["--var".into(), "analysed_sst".into()]);
+    expect_failure(
+        &args,
+        &out,
+        &[
+            "sst_2001_100.nc",
+            "no variable 'analysed_sst'",
+            "variables: lat, lon, sst",
+        ],
+    );
+}
+
+#[test]
+fn wrong_shape_names_both_files() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let other = dir.path().join("other");
+    generate(
+        &other,
+        &["--grid", "12x6", "--years", "2002", "--doys", "103"],
+    );
+    std::fs::copy(other.join("sst_2002_103.nc"), data.join("sst_2002_103.nc")).unwrap();
+    let out = dir.path().join("out");
+    expect_failure(
+        &run_args(&data, &out),
+        &out,
+        &[
+            "sst_2002_103.nc",
+            "'sst' is lat=6 x lon=12",
+            "sst_2001_100.nc has lat=7 x lon=12",
+        ],
+    );
+}
+
+#[test]
+fn inconsistent_coordinates_are_reported() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    {
+        sstclim::input::silence_hdf5();
+        let mut f = netcdf::append(data.join("sst_2002_107.nc")).unwrap();
+        let mut lat = f.variable_mut("lat").unwrap();
+        lat.put_values(&[-89.5], [0..1]).unwrap();
+    }
+    let out = dir.path().join("out");
+    expect_failure(
+        &run_args(&data, &out),
+        &out,
+        &[
+            "sst_2002_107.nc",
+            "latitude coordinate differs",
+            "index 0: -89.5 vs -90",
+        ],
+    );
+}
+
+#[test]
+fn extra_time_steps_are_refused() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    {
+        sstclim::input::silence_hdf5();
+        let path = data.join("sst_2001_103.nc");
+        std::fs::remove_file(&path).unwrap();
+        let mut f = netcdf::create(&path).unwrap();
+        f.add_dimension("time", 2).unwrap();
+        f.add_dimension("lat", 7).unwrap();
+        f.add_dimension("lon", 12).unwrap();
+        let mut v = f
+            .add_variable::<f64>("sst", &["time", "lat", "lon"])
+            .unwrap();
+        v.put_values(&[1.0; 2 * 7 * 12], ..).unwrap();
+    }
+    let out = dir.path().join("out");
+    expect_failure(
+        &run_args(&data, &out),
+        &out,
+        &[
+            "sst_2001_103.nc",
+            "variable 'sst'",
+            "dimension time has length 2",
+        ],
+    );
+}
+
+#[test]
+fn no_gridded_variable_or_ambiguous_dimensions() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    sstclim::input::silence_hdf5();
+    for d in 100..=104 {
+        let mut f = netcdf::create(data.join(format!("x_2001_{d}.nc"))).unwrap();
+        f.add_dimension("a", 3).unwrap();
+        f.add_dimension("b", 4).unwrap();
+        let mut v = f.add_variable::<f32>("field", &["a", "b"]).unwrap();
+        v.put_values(&[0.0f32; 12], ..).unwrap();
+    }
+    let out = dir.path().join("out");
+    let mut args = run_args(&data, &out);
+    args[7] = "2001".into(); // --years
+    args[9] = "102".into(); // --doys
+    expect_failure(
+        &args,
+        &out,
+        &[
+            "x_2001_100.nc",
+            "no gridded numeric variable",
+            "variables: field",
+        ],
+    );
+    args.extend(["--var".into(), "field".into()]);
+    expect_failure(
+        &args,
+        &out,
+        &[
+            "x_2001_100.nc",
+            "variable 'field'",
+            "cannot tell which is latitude",
+        ],
+    );
+}
+
+#[test]
+fn unreadable_directory_is_named() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for p in [dir.path(), &out] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let args = run_args(&data, &out);
+    // root reads any directory, so run as nobody when we are root
+    // SAFETY: geteuid has no preconditions.
+    let output = if unsafe { libc::geteuid() } == 0 {
+        Command::new("setpriv")
+            .env("HDF5_USE_FILE_LOCKING", "FALSE")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                env!("CARGO_BIN_EXE_sstclim"),
+            ])
+            .args(&args)
+            .output()
+            .expect("setpriv (util-linux) is needed to test permissions as root")
+    } else {
+        bin().args(&args).output().unwrap()
+    };
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&s(&data))
+            && err.contains("cannot read directory")
+            && err.contains("Permission denied"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn output_directory_not_writable() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, b"").unwrap();
+    let out = blocker.join("out");
+    expect_failure(
+        &run_args(&data, &out),
+        &out,
+        &[&s(&out), "output directory is not writable"],
+    );
+}
+
+#[test]
+fn invalid_flags_are_rejected_before_any_work() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    for (flag, value, needle) in [
+        ("--min-samples", "0", "--min-samples must be at least 1"),
+        ("--percentile", "101", "outside 0..100"),
+        ("--method", "10", "not a Hyndman-Fan type"),
+        ("--calendar", "julian", "invalid value 'julian'"),
+        ("--max-mem", "512K", "--max-mem 524288 bytes is too small"),
+    ] {
+        let mut args = run_args(&data, &out);
+        args.extend([flag.to_string(), value.to_string()]);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = bin().args(&argv).output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && err.contains(needle),
+            "{flag} {value}: {err}"
+        );
+        assert!(!out.exists() || entries(&out).is_empty());
+    }
+}

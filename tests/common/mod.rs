@@ -1,0 +1,85 @@
+//! Helpers shared by the integration tests: run the real binary, generate datasets, read
+//! outputs through the netcdf crate directly.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_sstclim"));
+    c.env_remove("RUST_LOG");
+    // Tests run in parallel threads of one process: a file this process writes with libnetcdf
+    // can be inherited (with its HDF5 flock) by a child another test spawns at that moment,
+    // and a later reader would then find it locked. Readers in tests skip HDF5 file locking.
+    c.env("HDF5_USE_FILE_LOCKING", "FALSE");
+    c
+}
+
+/// Run sstclim with `args`; panics with its output unless it succeeds.
+pub fn ok(args: &[&str]) -> Output {
+    let out = bin().args(args).output().expect("run sstclim");
+    assert!(
+        out.status.success(),
+        "sstclim {} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Run sstclim with `args` expecting failure with exit status 2; returns stderr.
+pub fn fails(args: &[&str]) -> String {
+    let out = bin().args(args).output().expect("run sstclim");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "expected exit 2 from sstclim {}:\n{stderr}",
+        args.join(" ")
+    );
+    assert!(!stderr.contains("panicked"), "sstclim panicked:\n{stderr}");
+    stderr
+}
+
+/// Generate a dataset into `dir` with the given extra flags (1 process unless given).
+pub fn generate(dir: &Path, extra: &[&str]) {
+    let d = dir.to_str().unwrap();
+    let mut args = vec!["-q", "generate", "--output", d];
+    args.extend_from_slice(extra);
+    ok(&args);
+}
+
+/// Files (not hidden or hidden) left in a directory.
+pub fn entries(dir: &Path) -> Vec<String> {
+    match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// A variable's values and dimension names, straight from the netcdf crate.
+pub fn read(path: &Path, var: &str) -> (Vec<f64>, Vec<(String, usize)>) {
+    sstclim::input::silence_hdf5();
+    let f = netcdf::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let v = f
+        .variable(var)
+        .unwrap_or_else(|| panic!("{}: no {var}", path.display()));
+    let dims = v.dimensions().iter().map(|d| (d.name(), d.len())).collect();
+    (v.get_values::<f64, _>(..).unwrap(), dims)
+}
+
+pub fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+pub fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+pub fn path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(name)
+}
