@@ -63,9 +63,7 @@ impl Date {
         if ordinal == 0 || ordinal > days_in_year(year) {
             return None;
         }
-        Some(Date::from_days(
-            days_from_civil(year, 1, 1) + i64::from(ordinal) - 1,
-        ))
+        Some(Date::from_days(days_from_civil(year, 1, 1) + i64::from(ordinal) - 1))
     }
 
     /// Day number within the year (Jan 1 = 1).
@@ -174,33 +172,18 @@ mod tests {
     #[test]
     fn civil_round_trip_over_four_centuries() {
         let start = days_from_civil(1900, 1, 1);
-        let mut expected = Date {
-            year: 1900,
-            month: 1,
-            day: 1,
-        };
+        let mut expected = Date { year: 1900, month: 1, day: 1 };
         for days in start..start + 146_097 {
             let date = Date::from_days(days);
             assert_eq!(date, expected, "days {days}");
             assert_eq!(date.to_days(), days);
             // advance `expected` by hand
             expected = if expected.day < days_in_month(expected.year, expected.month) {
-                Date {
-                    day: expected.day + 1,
-                    ..expected
-                }
+                Date { day: expected.day + 1, ..expected }
             } else if expected.month < 12 {
-                Date {
-                    month: expected.month + 1,
-                    day: 1,
-                    ..expected
-                }
+                Date { month: expected.month + 1, day: 1, ..expected }
             } else {
-                Date {
-                    year: expected.year + 1,
-                    month: 1,
-                    day: 1,
-                }
+                Date { year: expected.year + 1, month: 1, day: 1 }
             };
         }
         assert_eq!(days_from_civil(1970, 1, 1), 0);

@@ -46,10 +46,7 @@ impl FromStr for YearRange {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || format!("'{s}' is not a year or a year range like 1991-2020");
         let (a, b) = s.split_once('-').unwrap_or((s, s));
-        let (a, b): (i32, i32) = (
-            a.trim().parse().map_err(|_| bad())?,
-            b.trim().parse().map_err(|_| bad())?,
-        );
+        let (a, b): (i32, i32) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
         if !(1..=9999).contains(&a) || !(1..=9999).contains(&b) || a > b {
             return Err(bad());
         }
@@ -64,15 +61,12 @@ pub struct DoyList(pub Vec<u16>);
 impl FromStr for DoyList {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad =
-            |part: &str| format!("'{part}' is not a day of year (1-366) or a range like 152-243");
+        let bad = |part: &str| format!("'{part}' is not a day of year (1-366) or a range like 152-243");
         let mut days = Vec::new();
         for part in s.split(',') {
             let (a, b) = part.split_once('-').unwrap_or((part, part));
-            let (a, b): (u16, u16) = (
-                a.trim().parse().map_err(|_| bad(part))?,
-                b.trim().parse().map_err(|_| bad(part))?,
-            );
+            let (a, b): (u16, u16) =
+                (a.trim().parse().map_err(|_| bad(part))?, b.trim().parse().map_err(|_| bad(part))?);
             if !(1..=366).contains(&a) || !(1..=366).contains(&b) || a > b {
                 return Err(bad(part));
             }
@@ -96,8 +90,7 @@ impl FromStr for GridSize {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || format!("'{s}' is not a grid size like 1440x721 (longitudes x latitudes)");
         let (a, b) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-        let (nlon, nlat): (usize, usize) =
-            (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+        let (nlon, nlat): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
         if nlon < 1 || nlat < 2 || nlon > 100_000 || nlat > 100_000 {
             return Err(bad());
         }
@@ -113,13 +106,9 @@ impl FromStr for ByteSize {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let t = s.trim();
-        let split = t
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(t.len());
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
         let (num, unit) = t.split_at(split);
-        let value: f64 = num
-            .parse()
-            .map_err(|_| format!("'{s}' is not a size like 8G or 512M"))?;
+        let value: f64 = num.parse().map_err(|_| format!("'{s}' is not a size like 8G or 512M"))?;
         let scale: u64 = match unit.trim().to_ascii_uppercase().as_str() {
             "" | "B" => 1,
             "K" | "KB" | "KIB" => 1 << 10,
@@ -214,11 +203,7 @@ pub struct RunArgs {
     pub overwrite: bool,
 
     /// _FillValue of the outputs (NaN allowed).
-    #[arg(
-        long,
-        default_value_t = 9.969_209_968_386_869e36,
-        allow_negative_numbers = true
-    )]
+    #[arg(long, default_value_t = 9.969_209_968_386_869e36, allow_negative_numbers = true)]
     pub fill_value: f64,
 
     /// Write the run report (stage times, bytes, peak memory) as JSON.
@@ -361,19 +346,10 @@ mod tests {
         assert_eq!("1991-2020".parse::<YearRange>().unwrap().0, 1991..=2020);
         assert_eq!("2005".parse::<YearRange>().unwrap().0, 2005..=2005);
         assert!("2020-1991".parse::<YearRange>().is_err());
-        assert_eq!(
-            "152-154,1,153".parse::<DoyList>().unwrap().0,
-            [1, 152, 153, 154]
-        );
+        assert_eq!("152-154,1,153".parse::<DoyList>().unwrap().0, [1, 152, 153, 154]);
         assert!("0-5".parse::<DoyList>().is_err());
         assert!("360-367".parse::<DoyList>().is_err());
-        assert_eq!(
-            "1440x721".parse::<GridSize>().unwrap(),
-            GridSize {
-                nlon: 1440,
-                nlat: 721
-            }
-        );
+        assert_eq!("1440x721".parse::<GridSize>().unwrap(), GridSize { nlon: 1440, nlat: 721 });
         assert!("1440".parse::<GridSize>().is_err());
         assert_eq!("8G".parse::<ByteSize>().unwrap().0, 8 << 30);
         assert_eq!("1.5GiB".parse::<ByteSize>().unwrap().0, 3 << 29);

@@ -36,30 +36,18 @@ pub struct Comparison {
 
 impl Comparison {
     pub fn passed(&self) -> bool {
-        self.problems.is_empty()
-            && self
-                .rows
-                .iter()
-                .all(|r| r.beyond_tolerance == 0 && r.fill_mismatch == 0)
+        self.problems.is_empty() && self.rows.iter().all(|r| r.beyond_tolerance == 0 && r.fill_mismatch == 0)
     }
 
     fn total(&self) -> VarDiff {
         let values: usize = self.rows.iter().map(|r| r.values).sum();
-        let sq: f64 = self
-            .rows
-            .iter()
-            .map(|r| r.rmse * r.rmse * r.values as f64)
-            .sum();
+        let sq: f64 = self.rows.iter().map(|r| r.rmse * r.rmse * r.values as f64).sum();
         VarDiff {
             file: format!("{} files", self.rows.len()),
             var: "all".into(),
             values,
             max_abs: self.rows.iter().map(|r| r.max_abs).fold(0.0, f64::max),
-            rmse: if values > 0 {
-                (sq / values as f64).sqrt()
-            } else {
-                0.0
-            },
+            rmse: if values > 0 { (sq / values as f64).sqrt() } else { 0.0 },
             differing: self.rows.iter().map(|r| r.differing).sum(),
             beyond_tolerance: self.rows.iter().map(|r| r.beyond_tolerance).sum(),
             fill_mismatch: self.rows.iter().map(|r| r.fill_mismatch).sum(),
@@ -72,11 +60,7 @@ impl Comparison {
         for r in &self.rows {
             match by_var.iter_mut().find(|c| c.rows[0].var == r.var) {
                 Some(c) => c.rows.push(r.clone()),
-                None => by_var.push(Comparison {
-                    tolerance: self.tolerance,
-                    rows: vec![r.clone()],
-                    problems: vec![],
-                }),
+                None => by_var.push(Comparison { tolerance: self.tolerance, rows: vec![r.clone()], problems: vec![] }),
             }
         }
         let mut out = format!(
@@ -98,11 +82,7 @@ impl Comparison {
         }
         out.push_str(&format!(
             "{} (tolerance {:e})\n",
-            if self.passed() {
-                "EQUAL within tolerance"
-            } else {
-                "DIFFERENT"
-            },
+            if self.passed() { "EQUAL within tolerance" } else { "DIFFERENT" },
             self.tolerance
         ));
         out
@@ -111,16 +91,10 @@ impl Comparison {
 
 /// The `.nc` files directly in `dir` (not hidden), by name.
 fn list(dir: &Path) -> Result<Vec<String>, Error> {
-    let entries = std::fs::read_dir(dir).map_err(|cause| Error::Io {
-        path: dir.into(),
-        cause,
-    })?;
+    let entries = std::fs::read_dir(dir).map_err(|cause| Error::Io { path: dir.into(), cause })?;
     let mut names = Vec::new();
     for e in entries {
-        let e = e.map_err(|cause| Error::Io {
-            path: dir.into(),
-            cause,
-        })?;
+        let e = e.map_err(|cause| Error::Io { path: dir.into(), cause })?;
         let name = e.file_name().to_string_lossy().into_owned();
         if !name.starts_with('.') && name.ends_with(".nc") {
             names.push(name);
@@ -139,28 +113,16 @@ fn gridded(file: &netcdf::File, path: &Path) -> Vec<VarLayout> {
 }
 
 fn compare_files(a: &Path, b: &Path, tolerance: f64, out: &mut Comparison) -> Result<(), Error> {
-    let name = a
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = a.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (fa, fb) = (input::open(a)?, input::open(b)?);
     let (va, vb) = (gridded(&fa, a), gridded(&fb, b));
     for la in &va {
         let Some(lb) = vb.iter().find(|l| l.name == la.name) else {
-            out.problems.push(format!(
-                "{name}: variable {} only in {}",
-                la.name,
-                a.display()
-            ));
+            out.problems.push(format!("{name}: variable {} only in {}", la.name, a.display()));
             continue;
         };
         if (la.nlat(), la.nlon(), la.extra_len()) != (lb.nlat(), lb.nlon(), lb.extra_len()) {
-            out.problems.push(format!(
-                "{name}: variable {}: {} vs {}",
-                la.name,
-                la.shape_text(),
-                lb.shape_text()
-            ));
+            out.problems.push(format!("{name}: variable {}: {} vs {}", la.name, la.shape_text(), lb.shape_text()));
             continue;
         }
         let (xa, xb) = (read_canonical(&fa, a, la)?, read_canonical(&fb, b, lb)?);
@@ -189,20 +151,12 @@ fn compare_files(a: &Path, b: &Path, tolerance: f64, out: &mut Comparison) -> Re
                 _ => d.fill_mismatch += 1,
             }
         }
-        d.rmse = if both > 0 {
-            (sq / both as f64).sqrt()
-        } else {
-            0.0
-        };
+        d.rmse = if both > 0 { (sq / both as f64).sqrt() } else { 0.0 };
         out.rows.push(d);
     }
     for lb in &vb {
         if !va.iter().any(|l| l.name == lb.name) {
-            out.problems.push(format!(
-                "{name}: variable {} only in {}",
-                lb.name,
-                b.display()
-            ));
+            out.problems.push(format!("{name}: variable {} only in {}", lb.name, b.display()));
         }
     }
     Ok(())
@@ -210,10 +164,7 @@ fn compare_files(a: &Path, b: &Path, tolerance: f64, out: &mut Comparison) -> Re
 
 /// Compare result sets `a` and `b` (two directories or two files).
 pub fn compare(a: &Path, b: &Path, tolerance: f64) -> Result<Comparison, Error> {
-    let mut out = Comparison {
-        tolerance,
-        ..Comparison::default()
-    };
+    let mut out = Comparison { tolerance, ..Comparison::default() };
     if a.is_file() || b.is_file() {
         compare_files(a, b, tolerance, &mut out)?;
         return Ok(out);
@@ -230,11 +181,7 @@ pub fn compare(a: &Path, b: &Path, tolerance: f64) -> Result<Comparison, Error> 
         out.problems.push(format!("{n} only in {}", b.display()));
     }
     if na.is_empty() && nb.is_empty() {
-        out.problems.push(format!(
-            "no .nc files in {} or {}",
-            a.display(),
-            b.display()
-        ));
+        out.problems.push(format!("no .nc files in {} or {}", a.display(), b.display()));
     }
     Ok(out)
 }
@@ -242,8 +189,5 @@ pub fn compare(a: &Path, b: &Path, tolerance: f64) -> Result<Comparison, Error> 
 /// Write the comparison as JSON.
 pub fn write_json(c: &Comparison, path: &PathBuf) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(c).map_err(|e| Error::Failed(e.to_string()))?;
-    std::fs::write(path, text + "\n").map_err(|cause| Error::Io {
-        path: path.clone(),
-        cause,
-    })
+    std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })
 }

@@ -63,12 +63,7 @@ pub fn demo(args: &DemoArgs, ui: &Ui) -> Result<DemoOutcome, Error> {
     if g.up_to_date {
         eprintln!("demo: dataset already generated");
     } else {
-        eprintln!(
-            "demo: generated {} files ({:.1} MB) in {:.1} s",
-            g.files,
-            g.bytes as f64 / 1e6,
-            g.seconds
-        );
+        eprintln!("demo: generated {} files ({:.1} MB) in {:.1} s", g.files, g.bytes as f64 / 1e6, g.seconds);
     }
     let argv = vec![
         s("sstclim"),
@@ -102,19 +97,11 @@ pub fn demo(args: &DemoArgs, ui: &Ui) -> Result<DemoOutcome, Error> {
         let file = input::open(&nc)?;
         let layout = VarLayout::inspect(&file, &nc, Some(stat), true)?;
         let values = read_canonical(&file, &nc, &layout)?;
-        let lat: Vec<f64> = file
-            .variable("lat")
-            .and_then(|v| v.get_values::<f64, _>(..).ok())
-            .unwrap_or_default();
+        let lat: Vec<f64> = file.variable("lat").and_then(|v| v.get_values::<f64, _>(..).ok()).unwrap_or_default();
         let ascending = lat.len() < 2 || lat[0] < lat[lat.len() - 1];
-        let png = args
-            .dir
-            .join(format!("quicklook_{stat}_doy{:03}.png", args.map_doy));
+        let png = args.dir.join(format!("quicklook_{stat}_doy{:03}.png", args.map_doy));
         crate::quicklook::write_map(&png, &values, layout.nlat(), layout.nlon(), ascending)
-            .map_err(|cause| Error::Io {
-                path: png.clone(),
-                cause,
-            })?;
+            .map_err(|cause| Error::Io { path: png.clone(), cause })?;
         maps.push(png);
     }
     Ok(DemoOutcome { run: outcome, maps })

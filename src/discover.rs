@@ -40,11 +40,7 @@ pub enum DiscoverError {
 }
 
 /// Resolve `input` (a template or a directory) for the `required` dates.
-pub fn discover(
-    input: &str,
-    required: &[Date],
-    allow_missing: bool,
-) -> Result<Inputs, DiscoverError> {
+pub fn discover(input: &str, required: &[Date], allow_missing: bool) -> Result<Inputs, DiscoverError> {
     let path = Path::new(input);
     let template = if path.is_dir() {
         infer_template(path)?
@@ -64,16 +60,9 @@ pub fn discover(
         }
     }
     if !missing.is_empty() && !allow_missing {
-        return Err(DiscoverError::MissingFiles {
-            missing,
-            total: required.len(),
-        });
+        return Err(DiscoverError::MissingFiles { missing, total: required.len() });
     }
-    Ok(Inputs {
-        template,
-        files,
-        missing,
-    })
+    Ok(Inputs { template, files, missing })
 }
 
 /// Relative paths of the NetCDF files under `dir` (hidden entries skipped, 4 levels deep).
@@ -81,30 +70,17 @@ fn scan(dir: &Path) -> Result<Vec<String>, DiscoverError> {
     let mut found = Vec::new();
     let mut stack = vec![(dir.to_path_buf(), String::new(), 0)];
     while let Some((abs, rel, depth)) = stack.pop() {
-        let entries = std::fs::read_dir(&abs).map_err(|cause| DiscoverError::UnreadableDir {
-            dir: abs.clone(),
-            cause,
-        })?;
+        let entries =
+            std::fs::read_dir(&abs).map_err(|cause| DiscoverError::UnreadableDir { dir: abs.clone(), cause })?;
         for entry in entries {
-            let entry = entry.map_err(|cause| DiscoverError::UnreadableDir {
-                dir: abs.clone(),
-                cause,
-            })?;
+            let entry = entry.map_err(|cause| DiscoverError::UnreadableDir { dir: abs.clone(), cause })?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') {
                 continue;
             }
-            let child_rel = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            let file_type = entry
-                .file_type()
-                .map_err(|cause| DiscoverError::UnreadableDir {
-                    dir: abs.clone(),
-                    cause,
-                })?;
+            let child_rel = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            let file_type =
+                entry.file_type().map_err(|cause| DiscoverError::UnreadableDir { dir: abs.clone(), cause })?;
             let is_dir = file_type.is_dir() || (file_type.is_symlink() && entry.path().is_dir());
             if is_dir && depth < 4 {
                 stack.push((entry.path(), child_rel, depth + 1));
@@ -136,16 +112,7 @@ fn runs(name: &str) -> Vec<(bool, &str)> {
 
 /// The shape of a name: non-digit text kept, digit runs reduced to their length.
 fn signature(name: &str) -> String {
-    runs(name)
-        .iter()
-        .map(|&(digit, text)| {
-            if digit {
-                format!("<{}>", text.len())
-            } else {
-                text.to_string()
-            }
-        })
-        .collect()
+    runs(name).iter().map(|&(digit, text)| if digit { format!("<{}>", text.len()) } else { text.to_string() }).collect()
 }
 
 fn ymd(s: &str) -> Option<Date> {
@@ -179,15 +146,11 @@ fn interpret(names: &[&str]) -> Option<Template> {
         } else if text.len() == 7
             && varying(i)
             && all(&|v| {
-                v[..4]
-                    .parse::<i32>()
-                    .is_ok_and(|y| Date::from_ordinal(y, v[4..].parse().unwrap_or(0)).is_some())
+                v[..4].parse::<i32>().is_ok_and(|y| Date::from_ordinal(y, v[4..].parse().unwrap_or(0)).is_some())
             })
         {
             pieces.extend([Piece::Year, Piece::Doy]);
-        } else if text.len() == 4
-            && all(&|v| v.parse::<i32>().is_ok_and(|y| (1800..=2300).contains(&y)))
-        {
+        } else if text.len() == 4 && all(&|v| v.parse::<i32>().is_ok_and(|y| (1800..=2300).contains(&y))) {
             pieces.push(Piece::Year);
         } else if text.len() == 3
             && (varying(i) || names.len() == 1)
@@ -224,10 +187,7 @@ fn interpret(names: &[&str]) -> Option<Template> {
         }
     }
     candidates.sort_by_key(|(used, code, _)| (std::cmp::Reverse(*used), *code));
-    candidates
-        .into_iter()
-        .map(|(_, _, t)| t)
-        .find(|t| names.iter().all(|n| date_of(t, n).is_some()))
+    candidates.into_iter().map(|(_, _, t)| t).find(|t| names.iter().all(|n| date_of(t, n).is_some()))
 }
 
 /// The date a template gives a name, if the name is exactly what the template makes of it.
@@ -284,19 +244,14 @@ fn date_of(t: &Template, name: &str) -> Option<Date> {
 pub fn infer_template(dir: &Path) -> Result<Template, DiscoverError> {
     let names = scan(dir)?;
     if names.is_empty() {
-        return Err(DiscoverError::NoPattern {
-            dir: dir.into(),
-            detail: "no .nc files".into(),
-        });
+        return Err(DiscoverError::NoPattern { dir: dir.into(), detail: "no .nc files".into() });
     }
     let mut by_shape: HashMap<String, Vec<&str>> = HashMap::new();
     for n in &names {
         by_shape.entry(signature(n)).or_default().push(n);
     }
-    let mut found: Vec<(Template, usize)> = by_shape
-        .values()
-        .filter_map(|group| Some((interpret(group)?, group.len())))
-        .collect();
+    let mut found: Vec<(Template, usize)> =
+        by_shape.values().filter_map(|group| Some((interpret(group)?, group.len()))).collect();
     found.sort_by_key(|(t, _)| t.to_string());
     let prefix = format!("{}/", dir.display());
     match found.len() {
@@ -307,11 +262,7 @@ pub fn infer_template(dir: &Path) -> Result<Template, DiscoverError> {
         }),
         _ => Err(DiscoverError::AmbiguousPattern {
             dir: dir.into(),
-            patterns: found
-                .iter()
-                .map(|(t, n)| format!("{t}: {n} files"))
-                .collect::<Vec<_>>()
-                .join("; "),
+            patterns: found.iter().map(|(t, n)| format!("{t}: {n} files")).collect::<Vec<_>>().join("; "),
         }),
     }
 }
@@ -326,38 +277,17 @@ mod tests {
 
     #[test]
     fn infers_common_naming_schemes() {
-        assert_eq!(
-            infer(&["sst_1991_147.nc", "sst_1991_148.nc", "sst_1992_147.nc"]).unwrap(),
-            "sst_{year}_{doy}.nc"
-        );
+        assert_eq!(infer(&["sst_1991_147.nc", "sst_1991_148.nc", "sst_1992_147.nc"]).unwrap(), "sst_{year}_{doy}.nc");
         let ostia = [
             "20200101120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc",
             "20200102120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc",
         ];
-        assert_eq!(
-            infer(&ostia).unwrap(),
-            "{year}{month}{day}120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc"
-        );
-        assert_eq!(
-            infer(&["2020/001/a.nc", "2020/002/a.nc"]).unwrap(),
-            "{year}/{doy}/a.nc"
-        );
-        assert_eq!(
-            infer(&["sst.2019.01.31.nc", "sst.2019.02.01.nc"]).unwrap(),
-            "sst.{year}.{month}.{day}.nc"
-        );
-        assert_eq!(
-            infer(&["sst.31.01.2019.nc", "sst.01.02.2019.nc"]).unwrap(),
-            "sst.{day}.{month}.{year}.nc"
-        );
-        assert_eq!(
-            infer(&["d2019032.nc", "d2019033.nc"]).unwrap(),
-            "d{year}{doy}.nc"
-        );
-        assert_eq!(
-            infer(&["2020/20200101.nc", "2021/20210101.nc"]).unwrap(),
-            "{year}/{year}{month}{day}.nc"
-        );
+        assert_eq!(infer(&ostia).unwrap(), "{year}{month}{day}120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc");
+        assert_eq!(infer(&["2020/001/a.nc", "2020/002/a.nc"]).unwrap(), "{year}/{doy}/a.nc");
+        assert_eq!(infer(&["sst.2019.01.31.nc", "sst.2019.02.01.nc"]).unwrap(), "sst.{year}.{month}.{day}.nc");
+        assert_eq!(infer(&["sst.31.01.2019.nc", "sst.01.02.2019.nc"]).unwrap(), "sst.{day}.{month}.{year}.nc");
+        assert_eq!(infer(&["d2019032.nc", "d2019033.nc"]).unwrap(), "d{year}{doy}.nc");
+        assert_eq!(infer(&["2020/20200101.nc", "2021/20210101.nc"]).unwrap(), "{year}/{year}{month}{day}.nc");
         assert_eq!(
             infer(&["1999/01/a_1999_01_30.nc", "1999/01/a_1999_01_31.nc"]).unwrap(),
             "{year}/{month}/a_{year}_{month}_{day}.nc"
@@ -384,9 +314,7 @@ mod tests {
         }
         std::fs::write(dir.path().join("mean_doy152.nc"), b"").unwrap(); // not a date pattern
         std::fs::write(dir.path().join(".hidden_1991_150.nc"), b"").unwrap();
-        let required: Vec<Date> = (147..=150)
-            .map(|d| Date::from_ordinal(1991, d).unwrap())
-            .collect();
+        let required: Vec<Date> = (147..=150).map(|d| Date::from_ordinal(1991, d).unwrap()).collect();
         let input = dir.path().to_str().unwrap();
         match discover(input, &required, false) {
             Err(DiscoverError::MissingFiles { missing, total }) => {
@@ -400,13 +328,7 @@ mod tests {
         assert_eq!(inputs.missing.len(), 1);
         std::fs::write(dir.path().join("other_1991_01_01.nc"), b"").unwrap();
         std::fs::write(dir.path().join("other_1991_01_02.nc"), b"").unwrap();
-        assert!(matches!(
-            infer_template(dir.path()),
-            Err(DiscoverError::AmbiguousPattern { .. })
-        ));
-        assert!(matches!(
-            discover("/nonexistent/dir", &required, false),
-            Err(DiscoverError::NotFound(_))
-        ));
+        assert!(matches!(infer_template(dir.path()), Err(DiscoverError::AmbiguousPattern { .. })));
+        assert!(matches!(discover("/nonexistent/dir", &required, false), Err(DiscoverError::NotFound(_))));
     }
 }

@@ -20,11 +20,7 @@ unsafe impl<T: Send> Send for DisjointSlice<'_, T> {}
 
 impl<'a, T> DisjointSlice<'a, T> {
     pub fn new(slice: &'a mut [T]) -> Self {
-        DisjointSlice {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-            _borrow: PhantomData,
-        }
+        DisjointSlice { ptr: slice.as_mut_ptr(), len: slice.len(), _borrow: PhantomData }
     }
 
     /// Stores `value` at `index`.
@@ -33,11 +29,7 @@ impl<'a, T> DisjointSlice<'a, T> {
     /// No other thread may write or read `index` while this wrapper is alive.
     #[inline]
     pub unsafe fn write(&self, index: usize, value: T) {
-        assert!(
-            index < self.len,
-            "index {index} out of bounds for length {}",
-            self.len
-        );
+        assert!(index < self.len, "index {index} out of bounds for length {}", self.len);
         // SAFETY: in bounds (checked above); exclusivity is the caller's promise.
         unsafe { self.ptr.add(index).write(value) }
     }

@@ -24,24 +24,15 @@ pub enum Error {
     #[error("none of the {0} input files the job needs exist")]
     NoInputs(usize),
     #[error("--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem")]
-    Memory {
-        budget: u64,
-        need: u64,
-        unit: &'static str,
-    },
+    Memory { budget: u64, need: u64, unit: &'static str },
     #[error("cannot allocate {bytes} bytes for the sample pool: {cause}")]
     Alloc { bytes: usize, cause: std::io::Error },
-    #[error("verification failed in tile {tile}: {differences} values differ between the {engine} and reference engines")]
-    Verify {
-        tile: usize,
-        differences: usize,
-        engine: &'static str,
-    },
+    #[error(
+        "verification failed in tile {tile}: {differences} values differ between the {engine} and reference engines"
+    )]
+    Verify { tile: usize, differences: usize, engine: &'static str },
     #[error("{}: {cause}", path.display())]
-    Io {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
+    Io { path: PathBuf, cause: std::io::Error },
     #[error("{0}")]
     Failed(String),
 }

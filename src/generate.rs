@@ -82,16 +82,7 @@ fn spec_of(args: &GenerateArgs) -> DatasetSpec {
 
 /// The dates of the dataset, in (year, day) order.
 fn dates(args: &GenerateArgs) -> Vec<Date> {
-    args.years
-        .0
-        .clone()
-        .flat_map(|y| {
-            args.doys
-                .0
-                .iter()
-                .filter_map(move |&d| Date::from_ordinal(y, d))
-        })
-        .collect()
+    args.years.0.clone().flat_map(|y| args.doys.0.iter().filter_map(move |&d| Date::from_ordinal(y, d))).collect()
 }
 
 fn validate(args: &GenerateArgs) -> Result<Template, Error> {
@@ -101,27 +92,16 @@ fn validate(args: &GenerateArgs) -> Result<Template, Error> {
         ("--ice-missing-fraction", args.ice_missing_fraction),
     ] {
         if !(0.0..=1.0).contains(&v) {
-            return Err(Error::Failed(format!(
-                "{name} must be between 0 and 1, got {v}"
-            )));
+            return Err(Error::Failed(format!("{name} must be between 0 and 1, got {v}")));
         }
     }
     if !(args.quantum >= 0.0 && args.quantum.is_finite()) {
-        return Err(Error::Failed(format!(
-            "--quantum must be >= 0, got {}",
-            args.quantum
-        )));
+        return Err(Error::Failed(format!("--quantum must be >= 0, got {}", args.quantum)));
     }
     if args.naming.contains('/') || args.naming.contains("..") {
-        return Err(Error::Failed(format!(
-            "--naming '{}' must be a plain file name",
-            args.naming
-        )));
+        return Err(Error::Failed(format!("--naming '{}' must be a plain file name", args.naming)));
     }
-    let template: Template = args
-        .naming
-        .parse()
-        .map_err(|e| Error::Failed(format!("--naming: {e}")))?;
+    let template: Template = args.naming.parse().map_err(|e| Error::Failed(format!("--naming: {e}")))?;
     Ok(template.with_prefix(&format!("{}/", args.output.display())))
 }
 
@@ -135,10 +115,7 @@ pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
     let dir = &args.output;
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
-        move |cause| Error::Io {
-            path: path.clone(),
-            cause,
-        }
+        move |cause| Error::Io { path: path.clone(), cause }
     };
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let marker = dir.join(MARKER);
@@ -148,13 +125,7 @@ pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
         let existing: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         if existing == wanted {
             info!("{} already holds this dataset", dir.display());
-            return Ok(GenerateReport {
-                files: 0,
-                bytes: 0,
-                seconds: 0.0,
-                processes: 0,
-                up_to_date: true,
-            });
+            return Ok(GenerateReport { files: 0, bytes: 0, seconds: 0.0, processes: 0, up_to_date: true });
         }
         if !args.overwrite {
             return Err(Error::Failed(format!(
@@ -183,19 +154,10 @@ pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
         run_workers(args, processes, &bar)?;
     }
     bar.finish_and_clear();
-    let bytes = all
-        .iter()
-        .map(|d| std::fs::metadata(template.expand(*d)).map_or(0, |m| m.len()))
-        .sum();
+    let bytes = all.iter().map(|d| std::fs::metadata(template.expand(*d)).map_or(0, |m| m.len())).sum();
     let text = serde_json::to_string_pretty(&spec).map_err(|e| Error::Failed(e.to_string()))?;
     std::fs::write(&marker, text + "\n").map_err(io_err(&marker))?;
-    Ok(GenerateReport {
-        files: all.len(),
-        bytes,
-        seconds: start.elapsed().as_secs_f64(),
-        processes,
-        up_to_date: false,
-    })
+    Ok(GenerateReport { files: all.len(), bytes, seconds: start.elapsed().as_secs_f64(), processes, up_to_date: false })
 }
 
 /// The command line of worker `index` of `count`.
@@ -215,12 +177,7 @@ fn worker_args(args: &GenerateArgs, index: usize, count: usize) -> Vec<String> {
         "--storage".into(),
         format!("{:?}", args.storage).to_lowercase(),
         "--dim-order".into(),
-        if args.dim_order == DimOrder::LatLon {
-            "lat-lon"
-        } else {
-            "lon-lat"
-        }
-        .into(),
+        if args.dim_order == DimOrder::LatLon { "lat-lon" } else { "lon-lat" }.into(),
         "--naming".into(),
         args.naming.clone(),
         "--land-fraction".into(),
@@ -247,15 +204,8 @@ fn worker_args(args: &GenerateArgs, index: usize, count: usize) -> Vec<String> {
 }
 
 /// Run `count` worker processes; each prints the index of every file it finishes.
-fn run_workers(
-    args: &GenerateArgs,
-    count: usize,
-    bar: &indicatif::ProgressBar,
-) -> Result<(), Error> {
-    let exe = std::env::current_exe().map_err(|cause| Error::Io {
-        path: "current executable".into(),
-        cause,
-    })?;
+fn run_workers(args: &GenerateArgs, count: usize, bar: &indicatif::ProgressBar) -> Result<(), Error> {
+    let exe = std::env::current_exe().map_err(|cause| Error::Io { path: "current executable".into(), cause })?;
     let mut children = Vec::new();
     for index in 0..count {
         let child = Command::new(&exe)
@@ -264,10 +214,7 @@ fn run_workers(
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|cause| Error::Io {
-                path: exe.clone(),
-                cause,
-            })?;
+            .map_err(|cause| Error::Io { path: exe.clone(), cause })?;
         children.push(child);
     }
     let (tx, rx) = crossbeam_channel::unbounded::<()>();
@@ -287,19 +234,13 @@ fn run_workers(
     }
     let mut failure = None;
     for (index, mut child) in children.into_iter().enumerate() {
-        let status = child.wait().map_err(|cause| Error::Io {
-            path: exe.clone(),
-            cause,
-        })?;
+        let status = child.wait().map_err(|cause| Error::Io { path: exe.clone(), cause })?;
         if !status.success() && failure.is_none() {
             let mut stderr = String::new();
             if let Some(mut e) = child.stderr.take() {
                 let _ = e.read_to_string(&mut stderr);
             }
-            failure = Some(format!(
-                "generate worker {index} failed ({status}): {}",
-                stderr.trim()
-            ));
+            failure = Some(format!("generate worker {index} failed ({status}): {}", stderr.trim()));
         }
     }
     for r in readers {
@@ -323,39 +264,29 @@ struct Field {
 impl Field {
     fn new(args: &GenerateArgs) -> Field {
         let (nlat, nlon) = (args.grid.nlat, args.grid.nlon);
-        let lat: Vec<f64> = (0..nlat)
-            .map(|j| -90.0 + 180.0 * j as f64 / (nlat - 1) as f64)
-            .collect();
-        let lon: Vec<f64> = (0..nlon)
-            .map(|i| -180.0 + 360.0 * i as f64 / nlon as f64)
-            .collect();
-        let phases: Vec<f64> = (0..8)
-            .map(|k| unit(hash(&[args.seed, 77, k])) * std::f64::consts::TAU)
-            .collect();
+        let lat: Vec<f64> = (0..nlat).map(|j| -90.0 + 180.0 * j as f64 / (nlat - 1) as f64).collect();
+        let lon: Vec<f64> = (0..nlon).map(|i| -180.0 + 360.0 * i as f64 / nlon as f64).collect();
+        let phases: Vec<f64> = (0..8).map(|k| unit(hash(&[args.seed, 77, k])) * std::f64::consts::TAU).collect();
         let mut land_score = vec![0.0; nlat * nlon];
         let mut base = vec![0.0; nlat * nlon];
         let mut amplitude = vec![0.0; nlat * nlon];
-        for j in 0..nlat {
-            let phi = lat[j].to_radians();
-            for i in 0..nlon {
-                let lam = lon[i].to_radians();
+        for (j, la) in lat.iter().enumerate() {
+            let phi = la.to_radians();
+            for (i, lo) in lon.iter().enumerate() {
+                let lam = lo.to_radians();
                 let c = j * nlon + i;
                 land_score[c] = (2.0 * lam + phases[0]).sin() * (3.0 * phi + phases[1]).cos()
                     + 0.6 * (3.0 * lam + phases[2]).sin() * (2.0 * phi + phases[3]).sin()
                     + 0.4 * (5.0 * lam + phases[4]).cos() * (4.0 * phi + phases[5]).cos()
-                    + if lat[j] < -68.0 { 3.0 } else { 0.0 };
-                base[c] = -1.0
-                    + 29.5 * phi.cos().powi(2)
-                    + 1.2 * (2.0 * lam + phases[6]).sin() * phi.cos();
-                amplitude[c] =
-                    0.4 + 4.5 * (2.0 * phi).sin().abs() * (1.0 + 0.3 * (lam + phases[7]).cos());
+                    + if *la < -68.0 { 3.0 } else { 0.0 };
+                base[c] = -1.0 + 29.5 * phi.cos().powi(2) + 1.2 * (2.0 * lam + phases[6]).sin() * phi.cos();
+                amplitude[c] = 0.4 + 4.5 * (2.0 * phi).sin().abs() * (1.0 + 0.3 * (lam + phases[7]).cos());
             }
         }
         let mut kind = vec![0u8; nlat * nlon];
         if args.land_fraction > 0.0 {
             let mut sorted = land_score.clone();
-            let k =
-                (((1.0 - args.land_fraction) * sorted.len() as f64) as usize).min(sorted.len() - 1);
+            let k = (((1.0 - args.land_fraction) * sorted.len() as f64) as usize).min(sorted.len() - 1);
             let (_, threshold, _) = sorted.select_nth_unstable_by(k, f64::total_cmp);
             let threshold = *threshold;
             for (kd, s) in kind.iter_mut().zip(&land_score) {
@@ -369,15 +300,7 @@ impl Field {
         for k in 0..n_dead {
             kind[ocean[k * ocean.len() / n_dead.max(1)]] = 2;
         }
-        Field {
-            nlat,
-            nlon,
-            lat,
-            lon,
-            kind,
-            base,
-            amplitude,
-        }
+        Field { nlat, nlon, lat, lon, kind, base, amplitude }
     }
 
     /// Values (degrees Celsius, NaN = missing) of every cell on `date`, `(lat, lon)` order.
@@ -388,40 +311,24 @@ impl Field {
         let trend = 0.018 * f64::from(date.year - 2005);
         let year_phase = unit(hash(&[args.seed, 91, date.year as u64])) * std::f64::consts::TAU;
         let year_amp = 0.6 * (unit(hash(&[args.seed, 92, date.year as u64])) - 0.5);
-        let lon_pattern: Vec<f64> = self
-            .lon
-            .iter()
-            .map(|l| (l.to_radians() * 2.0 + year_phase).sin())
-            .collect();
+        let lon_pattern: Vec<f64> = self.lon.iter().map(|l| (l.to_radians() * 2.0 + year_phase).sin()).collect();
         let day = date.to_days() as u64;
         for j in 0..self.nlat {
             let icy = self.lat[j].abs() >= 70.0;
             let hemi = if self.lat[j] >= 0.0 { north } else { south };
             let lat_pattern = year_amp * (self.lat[j].to_radians() * 3.0).cos();
-            for i in 0..self.nlon {
+            for (i, lon_term) in lon_pattern.iter().enumerate() {
                 let c = j * self.nlon + i;
                 let h = hash(&[args.seed, c as u64, day]);
-                let missing_p = if icy {
-                    args.ice_missing_fraction
-                } else {
-                    args.missing_fraction
-                };
+                let missing_p = if icy { args.ice_missing_fraction } else { args.missing_fraction };
                 if self.kind[c] != 0 || unit(mix(h)) < missing_p {
                     out[c] = f64::NAN;
                     continue;
                 }
                 let noise = 0.6 * (unit(h) + unit(mix(h ^ 0xA5A5)) - 1.0);
-                let v = self.base[c]
-                    + self.amplitude[c] * hemi
-                    + trend
-                    + lat_pattern * lon_pattern[i]
-                    + noise;
+                let v = self.base[c] + self.amplitude[c] * hemi + trend + lat_pattern * lon_term + noise;
                 let v = v.max(-1.8);
-                out[c] = if args.quantum > 0.0 {
-                    (v / args.quantum).round() * args.quantum
-                } else {
-                    v
-                };
+                out[c] = if args.quantum > 0.0 { (v / args.quantum).round() * args.quantum } else { v };
             }
         }
     }
@@ -439,26 +346,15 @@ fn write_share(
     let field = Field::new(args);
     let mut values = vec![0.0; field.nlat * field.nlon];
     let mut files = 0;
-    for (i, date) in dates(args)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| i % count == index)
-    {
+    for (i, date) in dates(args).into_iter().enumerate().filter(|(i, _)| i % count == index) {
         field.day(args, date, &mut values);
         let path = template.expand(date);
-        write_file(args, &field, date, &values, &path).map_err(|source| {
-            Error::Failed(format!("{}: writing failed: {source}", path.display()))
-        })?;
+        write_file(args, &field, date, &values, &path)
+            .map_err(|source| Error::Failed(format!("{}: writing failed: {source}", path.display())))?;
         files += 1;
         done(i);
     }
-    Ok(GenerateReport {
-        files,
-        bytes: 0,
-        seconds: start.elapsed().as_secs_f64(),
-        processes: 1,
-        up_to_date: false,
-    })
+    Ok(GenerateReport { files, bytes: 0, seconds: start.elapsed().as_secs_f64(), processes: 1, up_to_date: false })
 }
 
 /// One day's file, written under a temporary name and renamed when complete.
@@ -471,9 +367,7 @@ fn write_file(
 ) -> Result<(), netcdf::Error> {
     let tmp = path.with_file_name(format!(
         ".{}.partial",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     ));
     let mut file = netcdf::create(&tmp)?;
     let lat_lon = args.dim_order == DimOrder::LatLon;
@@ -484,21 +378,10 @@ fn write_file(
     }
     file.add_dimension("lat", field.nlat)?;
     file.add_dimension("lon", field.nlon)?;
-    dims.extend(if lat_lon {
-        ["lat", "lon"]
-    } else {
-        ["lon", "lat"]
-    });
+    dims.extend(if lat_lon { ["lat", "lon"] } else { ["lon", "lat"] });
     file.add_attribute("Conventions", "CF-1.8")?;
     file.add_attribute("title", "sstclim synthetic daily sea surface temperature")?;
-    file.add_attribute(
-        "source",
-        format!(
-            "sstclim {} generate (seed {})",
-            env!("CARGO_PKG_VERSION"),
-            args.seed
-        ),
-    )?;
+    file.add_attribute("source", format!("sstclim {} generate (seed {})", env!("CARGO_PKG_VERSION"), args.seed))?;
     file.add_attribute("date", date.to_string())?;
     if args.time_dim {
         let mut t = file.add_variable::<i32>("time", &["time"])?;
@@ -506,10 +389,9 @@ fn write_file(
         t.put_attribute("standard_name", "time")?;
         t.put_values(&[date.to_days() as i32], ..)?;
     }
-    for (name, coords, std_name, units) in [
-        ("lat", &field.lat, "latitude", "degrees_north"),
-        ("lon", &field.lon, "longitude", "degrees_east"),
-    ] {
+    for (name, coords, std_name, units) in
+        [("lat", &field.lat, "latitude", "degrees_north"), ("lon", &field.lon, "longitude", "degrees_east")]
+    {
         if args.storage == GenStorage::I16 {
             let mut v = file.add_variable::<f32>(name, &[name])?;
             v.put_attribute("standard_name", std_name)?;

@@ -11,8 +11,7 @@ use sstclim::progress::Ui;
 
 fn init_logging(quiet: bool) {
     let default = if quiet { "warn" } else { "sstclim=info" };
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -38,28 +37,19 @@ fn main() -> ExitCode {
 fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => {
-            let command_line = std::iter::once("sstclim".to_string())
-                .chain(std::env::args().skip(1))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let command_line =
+                std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
             let plan = JobPlan::from_args(&args, command_line)?;
             let outcome = sstclim::run::run(&plan, ui)?;
             print!("{}", outcome.report.table());
-            println!(
-                "wrote {} files to {}",
-                outcome.outputs.len(),
-                plan.output.dir.display()
-            );
+            println!("wrote {} files to {}", outcome.outputs.len(), plan.output.dir.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Generate(args) => {
             let report = sstclim::generate::generate(&args, ui)?;
             if args.worker_index.is_none() {
                 if report.up_to_date {
-                    println!(
-                        "{} already holds this dataset; nothing written",
-                        args.output.display()
-                    );
+                    println!("{} already holds this dataset; nothing written", args.output.display());
                 } else {
                     println!(
                         "wrote {} files ({:.2} GB) to {} in {:.1} s ({} processes, {:.2} GB/s)",
@@ -75,28 +65,18 @@ fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Compare(args) => {
-            let c =
-                sstclim::compare::compare(&args.a, &args.b, args.tolerance).with_context(|| {
-                    format!("comparing {} with {}", args.a.display(), args.b.display())
-                })?;
+            let c = sstclim::compare::compare(&args.a, &args.b, args.tolerance)
+                .with_context(|| format!("comparing {} with {}", args.a.display(), args.b.display()))?;
             print!("{}", c.table());
             if let Some(path) = &args.json {
                 sstclim::compare::write_json(&c, path)?;
             }
-            Ok(if c.passed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(if c.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Demo(args) => {
             let outcome = sstclim::demo::demo(&args, ui)?;
             print!("{}", outcome.run.report.table());
-            println!(
-                "results: {} files in {}",
-                outcome.run.outputs.len(),
-                args.dir.join("results").display()
-            );
+            println!("results: {} files in {}", outcome.run.outputs.len(), args.dir.join("results").display());
             for m in &outcome.maps {
                 println!("map: {}", m.display());
             }

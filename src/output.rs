@@ -60,16 +60,9 @@ pub enum OutputError {
     #[error("{}: already exists (pass --overwrite to replace {count} existing output file(s))", path.display())]
     Exists { path: PathBuf, count: usize },
     #[error("{}: writing variable '{var}' failed: {cause}", path.display())]
-    Write {
-        path: PathBuf,
-        var: String,
-        cause: netcdf::Error,
-    },
+    Write { path: PathBuf, var: String, cause: netcdf::Error },
     #[error("{}: cannot move into place: {cause}", path.display())]
-    Rename {
-        path: PathBuf,
-        cause: std::io::Error,
-    },
+    Rename { path: PathBuf, cause: std::io::Error },
 }
 
 /// One file being written.
@@ -93,10 +86,7 @@ pub struct OutputSet {
 
 /// Create `dir` if needed and check that files can be created in it.
 pub fn prepare_dir(dir: &Path) -> Result<(), OutputError> {
-    let fail = |cause| OutputError::NotWritable {
-        dir: dir.into(),
-        cause,
-    };
+    let fail = |cause| OutputError::NotWritable { dir: dir.into(), cause };
     std::fs::create_dir_all(dir).map_err(fail)?;
     let probe = dir.join(format!(".sstclim-write-test-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(fail)?;
@@ -104,26 +94,16 @@ pub fn prepare_dir(dir: &Path) -> Result<(), OutputError> {
 }
 
 /// The final names of the files a job writes, with the statistic and targets of each.
-fn plan_files(
-    spec: &OutputSpec,
-    stat_names: &[String],
-    doys: &[u16],
-) -> Vec<(PathBuf, usize, Range<usize>)> {
+fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(PathBuf, usize, Range<usize>)> {
     let mut files = Vec::new();
     for (stat, name) in stat_names.iter().enumerate() {
         match spec.layout {
             OutputLayout::PerDoy => {
                 for (t, doy) in doys.iter().enumerate() {
-                    files.push((
-                        spec.dir.join(format!("{name}_doy{doy:03}.nc")),
-                        stat,
-                        t..t + 1,
-                    ));
+                    files.push((spec.dir.join(format!("{name}_doy{doy:03}.nc")), stat, t..t + 1));
                 }
             }
-            OutputLayout::Stacked => {
-                files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len()))
-            }
+            OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
         }
     }
     files
@@ -131,20 +111,14 @@ fn plan_files(
 
 /// The current UTC time as ISO 8601 (`2026-11-30T12:00:00Z`).
 pub fn utc_timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let date = Date::from_days(secs.div_euclid(86_400));
     let s = secs.rem_euclid(86_400);
     format!("{date}T{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60)
 }
 
 fn ordinal_suffix(p: &str) -> &'static str {
-    let int: u64 = p
-        .split('.')
-        .next()
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(0);
+    let int: u64 = p.split('.').next().and_then(|i| i.parse().ok()).unwrap_or(0);
     if p.contains('.') {
         return "th";
     }
@@ -163,36 +137,16 @@ impl OutputSet {
         let stat_names = meta.stats.names();
         let planned = plan_files(spec, &stat_names, &meta.window.doys);
         if !spec.overwrite {
-            let existing: Vec<&PathBuf> = planned
-                .iter()
-                .map(|(p, _, _)| p)
-                .filter(|p| p.exists())
-                .collect();
+            let existing: Vec<&PathBuf> = planned.iter().map(|(p, _, _)| p).filter(|p| p.exists()).collect();
             if let Some(first) = existing.first() {
-                return Err(OutputError::Exists {
-                    path: (*first).clone(),
-                    count: existing.len(),
-                });
+                return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() });
             }
         }
-        let mut set = OutputSet {
-            files: Vec::new(),
-            stat_names,
-            fill: spec.fill_value,
-            finished: false,
-        };
+        let mut set = OutputSet { files: Vec::new(), stat_names, fill: spec.fill_value, finished: false };
         for (path, stat, targets) in planned {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let tmp = spec.dir.join(format!(".{name}.partial"));
-            let file = OutFile {
-                tmp,
-                path,
-                stat,
-                targets,
-            };
+            let file = OutFile { tmp, path, stat, targets };
             create_file(&file, &set.stat_names[stat], spec, meta)?;
             set.files.push(file);
         }
@@ -204,42 +158,17 @@ impl OutputSet {
         let mut buf = Vec::new();
         for f in &self.files {
             let var_name = &self.stat_names[f.stat];
-            let fail = |cause| OutputError::Write {
-                path: f.path.clone(),
-                var: var_name.clone(),
-                cause,
-            };
+            let fail = |cause| OutputError::Write { path: f.path.clone(), var: var_name.clone(), cause };
             buf.clear();
             for t in f.targets.clone() {
-                buf.extend(result.row(f.stat, t).iter().map(|&v| {
-                    if v.is_nan() {
-                        self.fill
-                    } else {
-                        v
-                    }
-                }));
+                buf.extend(result.row(f.stat, t).iter().map(|&v| if v.is_nan() { self.fill } else { v }));
             }
             let mut file = netcdf::append(&f.tmp).map_err(fail)?;
-            let mut var = file
-                .variable_mut(var_name)
-                .ok_or(netcdf::Error::NotFound(var_name.clone()))
-                .map_err(fail)?;
+            let mut var = file.variable_mut(var_name).ok_or(netcdf::Error::NotFound(var_name.clone())).map_err(fail)?;
             let extents = vec![
-                Extent::SliceCount {
-                    start: 0,
-                    count: f.targets.len(),
-                    stride: 1,
-                },
-                Extent::SliceCount {
-                    start: region.rows.start,
-                    count: region.rows.len(),
-                    stride: 1,
-                },
-                Extent::SliceCount {
-                    start: region.cols.start,
-                    count: region.cols.len(),
-                    stride: 1,
-                },
+                Extent::SliceCount { start: 0, count: f.targets.len(), stride: 1 },
+                Extent::SliceCount { start: region.rows.start, count: region.rows.len(), stride: 1 },
+                Extent::SliceCount { start: region.cols.start, count: region.cols.len(), stride: 1 },
             ];
             var.put_values(&buf, extents).map_err(fail)?;
             file.close().map_err(fail)?;
@@ -250,10 +179,7 @@ impl OutputSet {
     /// Move every file to its final name; returns the final paths.
     pub fn finish(mut self) -> Result<Vec<PathBuf>, OutputError> {
         for f in &self.files {
-            std::fs::rename(&f.tmp, &f.path).map_err(|cause| OutputError::Rename {
-                path: f.path.clone(),
-                cause,
-            })?;
+            std::fs::rename(&f.tmp, &f.path).map_err(|cause| OutputError::Rename { path: f.path.clone(), cause })?;
         }
         self.finished = true;
         Ok(self.files.iter().map(|f| f.path.clone()).collect())
@@ -284,20 +210,11 @@ fn days_since(base: Date, date: Date) -> f64 {
     (date.to_days() - base.to_days()) as f64
 }
 
-fn create_file(
-    f: &OutFile,
-    var_name: &str,
-    spec: &OutputSpec,
-    meta: &OutputMeta,
-) -> Result<(), OutputError> {
+fn create_file(f: &OutFile, var_name: &str, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
     let fail = |var: &str| {
         let path = f.path.clone();
         let var = var.to_string();
-        move |cause| OutputError::Write {
-            path: path.clone(),
-            var: var.clone(),
-            cause,
-        }
+        move |cause| OutputError::Write { path: path.clone(), var: var.clone(), cause }
     };
     let w = &meta.window;
     let (y0, y1) = (*w.years.start(), *w.years.end());
@@ -351,15 +268,8 @@ fn create_file(
     let mut doys = Vec::with_capacity(n_t);
     for t in f.targets.clone() {
         let doy = w.doys[t];
-        let anchors: Vec<Date> = w
-            .years
-            .clone()
-            .filter_map(|y| w.calendar.anchor(y, doy))
-            .collect();
-        let first = anchors
-            .first()
-            .copied()
-            .unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
+        let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor(y, doy)).collect();
+        let first = anchors.first().copied().unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
         let last = anchors.last().copied().unwrap_or(first);
         times.push(days_since(base, first));
         bounds.push(days_since(base, first.add_days(-h)));
@@ -367,38 +277,24 @@ fn create_file(
         doys.push(i32::from(doy));
     }
     {
-        let mut v = file
-            .add_variable::<f64>("time", &["time"])
-            .map_err(fail("time"))?;
-        v.put_attribute("standard_name", "time")
-            .map_err(fail("time"))?;
-        v.put_attribute("units", format!("days since {y0:04}-01-01 00:00:00"))
-            .map_err(fail("time"))?;
-        v.put_attribute("calendar", "proleptic_gregorian")
-            .map_err(fail("time"))?;
-        v.put_attribute("climatology", "climatology_bounds")
-            .map_err(fail("time"))?;
+        let mut v = file.add_variable::<f64>("time", &["time"]).map_err(fail("time"))?;
+        v.put_attribute("standard_name", "time").map_err(fail("time"))?;
+        v.put_attribute("units", format!("days since {y0:04}-01-01 00:00:00")).map_err(fail("time"))?;
+        v.put_attribute("calendar", "proleptic_gregorian").map_err(fail("time"))?;
+        v.put_attribute("climatology", "climatology_bounds").map_err(fail("time"))?;
         v.put_attribute("axis", "T").map_err(fail("time"))?;
         v.put_values(&times, ..).map_err(fail("time"))?;
     }
     {
-        let mut v = file
-            .add_variable::<f64>("climatology_bounds", &["time", "nv"])
-            .map_err(fail("climatology_bounds"))?;
-        v.put_attribute("units", format!("days since {y0:04}-01-01 00:00:00"))
-            .map_err(fail("climatology_bounds"))?;
-        v.put_values(&bounds, ..)
-            .map_err(fail("climatology_bounds"))?;
+        let mut v =
+            file.add_variable::<f64>("climatology_bounds", &["time", "nv"]).map_err(fail("climatology_bounds"))?;
+        v.put_attribute("units", format!("days since {y0:04}-01-01 00:00:00")).map_err(fail("climatology_bounds"))?;
+        v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
     {
-        let mut v = file
-            .add_variable::<i32>("doy", &["time"])
+        let mut v = file.add_variable::<i32>("doy", &["time"]).map_err(fail("doy"))?;
+        v.put_attribute("long_name", format!("target day of year ({} convention)", w.calendar.name()))
             .map_err(fail("doy"))?;
-        v.put_attribute(
-            "long_name",
-            format!("target day of year ({} convention)", w.calendar.name()),
-        )
-        .map_err(fail("doy"))?;
         v.put_values(&doys, ..).map_err(fail("doy"))?;
     }
     for (dim, coord, std_name, units, axis) in [
@@ -407,28 +303,21 @@ fn create_file(
     ] {
         let mut v = file.add_variable::<f64>(dim, &[dim]).map_err(fail(dim))?;
         if coord.from_file {
-            v.put_attribute("standard_name", std_name)
-                .map_err(fail(dim))?;
+            v.put_attribute("standard_name", std_name).map_err(fail(dim))?;
             v.put_attribute("units", units).map_err(fail(dim))?;
             v.put_attribute("axis", axis).map_err(fail(dim))?;
         } else {
-            v.put_attribute(
-                "long_name",
-                format!("{std_name} index (the input had no coordinate variable)"),
-            )
-            .map_err(fail(dim))?;
+            v.put_attribute("long_name", format!("{std_name} index (the input had no coordinate variable)"))
+                .map_err(fail(dim))?;
         }
         v.put_values(&coord.values, ..).map_err(fail(dim))?;
     }
 
     // the statistic
-    let mut v = file
-        .add_variable::<f64>(var_name, &["time", "lat", "lon"])
-        .map_err(fail(var_name))?;
+    let mut v = file.add_variable::<f64>(var_name, &["time", "lat", "lon"]).map_err(fail(var_name))?;
     if let Some(level) = spec.deflate {
         v.set_chunking(&[1, nlat, nlon]).map_err(fail(var_name))?;
-        v.set_compression(i32::from(level), true)
-            .map_err(fail(var_name))?;
+        v.set_compression(i32::from(level), true).map_err(fail(var_name))?;
     }
     v.set_fill_value(spec.fill_value).map_err(fail(var_name))?;
     let what = if f.stat == 0 {
@@ -441,33 +330,24 @@ fn create_file(
         "long_name",
         format!(
             "climatological {what} of {} ({window_days}-day window, {y0}-{y1})",
-            meta.var_meta
-                .long_name
-                .as_deref()
-                .unwrap_or(&meta.input_var)
+            meta.var_meta.long_name.as_deref().unwrap_or(&meta.input_var)
         ),
     )
     .map_err(fail(var_name))?;
     if let Some(units) = &meta.var_meta.units {
-        v.put_attribute("units", units.as_str())
-            .map_err(fail(var_name))?;
+        v.put_attribute("units", units.as_str()).map_err(fail(var_name))?;
     }
     if f.stat == 0 {
         if let Some(sn) = &meta.var_meta.standard_name {
-            v.put_attribute("standard_name", sn.as_str())
-                .map_err(fail(var_name))?;
+            v.put_attribute("standard_name", sn.as_str()).map_err(fail(var_name))?;
         }
-        v.put_attribute("cell_methods", "time: mean over years")
-            .map_err(fail(var_name))?;
+        v.put_attribute("cell_methods", "time: mean over years").map_err(fail(var_name))?;
     } else {
         let p = &stats.percentiles[f.stat - 1];
-        v.put_attribute("percentile", p.fraction() * 100.0)
-            .map_err(fail(var_name))?;
-        v.put_attribute("percentile_method", stats.method.description())
-            .map_err(fail(var_name))?;
+        v.put_attribute("percentile", p.fraction() * 100.0).map_err(fail(var_name))?;
+        v.put_attribute("percentile_method", stats.method.description()).map_err(fail(var_name))?;
     }
-    v.put_attribute("window_length_days", i32::from(window_days))
-        .map_err(fail(var_name))?;
+    v.put_attribute("window_length_days", i32::from(window_days)).map_err(fail(var_name))?;
     file.close().map_err(fail(""))?;
     Ok(())
 }
@@ -487,19 +367,8 @@ mod tests {
         };
         let names = vec!["mean".to_string(), "p90".to_string()];
         let files = plan_files(&spec, &names, &[152, 153]);
-        let paths: Vec<String> = files
-            .iter()
-            .map(|(p, _, _)| p.display().to_string())
-            .collect();
-        assert_eq!(
-            paths,
-            [
-                "out/mean_doy152.nc",
-                "out/mean_doy153.nc",
-                "out/p90_doy152.nc",
-                "out/p90_doy153.nc"
-            ]
-        );
+        let paths: Vec<String> = files.iter().map(|(p, _, _)| p.display().to_string()).collect();
+        assert_eq!(paths, ["out/mean_doy152.nc", "out/mean_doy153.nc", "out/p90_doy152.nc", "out/p90_doy153.nc"]);
         spec.layout = OutputLayout::Stacked;
         let files = plan_files(&spec, &names, &[152, 153]);
         assert_eq!(files[1], (PathBuf::from("out/p90.nc"), 1, 0..2));

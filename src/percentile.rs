@@ -54,14 +54,8 @@ impl FromStr for Percentile {
         if int_part.is_empty() && frac_part.is_empty() {
             return Err(bad());
         }
-        if !int_part.chars().all(|c| c.is_ascii_digit())
-            || !frac_part.chars().all(|c| c.is_ascii_digit())
-        {
-            return Err(if text.starts_with('-') {
-                PercentileError::OutOfRange(text.into())
-            } else {
-                bad()
-            });
+        if !int_part.chars().all(|c| c.is_ascii_digit()) || !frac_part.chars().all(|c| c.is_ascii_digit()) {
+            return Err(if text.starts_with('-') { PercentileError::OutOfRange(text.into()) } else { bad() });
         }
         let frac_part = frac_part.trim_end_matches('0');
         if frac_part.len() > 6 {
@@ -71,32 +65,16 @@ impl FromStr for Percentile {
             return Err(PercentileError::OutOfRange(text.into()));
         }
         let scale = 10u64.pow(frac_part.len() as u32);
-        let int_value: u64 = if int_part.is_empty() {
-            0
-        } else {
-            int_part.parse().map_err(|_| bad())?
-        };
-        let frac_value: u64 = if frac_part.is_empty() {
-            0
-        } else {
-            frac_part.parse().map_err(|_| bad())?
-        };
+        let int_value: u64 = if int_part.is_empty() { 0 } else { int_part.parse().map_err(|_| bad())? };
+        let frac_value: u64 = if frac_part.is_empty() { 0 } else { frac_part.parse().map_err(|_| bad())? };
         let num = int_value * scale + frac_value;
         let den = 100 * scale;
         if num > den {
             return Err(PercentileError::OutOfRange(text.into()));
         }
         let g = gcd(num, den).max(1);
-        let canonical = if frac_part.is_empty() {
-            int_value.to_string()
-        } else {
-            format!("{int_value}.{frac_part}")
-        };
-        Ok(Percentile {
-            num: num / g,
-            den: den / g,
-            text: canonical,
-        })
+        let canonical = if frac_part.is_empty() { int_value.to_string() } else { format!("{int_value}.{frac_part}") };
+        Ok(Percentile { num: num / g, den: den / g, text: canonical })
     }
 }
 
@@ -194,12 +172,7 @@ impl Method {
         }
         let n_i = n as i128;
         let (a, b) = (i128::from(p.num), i128::from(p.den));
-        let clamp = |rank: i128| -> Position {
-            Position {
-                lo: rank.clamp(1, n_i) as usize,
-                frac: 0.0,
-            }
-        };
+        let clamp = |rank: i128| -> Position { Position { lo: rank.clamp(1, n_i) as usize, frac: 0.0 } };
         let pos = match self.0 {
             1 | 2 => {
                 // n p = j + g
@@ -210,10 +183,7 @@ impl Method {
                 } else if self.0 == 1 || j == 0 || j >= n_i {
                     clamp(j)
                 } else {
-                    Position {
-                        lo: j as usize,
-                        frac: 0.5,
-                    }
+                    Position { lo: j as usize, frac: 0.5 }
                 }
             }
             3 => {
@@ -246,10 +216,7 @@ impl Method {
                 } else if k >= n_i || rem == 0 {
                     clamp(k)
                 } else {
-                    Position {
-                        lo: k as usize,
-                        frac: rem as f64 / den as f64,
-                    }
+                    Position { lo: k as usize, frac: rem as f64 / den as f64 }
                 }
             }
         };
@@ -289,11 +256,7 @@ impl Position {
     /// The value from an ascending sorted slice of all `n` samples.
     pub fn pick(self, sorted: &[f64]) -> f64 {
         let lo = sorted[self.lo - 1];
-        let hi = if self.frac == 0.0 {
-            lo
-        } else {
-            sorted[self.lo]
-        };
+        let hi = if self.frac == 0.0 { lo } else { sorted[self.lo] };
         self.value(lo, hi)
     }
 }
@@ -320,11 +283,7 @@ mod tests {
     fn q(method: u8, p: &str, data: &[f64]) -> f64 {
         let mut sorted = data.to_vec();
         sorted.sort_by(f64::total_cmp);
-        Method::new(method)
-            .unwrap()
-            .position(&pct(p), sorted.len())
-            .unwrap()
-            .pick(&sorted)
+        Method::new(method).unwrap().position(&pct(p), sorted.len()).unwrap().pick(&sorted)
     }
 
     const PRIMES: [f64; 10] = [2.0, 3.0, 5.0, 7.0, 11.0, 13.0, 17.0, 19.0, 23.0, 29.0];
@@ -352,20 +311,10 @@ mod tests {
         let p35 = [7.0, 7.0, 7.0, 6.0, 7.0, 6.7, 7.6, 6.9, 6.925];
         // p = 30: n p = 3 exactly: type 1 -> x3 = 5, type 2 -> (5+7)/2 = 6
         let p30 = [5.0, 6.0, 5.0, 5.0, 6.0, 5.6, 6.4, 5.0 + 13.0 / 15.0, 5.9];
-        for (p, expected) in [
-            ("25", p25),
-            ("90", p90),
-            ("5", p5),
-            ("35", p35),
-            ("30", p30),
-        ] {
+        for (p, expected) in [("25", p25), ("90", p90), ("5", p5), ("35", p35), ("30", p30)] {
             for (i, want) in expected.iter().enumerate() {
                 let got = q(i as u8 + 1, p, &PRIMES);
-                assert!(
-                    (got - want).abs() < 1e-12,
-                    "type {} p{p}: got {got}, want {want}",
-                    i + 1
-                );
+                assert!((got - want).abs() < 1e-12, "type {} p{p}: got {got}, want {want}", i + 1);
             }
         }
         for t in 1..=9 {
@@ -403,16 +352,10 @@ mod tests {
         assert!((q(5, "42", &a) - -0.1026).abs() < 5e-5);
         // MATLAB Answers: data = 1:5; prctile(data,20:20:100) = 1.5 2.5 3.5 4.5 5
         let data = [1.0, 2.0, 3.0, 4.0, 5.0];
-        let got: Vec<f64> = ["20", "40", "60", "80", "100"]
-            .iter()
-            .map(|p| q(5, p, &data))
-            .collect();
+        let got: Vec<f64> = ["20", "40", "60", "80", "100"].iter().map(|p| q(5, p, &data)).collect();
         assert_eq!(got, [1.5, 2.5, 3.5, 4.5, 5.0]);
         // prctile(data,[0 10:20:90 100]) = 1 1 2 3 4 5 5
-        let got: Vec<f64> = ["0", "10", "30", "50", "70", "90", "100"]
-            .iter()
-            .map(|p| q(5, p, &data))
-            .collect();
+        let got: Vec<f64> = ["0", "10", "30", "50", "70", "90", "100"].iter().map(|p| q(5, p, &data)).collect();
         assert_eq!(got, [1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 5.0]);
         // x = (1:5)'*(1:5); prctile(x,[25 50 75]) first column = 1.75 3 4.25
         let got: Vec<f64> = ["25", "50", "75"].iter().map(|p| q(5, p, &data)).collect();
@@ -434,27 +377,15 @@ mod tests {
     #[test]
     fn reference_job_positions() {
         let p = pct("90");
-        assert_eq!(
-            Method::HAZEN.position(&p, 330),
-            Some(Position { lo: 297, frac: 0.5 })
-        );
+        assert_eq!(Method::HAZEN.position(&p, 330), Some(Position { lo: 297, frac: 0.5 }));
         let t7 = Method::LINEAR.position(&p, 330).unwrap();
         assert_eq!(t7.lo, 297);
         assert_eq!(t7.frac, 0.1); // 1/10 correctly rounded: no 0.0999999999999659
         assert_eq!(Method::HAZEN.position(&p, 0), None);
-        assert_eq!(
-            Method::HAZEN.position(&p, 1),
-            Some(Position { lo: 1, frac: 0.0 })
-        );
+        assert_eq!(Method::HAZEN.position(&p, 1), Some(Position { lo: 1, frac: 0.0 }));
         // n = 2: r = 2.3 -> clamps to x2; n = 3: r = 3.2 -> x3
-        assert_eq!(
-            Method::HAZEN.position(&p, 2),
-            Some(Position { lo: 2, frac: 0.0 })
-        );
-        assert_eq!(
-            Method::HAZEN.position(&p, 3),
-            Some(Position { lo: 3, frac: 0.0 })
-        );
+        assert_eq!(Method::HAZEN.position(&p, 2), Some(Position { lo: 2, frac: 0.0 }));
+        assert_eq!(Method::HAZEN.position(&p, 3), Some(Position { lo: 3, frac: 0.0 }));
         // n = 11: r = 10.4
         let p11 = Method::HAZEN.position(&p, 11).unwrap();
         assert_eq!(p11.lo, 10);
@@ -464,10 +395,7 @@ mod tests {
     #[test]
     fn interpolation_is_exact_at_the_ends_and_on_ties() {
         assert_eq!(lerp(1.0, 2.0, 0.5), 1.5);
-        assert_eq!(
-            lerp(0.1, 0.7, 0.999_999),
-            0.7 - (0.7 - 0.1) * (1.0 - 0.999_999)
-        );
+        assert_eq!(lerp(0.1, 0.7, 0.999_999), 0.7 - (0.7 - 0.1) * (1.0 - 0.999_999));
         assert_eq!(lerp(3.3, 3.3, 0.37), 3.3);
         assert_eq!(Position { lo: 2, frac: 0.0 }.pick(&[1.0, 2.0]), 2.0);
     }
@@ -478,22 +406,10 @@ mod tests {
         assert_eq!(pct("97.50").stat_name(), "p97_5");
         assert_eq!(pct("0.1").text(), "0.1");
         assert_eq!(pct("90").fraction(), 0.9);
-        assert!(matches!(
-            "101".parse::<Percentile>(),
-            Err(PercentileError::OutOfRange(_))
-        ));
-        assert!(matches!(
-            "-1".parse::<Percentile>(),
-            Err(PercentileError::OutOfRange(_))
-        ));
-        assert!(matches!(
-            "abc".parse::<Percentile>(),
-            Err(PercentileError::NotANumber(_))
-        ));
-        assert!(matches!(
-            "1.1234567".parse::<Percentile>(),
-            Err(PercentileError::TooPrecise(_))
-        ));
+        assert!(matches!("101".parse::<Percentile>(), Err(PercentileError::OutOfRange(_))));
+        assert!(matches!("-1".parse::<Percentile>(), Err(PercentileError::OutOfRange(_))));
+        assert!(matches!("abc".parse::<Percentile>(), Err(PercentileError::NotANumber(_))));
+        assert!(matches!("1.1234567".parse::<Percentile>(), Err(PercentileError::TooPrecise(_))));
         assert!("".parse::<Percentile>().is_err());
         assert_eq!("hazen".parse::<Method>(), Ok(Method::HAZEN));
         assert_eq!("7".parse::<Method>(), Ok(Method::LINEAR));

@@ -121,20 +121,9 @@ mod tests {
     use clap::Parser;
 
     fn plan(extra: &[&str]) -> Result<JobPlan, PlanError> {
-        let mut argv = vec![
-            "sstclim",
-            "run",
-            "--input",
-            "x_{year}_{doy}.nc",
-            "--output",
-            "o",
-            "--years",
-            "1991-2020",
-        ];
+        let mut argv = vec!["sstclim", "run", "--input", "x_{year}_{doy}.nc", "--output", "o", "--years", "1991-2020"];
         argv.extend_from_slice(extra);
-        let Command::Run(args) = Cli::try_parse_from(argv).unwrap().command else {
-            unreachable!()
-        };
+        let Command::Run(args) = Cli::try_parse_from(argv).unwrap().command else { unreachable!() };
         JobPlan::from_args(&args, String::new())
     }
 
@@ -149,26 +138,11 @@ mod tests {
 
     #[test]
     fn rejects_inconsistent_flags() {
-        assert_eq!(
-            plan(&["--half-window", "200"]).unwrap_err(),
-            PlanError::HalfWindow(200)
-        );
-        assert_eq!(
-            plan(&["--percentile", "90,90"]).unwrap_err(),
-            PlanError::DuplicatePercentile("90".into())
-        );
-        assert_eq!(
-            plan(&["--min-samples", "0"]).unwrap_err(),
-            PlanError::MinSamples
-        );
-        assert_eq!(
-            plan(&["--deflate", "12"]).unwrap_err(),
-            PlanError::Deflate(12)
-        );
+        assert_eq!(plan(&["--half-window", "200"]).unwrap_err(), PlanError::HalfWindow(200));
+        assert_eq!(plan(&["--percentile", "90,90"]).unwrap_err(), PlanError::DuplicatePercentile("90".into()));
+        assert_eq!(plan(&["--min-samples", "0"]).unwrap_err(), PlanError::MinSamples);
+        assert_eq!(plan(&["--deflate", "12"]).unwrap_err(), PlanError::Deflate(12));
         assert_eq!(plan(&["--threads", "0"]).unwrap_err(), PlanError::Threads);
-        assert_eq!(
-            plan(&["--max-mem", "512K"]).unwrap_err(),
-            PlanError::MaxMem(512 << 10)
-        );
+        assert_eq!(plan(&["--max-mem", "512K"]).unwrap_err(), PlanError::MaxMem(512 << 10));
     }
 }

@@ -65,21 +65,17 @@ impl<T: Sample> Pool<T> {
     pub fn new(n_slots: usize, n_cells: usize) -> std::io::Result<Self> {
         let bytes = (n_slots * n_cells * std::mem::size_of::<T>()).max(1);
         let map = MmapMut::map_anon(bytes)?;
-        Ok(Pool {
-            map,
-            n_slots,
-            n_cells,
-            _type: PhantomData,
-        })
+        // Engines read a few cells from every slot row (thousands of rows, megabytes apart):
+        // with 4 KiB pages nearly every access misses the TLB. Huge pages, where the kernel
+        // grants them, also cut page-fault work while decoding. Purely a hint.
+        #[cfg(target_os = "linux")]
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(Pool { map, n_slots, n_cells, _type: PhantomData })
     }
 
     /// A pool filled from `values` laid out `[slot][cell]` (tests and tools).
     pub fn from_values(n_slots: usize, n_cells: usize, values: &[f64]) -> std::io::Result<Self> {
-        assert_eq!(
-            values.len(),
-            n_slots * n_cells,
-            "pool values must be n_slots x n_cells"
-        );
+        assert_eq!(values.len(), n_slots * n_cells, "pool values must be n_slots x n_cells");
         let mut pool = Pool::new(n_slots, n_cells)?;
         for (dst, src) in pool.as_mut_slice().iter_mut().zip(values) {
             *dst = T::from_f64(*src);
@@ -103,19 +99,12 @@ impl<T: Sample> Pool<T> {
     pub fn as_slice(&self) -> &[T] {
         // SAFETY: the mapping is page aligned (so aligned for T), at least
         // n_slots * n_cells * size_of::<T>() bytes long, and every bit pattern is a valid f32/f64.
-        unsafe {
-            std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.n_slots * self.n_cells)
-        }
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.n_slots * self.n_cells) }
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as in `as_slice`; `&mut self` guarantees exclusive access.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.map.as_mut_ptr().cast::<T>(),
-                self.n_slots * self.n_cells,
-            )
-        }
+        unsafe { std::slice::from_raw_parts_mut(self.map.as_mut_ptr().cast::<T>(), self.n_slots * self.n_cells) }
     }
 
     /// The values of one slot (one input date) for all cells of the tile.

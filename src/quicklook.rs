@@ -26,30 +26,9 @@ fn glyph(c: char) -> [u8; 5] {
 fn turbo(t: f64) -> [u8; 3] {
     let t = t.clamp(0.0, 1.0);
     let poly = |c: [f64; 6]| c[0] + t * (c[1] + t * (c[2] + t * (c[3] + t * (c[4] + t * c[5]))));
-    let r = poly([
-        0.135_721_38,
-        4.615_392_6,
-        -42.660_322,
-        132.131_08,
-        -152.942_4,
-        59.286_38,
-    ]);
-    let g = poly([
-        0.091_402_61,
-        2.194_188_4,
-        4.842_966_6,
-        -14.185_033,
-        4.277_298_6,
-        2.829_566,
-    ]);
-    let b = poly([
-        0.106_673_3,
-        12.641_946,
-        -60.582_05,
-        110.362_77,
-        -89.903_11,
-        27.348_25,
-    ]);
+    let r = poly([0.135_721_38, 4.615_392_6, -42.660_322, 132.131_08, -152.942_4, 59.286_38]);
+    let g = poly([0.091_402_61, 2.194_188_4, 4.842_966_6, -14.185_033, 4.277_298_6, 2.829_566]);
+    let b = poly([0.106_673_3, 12.641_946, -60.582_05, 110.362_77, -89.903_11, 27.348_25]);
     let q = |x: f64| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
     [q(r), q(g), q(b)]
 }
@@ -63,11 +42,7 @@ struct Canvas {
 
 impl Canvas {
     fn new(width: usize, height: usize) -> Canvas {
-        Canvas {
-            width,
-            height,
-            rgb: vec![255; width * height * 3],
-        }
+        Canvas { width, height, rgb: vec![255; width * height * 3] }
     }
 
     fn set(&mut self, x: usize, y: usize, c: [u8; 3]) {
@@ -85,11 +60,7 @@ impl Canvas {
                     if bits >> (2 - col) & 1 == 1 {
                         for dy in 0..scale {
                             for dx in 0..scale {
-                                self.set(
-                                    x + (k * 4 + col) * scale + dx,
-                                    y + row * scale + dy,
-                                    [0, 0, 0],
-                                );
+                                self.set(x + (k * 4 + col) * scale + dx, y + row * scale + dy, [0, 0, 0]);
                             }
                         }
                     }
@@ -111,9 +82,7 @@ pub fn write_map(
     let (lo, hi) = values
         .iter()
         .filter(|v| !v.is_nan())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
     let (lo, hi) = if lo <= hi { (lo, hi) } else { (0.0, 1.0) };
     let scale = (720 / nlon.max(1)).max(1);
     let (map_w, map_h) = (nlon * scale, nlat * scale);
@@ -124,11 +93,7 @@ pub fn write_map(
         let j = if lat_ascending { nlat - 1 - row } else { row };
         for x in 0..map_w {
             let v = values[j * nlon + x / scale];
-            let colour = if v.is_nan() {
-                [170, 170, 170]
-            } else {
-                turbo((v - lo) / (hi - lo).max(1e-12))
-            };
+            let colour = if v.is_nan() { [170, 170, 170] } else { turbo((v - lo) / (hi - lo).max(1e-12)) };
             c.set(x, y, colour);
         }
     }
@@ -140,18 +105,9 @@ pub fn write_map(
     }
     let (lo_s, hi_s) = (format!("{lo:.2}"), format!("{hi:.2}"));
     c.text(0, bar_y + 16, &lo_s, font);
-    c.text(
-        map_w.saturating_sub(hi_s.len() * 4 * font),
-        bar_y + 16,
-        &hi_s,
-        font,
-    );
+    c.text(map_w.saturating_sub(hi_s.len() * 4 * font), bar_y + 16, &hi_s, font);
     let file = std::fs::File::create(path)?;
-    let mut enc = png::Encoder::new(
-        std::io::BufWriter::new(file),
-        c.width as u32,
-        c.height as u32,
-    );
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), c.width as u32, c.height as u32);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
     let mut w = enc.write_header().map_err(std::io::Error::other)?;
@@ -167,13 +123,10 @@ mod tests {
     fn map_png_round_trips_size() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.png");
-        let values: Vec<f64> = (0..6 * 10)
-            .map(|i| if i == 3 { f64::NAN } else { i as f64 })
-            .collect();
+        let values: Vec<f64> = (0..6 * 10).map(|i| if i == 3 { f64::NAN } else { i as f64 }).collect();
         let (lo, hi) = write_map(&path, &values, 6, 10, true).unwrap();
         assert_eq!((lo, hi), (0.0, 59.0));
-        let decoder =
-            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
         let reader = decoder.read_info().unwrap();
         assert_eq!(reader.info().width, 720);
         assert_eq!(reader.info().height, 6 * 72 + 40);

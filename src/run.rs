@@ -14,9 +14,7 @@ use tracing::info;
 use crate::discover::{discover, Inputs};
 use crate::engine::{Engine, ReferenceEngine, TileResult};
 use crate::error::Error;
-use crate::input::{
-    self, decode_region, read_region, Grid, InputError, RawData, Region, VarLayout,
-};
+use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, VarLayout};
 use crate::output::{self, utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
 use crate::pool::{Pool, PoolType, Sample};
@@ -53,19 +51,8 @@ impl Job {
         let layout = VarLayout::inspect(&file, &first, plan.var.as_deref(), false)?;
         let grid = Grid::read(&file, &first, &layout)?;
         let window = WindowPlan::build(&plan.window, |d| inputs.files.contains_key(&d));
-        let files = window
-            .slots
-            .iter()
-            .map(|d| inputs.files[d].clone())
-            .collect();
-        Ok(Job {
-            inputs,
-            first,
-            layout,
-            grid,
-            window,
-            files,
-        })
+        let files = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
+        Ok(Job { inputs, first, layout, grid, window, files })
     }
 }
 
@@ -82,11 +69,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.layout.storage.name(),
         job.layout.name,
         job.layout.shape_text(),
-        if job.layout.lat_is_slow() {
-            "lat-lon order"
-        } else {
-            "lon-lat order"
-        },
+        if job.layout.lat_is_slow() { "lat-lon order" } else { "lon-lat order" },
         job.window.targets.len(),
         job.window.slots.len()
     );
@@ -100,19 +83,12 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
 /// at `per_cell` bytes per cell.
 fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Region>, Error> {
     let (nlat, nlon) = (layout.nlat(), layout.nlon());
-    let (along, across, unit) = if layout.lat_is_slow() {
-        (nlat, nlon, "latitude row")
-    } else {
-        (nlon, nlat, "longitude column")
-    };
+    let (along, across, unit) =
+        if layout.lat_is_slow() { (nlat, nlon, "latitude row") } else { (nlon, nlat, "longitude column") };
     let per_line = per_cell * across as u64;
     let lines = (budget / per_line.max(1)) as usize;
     if lines == 0 {
-        return Err(Error::Memory {
-            budget,
-            need: per_line,
-            unit,
-        });
+        return Err(Error::Memory { budget, need: per_line, unit });
     }
     let n_tiles = along.div_ceil(lines);
     let lines = along.div_ceil(n_tiles); // balanced bands
@@ -121,15 +97,9 @@ fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Regi
         .map(|start| {
             let band = start..(start + lines).min(along);
             if layout.lat_is_slow() {
-                Region {
-                    rows: band,
-                    cols: 0..nlon,
-                }
+                Region { rows: band, cols: 0..nlon }
             } else {
-                Region {
-                    rows: 0..nlat,
-                    cols: band,
-                }
+                Region { rows: 0..nlat, cols: band }
             }
         })
         .collect())
@@ -147,11 +117,7 @@ fn run_tiles<T: Sample>(
         .num_threads(plan.threads)
         .build()
         .map_err(|e| Error::Failed(format!("cannot start {} worker threads: {e}", plan.threads)))?;
-    let (n_slots, n_targets, n_stats) = (
-        job.window.slots.len(),
-        job.window.targets.len(),
-        plan.stats.n_stats(),
-    );
+    let (n_slots, n_targets, n_stats) = (job.window.slots.len(), job.window.targets.len(), plan.stats.n_stats());
     let copies = 1 + u64::from(plan.verify);
     let in_flight = 3 * plan.threads as u64 + 2;
     let per_cell = (n_slots * std::mem::size_of::<T>()) as u64
@@ -175,47 +141,31 @@ fn run_tiles<T: Sample>(
         var_meta: job.layout.meta.clone(),
         input_template: job.inputs.template.to_string(),
         missing_files: job.inputs.missing.len(),
-        history: format!(
-            "{}: {} (sstclim {})",
-            utc_timestamp(),
-            plan.command_line,
-            env!("CARGO_PKG_VERSION")
-        ),
+        history: format!("{}: {} (sstclim {})", utc_timestamp(), plan.command_line, env!("CARGO_PKG_VERSION")),
     };
     let mut outputs = timer.time(Stage::Write, || OutputSet::create(&plan.output, &meta))?;
     let mut bytes_read = 0;
     for (i, region) in regions.iter().enumerate() {
-        let mut pool = Pool::<T>::new(n_slots, region.n_cells()).map_err(|cause| Error::Alloc {
-            bytes: n_slots * region.n_cells() * std::mem::size_of::<T>(),
-            cause,
-        })?;
+        let mut pool = Pool::<T>::new(n_slots, region.n_cells())
+            .map_err(|cause| Error::Alloc { bytes: n_slots * region.n_cells() * std::mem::size_of::<T>(), cause })?;
         let bar = ui.bar(n_slots as u64, &format!("read {}/{}", i + 1, regions.len()));
-        bytes_read += timer.time(Stage::Read, || {
-            read_tile(job, region, i == 0, plan.threads, &mut pool, &bar)
-        })?;
+        bytes_read += timer.time(Stage::Read, || read_tile(job, region, i == 0, plan.threads, &mut pool, &bar))?;
         bar.finish_and_clear();
 
         let mut result = TileResult::new(n_stats, n_targets, region.n_cells());
-        let spinner = ui.bar(1, &format!("compute {}/{}", i + 1, regions.len()));
+        let spinner = ui.spinner(&format!("computing tile {}/{}", i + 1, regions.len()));
         timer.time(Stage::Compute, || {
-            threads
-                .install(|| engine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut result))
+            threads.install(|| engine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut result))
         })?;
         spinner.finish_and_clear();
         if plan.verify {
             let mut want = TileResult::new(n_stats, n_targets, region.n_cells());
             timer.time(Stage::Verify, || {
-                threads.install(|| {
-                    ReferenceEngine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut want)
-                })
+                threads.install(|| ReferenceEngine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut want))
             })?;
             let differences = result.count_differences(&want);
             if differences > 0 {
-                return Err(Error::Verify {
-                    tile: i,
-                    differences,
-                    engine: engine.name(),
-                });
+                return Err(Error::Verify { tile: i, differences, engine: engine.name() });
             }
         }
         drop(pool);
@@ -242,15 +192,9 @@ fn run_tiles<T: Sample>(
         peak_rss_bytes: peak_rss_bytes(),
     };
     if let Some(path) = &plan.timing_json {
-        report.write_json(path).map_err(|cause| Error::Io {
-            path: path.clone(),
-            cause,
-        })?;
+        report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
     }
-    Ok(RunOutcome {
-        report,
-        outputs: paths,
-    })
+    Ok(RunOutcome { report, outputs: paths })
 }
 
 /// Read `region` of every input file into `pool` (one file per slot). libnetcdf is not
@@ -293,8 +237,7 @@ fn read_tile<T: Sample>(
                 .into());
             }
             if check_grid {
-                job.grid
-                    .check_same(&Grid::read(&file, path, &layout)?, path, &job.first)?;
+                job.grid.check_same(&Grid::read(&file, path, &layout)?, path, &job.first)?;
             }
             let raw = read_region(&file, path, &layout, region)?;
             drop(file);
@@ -325,14 +268,7 @@ mod tests {
             lat_axis: usize::from(!lat_first),
             lon_axis: usize::from(lat_first),
             dims,
-            packing: Packing {
-                scale: 1.0,
-                offset: 0.0,
-                fill: None,
-                missing: vec![],
-                valid_min: None,
-                valid_max: None,
-            },
+            packing: Packing { scale: 1.0, offset: 0.0, fill: None, missing: vec![], valid_min: None, valid_max: None },
             meta: VarMeta::default(),
         }
     }
@@ -341,27 +277,12 @@ mod tests {
     fn tiles_are_balanced_bands_along_the_slow_dimension() {
         // 10 rows of 100 cells at 10 bytes: 1000 bytes a row
         let t = plan_tiles(&layout(true, 10, 100), 10, 4000).unwrap();
-        assert_eq!(
-            t.iter().map(|r| r.rows.clone()).collect::<Vec<_>>(),
-            [0..4, 4..8, 8..10]
-        );
+        assert_eq!(t.iter().map(|r| r.rows.clone()).collect::<Vec<_>>(), [0..4, 4..8, 8..10]);
         assert!(t.iter().all(|r| r.cols == (0..100)));
         let t = plan_tiles(&layout(false, 10, 100), 10, 10 * 10 * 50).unwrap();
-        assert_eq!(
-            t.iter().map(|r| r.cols.clone()).collect::<Vec<_>>(),
-            [0..50, 50..100]
-        );
+        assert_eq!(t.iter().map(|r| r.cols.clone()).collect::<Vec<_>>(), [0..50, 50..100]);
         let t = plan_tiles(&layout(true, 10, 100), 10, 1 << 30).unwrap();
-        assert_eq!(
-            t,
-            [Region {
-                rows: 0..10,
-                cols: 0..100
-            }]
-        );
-        assert!(matches!(
-            plan_tiles(&layout(true, 10, 100), 10, 999),
-            Err(Error::Memory { .. })
-        ));
+        assert_eq!(t, [Region { rows: 0..10, cols: 0..100 }]);
+        assert!(matches!(plan_tiles(&layout(true, 10, 100), 10, 999), Err(Error::Memory { .. })));
     }
 }

@@ -32,9 +32,7 @@ pub enum TemplateError {
     Unknown(String, String),
     #[error("input template '{0}' has an unclosed '{{'")]
     Unclosed(String),
-    #[error(
-        "input template '{0}' needs {{year}} and either {{doy}} or both {{month}} and {{day}}"
-    )]
+    #[error("input template '{0}' needs {{year}} and either {{doy}} or both {{month}} and {{day}}")]
     Incomplete(String),
 }
 
@@ -48,10 +46,7 @@ impl FromStr for Template {
             if open > 0 {
                 pieces.push(Piece::Text(rest[..open].to_string()));
             }
-            let close = rest[open..]
-                .find('}')
-                .ok_or_else(|| TemplateError::Unclosed(s.into()))?
-                + open;
+            let close = rest[open..].find('}').ok_or_else(|| TemplateError::Unclosed(s.into()))? + open;
             let name = &rest[open + 1..close];
             pieces.push(match name {
                 "year" => Piece::Year,
@@ -73,8 +68,7 @@ impl Template {
     /// A template from parts; `None` unless it can name every date uniquely.
     pub fn from_pieces(pieces: Vec<Piece>) -> Option<Template> {
         let has = |p: Piece| pieces.contains(&p);
-        (has(Piece::Year) && (has(Piece::Doy) || (has(Piece::Month) && has(Piece::Day))))
-            .then_some(Template { pieces })
+        (has(Piece::Year) && (has(Piece::Doy) || (has(Piece::Month) && has(Piece::Day)))).then_some(Template { pieces })
     }
 
     /// This template with `prefix` (a directory) put in front, taken literally.
@@ -128,37 +122,19 @@ mod tests {
         let d = Date::new(1991, 5, 27).unwrap();
         let t: Template = "/data/{year}/sst_{year}_{doy}.nc".parse().unwrap();
         assert_eq!(t.expand(d), PathBuf::from("/data/1991/sst_1991_147.nc"));
-        let t: Template =
-            "{year}{month}{day}120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc"
-                .parse()
-                .unwrap();
+        let t: Template = "{year}{month}{day}120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc".parse().unwrap();
         assert_eq!(
             t.expand(Date::new(2020, 1, 2).unwrap()),
             PathBuf::from("20200102120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc")
         );
-        assert_eq!(
-            t.to_string(),
-            "{year}{month}{day}120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc"
-        );
+        assert_eq!(t.to_string(), "{year}{month}{day}120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc");
     }
 
     #[test]
     fn rejects_bad_templates() {
-        assert!(matches!(
-            "sst_{yr}.nc".parse::<Template>(),
-            Err(TemplateError::Unknown(..))
-        ));
-        assert!(matches!(
-            "sst_{year.nc".parse::<Template>(),
-            Err(TemplateError::Unclosed(_))
-        ));
-        assert!(matches!(
-            "sst_{year}_{month}.nc".parse::<Template>(),
-            Err(TemplateError::Incomplete(_))
-        ));
-        assert!(matches!(
-            "sst.nc".parse::<Template>(),
-            Err(TemplateError::Incomplete(_))
-        ));
+        assert!(matches!("sst_{yr}.nc".parse::<Template>(), Err(TemplateError::Unknown(..))));
+        assert!(matches!("sst_{year.nc".parse::<Template>(), Err(TemplateError::Unclosed(_))));
+        assert!(matches!("sst_{year}_{month}.nc".parse::<Template>(), Err(TemplateError::Incomplete(_))));
+        assert!(matches!("sst.nc".parse::<Template>(), Err(TemplateError::Incomplete(_))));
     }
 }

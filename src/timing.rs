@@ -16,13 +16,7 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 5] = [
-        Stage::Discover,
-        Stage::Read,
-        Stage::Compute,
-        Stage::Verify,
-        Stage::Write,
-    ];
+    pub const ALL: [Stage; 5] = [Stage::Discover, Stage::Read, Stage::Compute, Stage::Verify, Stage::Write];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -112,17 +106,10 @@ impl RunReport {
         let mut out = String::new();
         out.push_str(&format!("{:<14}{:>10}{:>9}\n", "stage", "seconds", "share"));
         for (name, secs) in rows {
-            let share = if self.wall_seconds > 0.0 {
-                100.0 * secs / self.wall_seconds
-            } else {
-                0.0
-            };
+            let share = if self.wall_seconds > 0.0 { 100.0 * secs / self.wall_seconds } else { 0.0 };
             out.push_str(&format!("{name:<14}{secs:>10.3}{share:>8.1}%\n"));
         }
-        out.push_str(&format!(
-            "{:<14}{:>10.3}\n",
-            "total (wall)", self.wall_seconds
-        ));
+        out.push_str(&format!("{:<14}{:>10.3}\n", "total (wall)", self.wall_seconds));
         let gb = self.bytes_read as f64 / 1e9;
         out.push_str(&format!(
             "files {} read ({} missing, {} opens), {:.2} GB stored data ({:.2} GB/s while reading)\n",
@@ -145,10 +132,7 @@ impl RunReport {
             self.outputs,
             if self.verified { "; verified bitwise against the reference engine" } else { "" }
         ));
-        out.push_str(&format!(
-            "peak RSS {:.2} GB\n",
-            self.peak_rss_bytes as f64 / 1e9
-        ));
+        out.push_str(&format!("peak RSS {:.2} GB\n", self.peak_rss_bytes as f64 / 1e9));
         out
     }
 

@@ -67,11 +67,7 @@ impl WindowSpec {
         let mut dates: Vec<Date> = self
             .years
             .clone()
-            .flat_map(|y| {
-                self.doys
-                    .iter()
-                    .flat_map(move |&d| self.window_dates(y, d).map(|(_, date)| date))
-            })
+            .flat_map(|y| self.doys.iter().flat_map(move |&d| self.window_dates(y, d).map(|(_, date)| date)))
             .collect();
         dates.sort();
         dates.dedup();
@@ -83,17 +79,9 @@ impl WindowPlan {
     /// The plan for `spec`, using only the dates for which `available` is true (the others are
     /// missing input files, skipped under `--allow-missing`).
     pub fn build(spec: &WindowSpec, available: impl Fn(Date) -> bool) -> WindowPlan {
-        let mut slots: Vec<Date> = spec
-            .required_dates()
-            .into_iter()
-            .filter(|d| available(*d))
-            .collect();
+        let mut slots: Vec<Date> = spec.required_dates().into_iter().filter(|d| available(*d)).collect();
         slots.sort_by_key(|d| (d.ordinal(), d.year));
-        let slot_of: HashMap<Date, u32> = slots
-            .iter()
-            .enumerate()
-            .map(|(i, d)| (*d, i as u32))
-            .collect();
+        let slot_of: HashMap<Date, u32> = slots.iter().enumerate().map(|(i, d)| (*d, i as u32)).collect();
 
         let mut groups: Vec<Group> = Vec::new();
         let mut group_of: HashMap<Vec<u32>, u32> = HashMap::new();
@@ -108,11 +96,7 @@ impl WindowPlan {
                     }
                 }
             }
-            let mut target = Target {
-                doy,
-                groups: Vec::new(),
-                capacity: 0,
-            };
+            let mut target = Target { doy, groups: Vec::new(), capacity: 0 };
             for group_slots in per_offset.into_iter().filter(|g| !g.is_empty()) {
                 target.capacity += group_slots.len();
                 let next = groups.len() as u32;
@@ -124,11 +108,7 @@ impl WindowPlan {
             }
             targets.push(target);
         }
-        WindowPlan {
-            slots,
-            groups,
-            targets,
-        }
+        WindowPlan { slots, groups, targets }
     }
 
     /// The largest number of samples any target can have.
@@ -154,18 +134,8 @@ impl WindowPlan {
 mod tests {
     use super::*;
 
-    fn spec(
-        years: RangeInclusive<i32>,
-        doys: RangeInclusive<u16>,
-        h: u16,
-        calendar: Calendar,
-    ) -> WindowSpec {
-        WindowSpec {
-            years,
-            doys: doys.collect(),
-            half_window: h,
-            calendar,
-        }
+    fn spec(years: RangeInclusive<i32>, doys: RangeInclusive<u16>, h: u16, calendar: Calendar) -> WindowSpec {
+        WindowSpec { years, doys: doys.collect(), half_window: h, calendar }
     }
 
     #[test]
@@ -178,10 +148,7 @@ mod tests {
         assert_eq!(plan.slots.len(), 3060);
         // one group per ordinal day 147..=248, shared by up to 11 targets
         assert_eq!(plan.groups.len(), 102);
-        assert!(plan
-            .targets
-            .iter()
-            .all(|t| t.capacity == 330 && t.groups.len() == 11));
+        assert!(plan.targets.iter().all(|t| t.capacity == 330 && t.groups.len() == 11));
         // day 152 at offset -5 is day 147 in every year, in year order
         let g = &plan.groups[plan.targets[0].groups[0] as usize];
         let dates: Vec<Date> = g.slots.iter().map(|&s| plan.slots[s as usize]).collect();
@@ -191,10 +158,7 @@ mod tests {
         // neighbouring targets share ten groups
         assert_eq!(plan.targets[0].groups[1..], plan.targets[1].groups[..10]);
         // slots are in [day][year] order
-        assert!(plan
-            .slots
-            .windows(2)
-            .all(|w| (w[0].ordinal(), w[0].year) < (w[1].ordinal(), w[1].year)));
+        assert!(plan.slots.windows(2).all(|w| (w[0].ordinal(), w[0].year) < (w[1].ordinal(), w[1].year)));
     }
 
     #[test]
@@ -204,11 +168,7 @@ mod tests {
         // 2001-01-01 has no Dec 30/31 2000 (outside the period); 2002 and 2003 do
         assert_eq!(plan.targets[0].capacity, 3 + 3 + 3 + 2 + 2);
         let first = &plan.groups[plan.targets[0].groups[0] as usize];
-        let dates: Vec<String> = first
-            .slots
-            .iter()
-            .map(|&s| plan.slots[s as usize].to_string())
-            .collect();
+        let dates: Vec<String> = first.slots.iter().map(|&s| plan.slots[s as usize].to_string()).collect();
         assert_eq!(dates, ["2001-12-30", "2002-12-30"]);
     }
 
@@ -223,13 +183,7 @@ mod tests {
         let dates: Vec<Vec<String>> = plan.targets[0]
             .groups
             .iter()
-            .map(|&g| {
-                plan.groups[g as usize]
-                    .slots
-                    .iter()
-                    .map(|&s| plan.slots[s as usize].to_string())
-                    .collect()
-            })
+            .map(|&g| plan.groups[g as usize].slots.iter().map(|&s| plan.slots[s as usize].to_string()).collect())
             .collect();
         assert_eq!(
             dates,

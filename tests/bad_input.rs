@@ -12,17 +12,7 @@ use common::*;
 /// A 10-day, 2-year dataset of 12x7 cells in `dir/data`.
 fn dataset(dir: &Path) -> PathBuf {
     let data = dir.join("data");
-    generate(
-        &data,
-        &[
-            "--grid",
-            "12x7",
-            "--years",
-            "2001-2002",
-            "--doys",
-            "100-110",
-        ],
-    );
+    generate(&data, &["--grid", "12x7", "--years", "2001-2002", "--doys", "100-110"]);
     data
 }
 
@@ -51,20 +41,13 @@ fn run_args(data: &Path, out: &Path) -> Vec<String> {
 fn expect_failure(args: &[String], out: &Path, needles: &[&str]) -> String {
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let err = fails(&argv);
-    assert_eq!(
-        err.trim().lines().count(),
-        1,
-        "one-line error expected:\n{err}"
-    );
+    assert_eq!(err.trim().lines().count(), 1, "one-line error expected:\n{err}");
     assert!(err.starts_with("error: "), "{err}");
     for n in needles {
         assert!(err.contains(n), "error should mention '{n}':\n{err}");
     }
     let left = entries(out);
-    assert!(
-        left.is_empty(),
-        "output directory must stay empty, found {left:?}"
-    );
+    assert!(left.is_empty(), "output directory must stay empty, found {left:?}");
     err
 }
 
@@ -82,10 +65,7 @@ fn missing_file_lists_every_missing_file() {
     // windows of days 102..=108 with h = 2 need days 100..=110 of both years
     assert!(err.contains("3 of 22 input files are missing"), "{err}");
     for f in ["sst_2001_104.nc", "sst_2002_100.nc", "sst_2002_110.nc"] {
-        assert!(
-            err.lines().any(|l| l.trim().ends_with(f)),
-            "{f} must be listed:\n{err}"
-        );
+        assert!(err.lines().any(|l| l.trim().ends_with(f)), "{f} must be listed:\n{err}");
     }
     assert_eq!(err.trim().lines().count(), 4, "{err}");
     assert!(entries(&out).is_empty());
@@ -113,11 +93,7 @@ fn corrupt_file_in_the_middle_of_the_stack_leaves_no_output() {
     }
     std::fs::write(&victim, &bytes).unwrap();
     let out = dir.path().join("out");
-    let err = expect_failure(
-        &run_args(&data, &out),
-        &out,
-        &["sst_2001_106.nc", "cannot open as NetCDF"],
-    );
+    let err = expect_failure(&run_args(&data, &out), &out, &["sst_2001_106.nc", "cannot open as NetCDF"]);
     assert!(!err.contains("sst_2001_105"), "{err}");
     // not even temporary files: the outputs were created and must have been removed
     std::fs::write(data.join("sst_2001_106.nc"), b"this is not a NetCDF file").unwrap();
@@ -131,15 +107,7 @@ fn wrong_variable_names_the_variable_and_what_exists() {
     let out = dir.path().join("out");
     let mut args = run_args(&data, &out);
     args.extend(["--var".into(), "analysed_sst".into()]);
-    expect_failure(
-        &args,
-        &out,
-        &[
-            "sst_2001_100.nc",
-            "no variable 'analysed_sst'",
-            "variables: lat, lon, sst",
-        ],
-    );
+    expect_failure(&args, &out, &["sst_2001_100.nc", "no variable 'analysed_sst'", "variables: lat, lon, sst"]);
 }
 
 #[test]
@@ -147,20 +115,13 @@ fn wrong_shape_names_both_files() {
     let dir = tmp();
     let data = dataset(dir.path());
     let other = dir.path().join("other");
-    generate(
-        &other,
-        &["--grid", "12x6", "--years", "2002", "--doys", "103"],
-    );
+    generate(&other, &["--grid", "12x6", "--years", "2002", "--doys", "103"]);
     std::fs::copy(other.join("sst_2002_103.nc"), data.join("sst_2002_103.nc")).unwrap();
     let out = dir.path().join("out");
     expect_failure(
         &run_args(&data, &out),
         &out,
-        &[
-            "sst_2002_103.nc",
-            "'sst' is lat=6 x lon=12",
-            "sst_2001_100.nc has lat=7 x lon=12",
-        ],
+        &["sst_2002_103.nc", "'sst' is lat=6 x lon=12", "sst_2001_100.nc has lat=7 x lon=12"],
     );
 }
 
@@ -172,17 +133,13 @@ fn inconsistent_coordinates_are_reported() {
         sstclim::input::silence_hdf5();
         let mut f = netcdf::append(data.join("sst_2002_107.nc")).unwrap();
         let mut lat = f.variable_mut("lat").unwrap();
-        lat.put_values(&[-89.5], [0..1]).unwrap();
+        lat.put_values(&[-89.5], 0..1).unwrap();
     }
     let out = dir.path().join("out");
     expect_failure(
         &run_args(&data, &out),
         &out,
-        &[
-            "sst_2002_107.nc",
-            "latitude coordinate differs",
-            "index 0: -89.5 vs -90",
-        ],
+        &["sst_2002_107.nc", "latitude coordinate differs", "index 0: -89.5 vs -90"],
     );
 }
 
@@ -198,21 +155,11 @@ fn extra_time_steps_are_refused() {
         f.add_dimension("time", 2).unwrap();
         f.add_dimension("lat", 7).unwrap();
         f.add_dimension("lon", 12).unwrap();
-        let mut v = f
-            .add_variable::<f64>("sst", &["time", "lat", "lon"])
-            .unwrap();
+        let mut v = f.add_variable::<f64>("sst", &["time", "lat", "lon"]).unwrap();
         v.put_values(&[1.0; 2 * 7 * 12], ..).unwrap();
     }
     let out = dir.path().join("out");
-    expect_failure(
-        &run_args(&data, &out),
-        &out,
-        &[
-            "sst_2001_103.nc",
-            "variable 'sst'",
-            "dimension time has length 2",
-        ],
-    );
+    expect_failure(&run_args(&data, &out), &out, &["sst_2001_103.nc", "variable 'sst'", "dimension time has length 2"]);
 }
 
 #[test]
@@ -232,25 +179,9 @@ fn no_gridded_variable_or_ambiguous_dimensions() {
     let mut args = run_args(&data, &out);
     args[7] = "2001".into(); // --years
     args[9] = "102".into(); // --doys
-    expect_failure(
-        &args,
-        &out,
-        &[
-            "x_2001_100.nc",
-            "no gridded numeric variable",
-            "variables: field",
-        ],
-    );
+    expect_failure(&args, &out, &["x_2001_100.nc", "no gridded numeric variable", "variables: field"]);
     args.extend(["--var".into(), "field".into()]);
-    expect_failure(
-        &args,
-        &out,
-        &[
-            "x_2001_100.nc",
-            "variable 'field'",
-            "cannot tell which is latitude",
-        ],
-    );
+    expect_failure(&args, &out, &["x_2001_100.nc", "variable 'field'", "cannot tell which is latitude"]);
 }
 
 #[test]
@@ -269,12 +200,7 @@ fn unreadable_directory_is_named() {
     let output = if unsafe { libc::geteuid() } == 0 {
         Command::new("setpriv")
             .env("HDF5_USE_FILE_LOCKING", "FALSE")
-            .args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                env!("CARGO_BIN_EXE_sstclim"),
-            ])
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_sstclim")])
             .args(&args)
             .output()
             .expect("setpriv (util-linux) is needed to test permissions as root")
@@ -285,9 +211,7 @@ fn unreadable_directory_is_named() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(&s(&data))
-            && err.contains("cannot read directory")
-            && err.contains("Permission denied"),
+        err.contains(&s(&data)) && err.contains("cannot read directory") && err.contains("Permission denied"),
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -300,11 +224,7 @@ fn output_directory_not_writable() {
     let blocker = dir.path().join("a-file");
     std::fs::write(&blocker, b"").unwrap();
     let out = blocker.join("out");
-    expect_failure(
-        &run_args(&data, &out),
-        &out,
-        &[&s(&out), "output directory is not writable"],
-    );
+    expect_failure(&run_args(&data, &out), &out, &[&s(&out), "output directory is not writable"]);
 }
 
 #[test]
@@ -324,10 +244,7 @@ fn invalid_flags_are_rejected_before_any_work() {
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let output = bin().args(&argv).output().unwrap();
         let err = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            !output.status.success() && err.contains(needle),
-            "{flag} {value}: {err}"
-        );
+        assert!(!output.status.success() && err.contains(needle), "{flag} {value}: {err}");
         assert!(!out.exists() || entries(&out).is_empty());
     }
 }

@@ -20,10 +20,7 @@ fn check(name: &str, got: &[f64], want: &[f64], float64: bool) {
     assert_eq!(got.len(), want.len(), "{name}: length");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         if w.is_nan() || g.is_nan() {
-            assert!(
-                w.is_nan() && g.is_nan(),
-                "{name}[{i}]: mask differs: got {g}, library {w}"
-            );
+            assert!(w.is_nan() && g.is_nan(), "{name}[{i}]: mask differs: got {g}, library {w}");
         } else if float64 {
             assert_eq!(g, w, "{name}[{i}]");
         } else {
@@ -37,8 +34,7 @@ fn check(name: &str, got: &[f64], want: &[f64], float64: bool) {
 #[test]
 fn decoding_matches_netcdf4_python() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let mut checked = 0;
     for (name, e) in expected.as_object().unwrap() {
         if name.starts_with('_') {
@@ -47,40 +43,19 @@ fn decoding_matches_netcdf4_python() {
         let path = dir.join(name);
         let file = input::open(&path).unwrap();
         let layout = VarLayout::inspect(&file, &path, None, false).unwrap();
-        assert_eq!(
-            layout.name,
-            e["var"].as_str().unwrap(),
-            "{name}: detected variable"
-        );
-        let want: Vec<f64> = e["values"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(expected_value)
-            .collect();
+        assert_eq!(layout.name, e["var"].as_str().unwrap(), "{name}: detected variable");
+        let want: Vec<f64> = e["values"].as_array().unwrap().iter().map(expected_value).collect();
         let float64 = e["float64"].as_bool().unwrap();
-        check(
-            name,
-            &read_canonical(&file, &path, &layout).unwrap(),
-            &want,
-            float64,
-        );
+        check(name, &read_canonical(&file, &path, &layout).unwrap(), &want, float64);
 
         // the tile path: a sub-rectangle, read in file order and decoded into a pool row
         let (nlat, nlon) = (layout.nlat(), layout.nlon());
-        let region = Region {
-            rows: 1..nlat - 1,
-            cols: 2..nlon,
-        };
+        let region = Region { rows: 1..nlat - 1, cols: 2..nlon };
         let raw = read_region(&file, &path, &layout, &region).unwrap();
         let mut dest = vec![0.0f64; region.n_cells()];
         decode_region(&layout, &region, &raw, &mut dest);
-        let sub: Vec<f64> = region
-            .rows
-            .clone()
-            .flat_map(|r| region.cols.clone().map(move |c| r * nlon + c))
-            .map(|i| want[i])
-            .collect();
+        let sub: Vec<f64> =
+            region.rows.clone().flat_map(|r| region.cols.clone().map(move |c| r * nlon + c)).map(|i| want[i]).collect();
         check(&format!("{name} region"), &dest, &sub, float64);
         checked += 1;
     }
@@ -95,9 +70,5 @@ fn infinities_and_negative_zero_are_normalised() {
     let values = read_canonical(&file, &path, &layout).unwrap();
     let nlon = layout.nlon();
     assert!(values[nlon + 2].is_nan(), "inf is missing");
-    assert_eq!(
-        values[2 * nlon + 3].to_bits(),
-        0.0f64.to_bits(),
-        "-0.0 decodes to +0.0"
-    );
+    assert_eq!(values[2 * nlon + 3].to_bits(), 0.0f64.to_bits(), "-0.0 decodes to +0.0");
 }

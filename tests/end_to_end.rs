@@ -55,11 +55,7 @@ fn anchor(calendar: &str, year: i32, doy: i64) -> Option<i64> {
 fn field(path: &Path) -> Vec<f64> {
     sstclim::input::silence_hdf5();
     let f = netcdf::open(path).unwrap();
-    let (name, packed) = if f.variable("sst").is_some() {
-        ("sst", false)
-    } else {
-        ("analysed_sst", true)
-    };
+    let (name, packed) = if f.variable("sst").is_some() { ("sst", false) } else { ("analysed_sst", true) };
     let v = f.variable(name).unwrap();
     let dims: Vec<String> = v.dimensions().iter().map(|d| d.name()).collect();
     let nlat = f.dimension_len("lat").unwrap();
@@ -74,11 +70,7 @@ fn field(path: &Path) -> Vec<f64> {
     let mut out = vec![f64::NAN; nlat * nlon];
     for j in 0..nlat {
         for i in 0..nlon {
-            let r = if lat_first {
-                raw[j * nlon + i]
-            } else {
-                raw[i * nlat + j]
-            };
+            let r = if lat_first { raw[j * nlon + i] } else { raw[i * nlat + j] };
             out[j * nlon + i] = if packed {
                 if r == att("_FillValue") || r < att("valid_min") || r > att("valid_max") {
                     f64::NAN
@@ -96,11 +88,7 @@ fn field(path: &Path) -> Vec<f64> {
 /// Percentile by Hyndman-Fan type 5 or 7, straight from the definitions.
 fn percentile(sorted: &[f64], p: f64, method: u8) -> f64 {
     let n = sorted.len() as f64;
-    let r = if method == 5 {
-        p * n + 0.5
-    } else {
-        p * (n - 1.0) + 1.0
-    };
+    let r = if method == 5 { p * n + 0.5 } else { p * (n - 1.0) + 1.0 };
     let k = r.floor();
     if k < 1.0 {
         return sorted[0];
@@ -123,16 +111,7 @@ struct Case<'a> {
 fn check_against_oracle(case: &Case) {
     let dir = tmp();
     let (data, out) = (dir.path().join("data"), dir.path().join("out"));
-    let mut g = vec![
-        "--grid",
-        "20x11",
-        "--years",
-        "2003-2005",
-        "--doys",
-        "50-80",
-        "--missing-fraction",
-        "0.2",
-    ];
+    let mut g = vec!["--grid", "20x11", "--years", "2003-2005", "--doys", "50-80", "--missing-fraction", "0.2"];
     g.extend_from_slice(case.generate);
     generate(&data, &g);
     let (years, doys, h) = ((2003, 2005), (55i64, 75i64), 3i64);
@@ -158,29 +137,12 @@ fn check_against_oracle(case: &Case) {
         case.layout,
     ]);
     let mut cache: HashMap<i64, Vec<f64>> = HashMap::new();
-    let naming = if case.generate.contains(&"--naming") {
-        "ostia"
-    } else {
-        "plain"
-    };
+    let naming = if case.generate.contains(&"--naming") { "ostia" } else { "plain" };
     let file_of = |day: i64| {
         let (y, o) = ymd_of(day);
         if naming == "ostia" {
             let mut md = (1u32, o);
-            let months = [
-                31,
-                if leap(y) { 29 } else { 28 },
-                31,
-                30,
-                31,
-                30,
-                31,
-                31,
-                30,
-                31,
-                30,
-                31,
-            ];
+            let months = [31, if leap(y) { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
             while md.1 > months[md.0 as usize - 1] {
                 md.1 -= months[md.0 as usize - 1];
                 md.0 += 1;
@@ -213,41 +175,23 @@ fn check_against_oracle(case: &Case) {
         }
         let (mean_file, p90_file, slot) = match case.layout {
             "stacked" => (out.join("mean.nc"), out.join("p90.nc"), t),
-            _ => (
-                out.join(format!("mean_doy{doy:03}.nc")),
-                out.join(format!("p90_doy{doy:03}.nc")),
-                0,
-            ),
+            _ => (out.join(format!("mean_doy{doy:03}.nc")), out.join(format!("p90_doy{doy:03}.nc")), 0),
         };
         let (mean, dims) = read(&mean_file, "mean");
-        assert_eq!(
-            dims.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(),
-            ["time", "lat", "lon"]
-        );
+        assert_eq!(dims.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(), ["time", "lat", "lon"]);
         let (p90, _) = read(&p90_file, "p90");
         for c in 0..nlat * nlon {
             let (m, p) = (mean[slot * nlat * nlon + c], p90[slot * nlat * nlon + c]);
             let s = &mut samples[c];
             if s.is_empty() {
-                assert!(
-                    m > 9e36 && p > 9e36,
-                    "doy {doy} cell {c}: no samples must give the fill value, got {m} {p}"
-                );
+                assert!(m > 9e36 && p > 9e36, "doy {doy} cell {c}: no samples must give the fill value, got {m} {p}");
                 continue;
             }
             s.sort_by(f64::total_cmp);
             let want_mean = s.iter().sum::<f64>() / s.len() as f64;
             let want_p90 = percentile(s, 0.9, case.method);
-            assert!(
-                (m - want_mean).abs() < 1e-9,
-                "doy {doy} cell {c}: mean {m} vs oracle {want_mean} (n {})",
-                s.len()
-            );
-            assert!(
-                (p - want_p90).abs() < 1e-9,
-                "doy {doy} cell {c}: p90 {p} vs oracle {want_p90} (n {})",
-                s.len()
-            );
+            assert!((m - want_mean).abs() < 1e-9, "doy {doy} cell {c}: mean {m} vs oracle {want_mean} (n {})", s.len());
+            assert!((p - want_p90).abs() < 1e-9, "doy {doy} cell {c}: p90 {p} vs oracle {want_p90} (n {})", s.len());
             checked += 1;
         }
     }
@@ -256,12 +200,7 @@ fn check_against_oracle(case: &Case) {
 
 #[test]
 fn f64_lat_lon_ordinal_type5_per_doy() {
-    check_against_oracle(&Case {
-        generate: &[],
-        calendar: "ordinal",
-        method: 5,
-        layout: "per-doy",
-    });
+    check_against_oracle(&Case { generate: &[], calendar: "ordinal", method: 5, layout: "per-doy" });
 }
 
 #[test]
@@ -277,13 +216,7 @@ fn f64_lon_lat_hobday366_type7_stacked() {
 #[test]
 fn i16_ostia_time_dim_hobday366_type5() {
     check_against_oracle(&Case {
-        generate: &[
-            "--storage",
-            "i16",
-            "--time-dim",
-            "--naming",
-            "{year}{month}{day}-ostia-like.nc",
-        ],
+        generate: &["--storage", "i16", "--time-dim", "--naming", "{year}{month}{day}-ostia-like.nc"],
         calendar: "hobday366",
         method: 5,
         layout: "per-doy",
@@ -307,39 +240,11 @@ fn cpu_equals_reference_and_tiling_is_invisible() {
     for order in ["lat-lon", "lon-lat"] {
         let dir = tmp();
         let data = dir.path().join("data");
-        generate(
-            &data,
-            &[
-                "--grid",
-                "64x33",
-                "--years",
-                "1991-2000",
-                "--doys",
-                "140-170",
-                "--dim-order",
-                order,
-            ],
-        );
+        generate(&data, &["--grid", "64x33", "--years", "1991-2000", "--doys", "140-170", "--dim-order", order]);
         let run = |out: &str, extra: &[&str]| {
             let o = s(&dir.path().join(out));
-            let mut a = vec![
-                "-q",
-                "run",
-                "--input",
-                data.to_str().unwrap(),
-                "--output",
-                &o,
-                "--years",
-                "1991-2000",
-            ];
-            a.extend_from_slice(&[
-                "--doys",
-                "145-165",
-                "--percentile",
-                "10,90,99.5",
-                "--method",
-                "8",
-            ]);
+            let mut a = vec!["-q", "run", "--input", data.to_str().unwrap(), "--output", &o, "--years", "1991-2000"];
+            a.extend_from_slice(&["--doys", "145-165", "--percentile", "10,90,99.5", "--method", "8"]);
             a.extend_from_slice(extra);
             String::from_utf8(ok(&a).stdout).unwrap()
         };
@@ -347,10 +252,7 @@ fn cpu_equals_reference_and_tiling_is_invisible() {
         run("reference", &["--backend", "reference"]);
         // 1M of budget holds about 4 latitude rows (or 9 longitude columns) at a time
         let tiled = run("tiled", &["--max-mem", "1M", "--pool", "f64"]);
-        assert!(
-            tiled.contains(" tile(s)") && !tiled.contains(" in 1 tile(s)"),
-            "{tiled}"
-        );
+        assert!(tiled.contains(" tile(s)") && !tiled.contains(" in 1 tile(s)"), "{tiled}");
         let d = dir.path();
         for other in ["reference", "tiled"] {
             let out = ok(&["compare", &s(&d.join("cpu")), &s(&d.join(other))]);
@@ -368,19 +270,7 @@ fn cpu_equals_reference_and_tiling_is_invisible() {
 fn f32_pool_stays_within_float32_rounding() {
     let dir = tmp();
     let data = dir.path().join("data");
-    generate(
-        &data,
-        &[
-            "--grid",
-            "30x16",
-            "--years",
-            "1991-1995",
-            "--doys",
-            "100-120",
-            "--quantum",
-            "0",
-        ],
-    );
+    generate(&data, &["--grid", "30x16", "--years", "1991-1995", "--doys", "100-120", "--quantum", "0"]);
     for pool in ["f64", "f32"] {
         let o = s(&dir.path().join(pool));
         ok(&[
@@ -400,11 +290,7 @@ fn f32_pool_stays_within_float32_rounding() {
     }
     let (a, b) = (s(&dir.path().join("f64")), s(&dir.path().join("f32")));
     let strict = bin().args(["compare", &a, &b]).output().unwrap();
-    assert_eq!(
-        strict.status.code(),
-        Some(1),
-        "float32 rounding must show at tolerance 0"
-    );
+    assert_eq!(strict.status.code(), Some(1), "float32 rounding must show at tolerance 0");
     ok(&["compare", &a, &b, "--tolerance", "1e-5"]);
 }
 
@@ -412,10 +298,7 @@ fn f32_pool_stays_within_float32_rounding() {
 fn missing_files_are_listed_or_skipped() {
     let dir = tmp();
     let data = dir.path().join("data");
-    generate(
-        &data,
-        &["--grid", "12x7", "--years", "2001-2002", "--doys", "10-30"],
-    );
+    generate(&data, &["--grid", "12x7", "--years", "2001-2002", "--doys", "10-30"]);
     std::fs::remove_file(data.join("sst_2001_015.nc")).unwrap();
     std::fs::remove_file(data.join("sst_2002_020.nc")).unwrap();
     let out = dir.path().join("out");
@@ -433,21 +316,13 @@ fn missing_files_are_listed_or_skipped() {
     ];
     let err = fails(&base);
     assert!(err.contains("2 of 42 input files are missing"), "{err}");
-    assert!(
-        err.contains("sst_2001_015.nc") && err.contains("sst_2002_020.nc"),
-        "{err}"
-    );
-    assert!(
-        entries(&out).is_empty(),
-        "no output after a failed run: {:?}",
-        entries(&out)
-    );
+    assert!(err.contains("sst_2001_015.nc") && err.contains("sst_2002_020.nc"), "{err}");
+    assert!(entries(&out).is_empty(), "no output after a failed run: {:?}", entries(&out));
     let json = dir.path().join("t.json");
     let mut args = base.to_vec();
     args.extend(["--allow-missing", "--timing-json", json.to_str().unwrap()]);
     ok(&args);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["files_missing"], 2);
     assert_eq!(report["files_read"], 40);
     assert_eq!(report["outputs"], 22);
@@ -455,29 +330,14 @@ fn missing_files_are_listed_or_skipped() {
     assert_eq!(dims[1..], [("lat".to_string(), 7), ("lon".to_string(), 12)]);
     sstclim::input::silence_hdf5();
     let f = netcdf::open(out.join("mean_doy015.nc")).unwrap();
-    assert_eq!(
-        f.attribute("missing_input_files").unwrap().value().unwrap(),
-        netcdf::AttributeValue::Int(2)
-    );
+    assert_eq!(f.attribute("missing_input_files").unwrap().value().unwrap(), netcdf::AttributeValue::Int(2));
 }
 
 #[test]
 fn outputs_are_cf_with_provenance_and_refuse_to_clobber() {
     let dir = tmp();
     let data = dir.path().join("data");
-    generate(
-        &data,
-        &[
-            "--grid",
-            "12x7",
-            "--years",
-            "2001-2003",
-            "--doys",
-            "100-110",
-            "--dim-order",
-            "lon-lat",
-        ],
-    );
+    generate(&data, &["--grid", "12x7", "--years", "2001-2003", "--doys", "100-110", "--dim-order", "lon-lat"]);
     let out = dir.path().join("out");
     let args = [
         "-q",
@@ -505,44 +365,19 @@ fn outputs_are_cf_with_provenance_and_refuse_to_clobber() {
     assert_eq!(text(f.attribute("Conventions").unwrap()), "CF-1.8");
     assert!(text(f.attribute("history").unwrap()).contains("sstclim -q run --input"));
     assert_eq!(text(f.attribute("calendar_convention").unwrap()), "ordinal");
-    assert_eq!(
-        text(
-            f.variable("time")
-                .unwrap()
-                .attribute("climatology")
-                .unwrap()
-        ),
-        "climatology_bounds"
-    );
+    assert_eq!(text(f.variable("time").unwrap().attribute("climatology").unwrap()), "climatology_bounds");
     // window 2001-04-13 .. 2003-04-17 inclusive: bounds [2001-04-13, 2003-04-18) in days since 2001-01-01
-    let b: Vec<f64> = f
-        .variable("climatology_bounds")
-        .unwrap()
-        .get_values(..)
-        .unwrap();
+    let b: Vec<f64> = f.variable("climatology_bounds").unwrap().get_values(..).unwrap();
     assert_eq!(b, [102.0, 837.0]);
     let lat: Vec<f64> = f.variable("lat").unwrap().get_values(..).unwrap();
     assert_eq!((lat[0], lat[6]), (-90.0, 90.0));
     let p90 = f.variable("p90").unwrap();
-    assert_eq!(
-        p90.dimensions()
-            .iter()
-            .map(|d| d.name())
-            .collect::<Vec<_>>(),
-        ["time", "lat", "lon"]
-    );
+    assert_eq!(p90.dimensions().iter().map(|d| d.name()).collect::<Vec<_>>(), ["time", "lat", "lon"]);
     assert_eq!(p90.chunking().unwrap(), Some(vec![1, 7, 12]));
-    assert!(
-        entries(&out).iter().all(|n| !n.starts_with('.')),
-        "no temporary files left: {:?}",
-        entries(&out)
-    );
+    assert!(entries(&out).iter().all(|n| !n.starts_with('.')), "no temporary files left: {:?}", entries(&out));
     assert_eq!(entries(&out).len(), 10);
     let err = fails(&args);
-    assert!(
-        err.contains("already exists") && err.contains("--overwrite"),
-        "{err}"
-    );
+    assert!(err.contains("already exists") && err.contains("--overwrite"), "{err}");
     let mut again = args.to_vec();
     again.push("--overwrite");
     ok(&again);
@@ -552,16 +387,7 @@ fn outputs_are_cf_with_provenance_and_refuse_to_clobber() {
 fn generate_is_deterministic_and_parallel_split_invariant() {
     let dir = tmp();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    let g = [
-        "--grid",
-        "16x9",
-        "--years",
-        "2000-2001",
-        "--doys",
-        "58-62",
-        "--storage",
-        "i16",
-    ];
+    let g = ["--grid", "16x9", "--years", "2000-2001", "--doys", "58-62", "--storage", "i16"];
     let mut one = g.to_vec();
     one.extend(["--jobs", "1"]);
     let mut three = g.to_vec();
@@ -578,10 +404,7 @@ fn generate_is_deterministic_and_parallel_split_invariant() {
     // land, random gaps and the all-missing cells are there
     let (v, _) = read(&a.join("sst_2000_060.nc"), "analysed_sst");
     let missing = v.iter().filter(|&&x| x == -32768.0).count();
-    assert!(
-        missing > 16 * 9 / 5 && missing < 16 * 9 * 3 / 4,
-        "missing {missing} of 144"
-    );
+    assert!(missing > 16 * 9 / 5 && missing < 16 * 9 * 3 / 4, "missing {missing} of 144");
     // a second call finds the dataset complete
     let out = ok(&[
         "generate",
@@ -596,32 +419,17 @@ fn generate_is_deterministic_and_parallel_split_invariant() {
         "--storage",
         "i16",
     ]);
-    assert!(String::from_utf8(out.stdout)
-        .unwrap()
-        .contains("already holds this dataset"));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("already holds this dataset"));
 }
 
 #[test]
 fn demo_runs_end_to_end() {
     let dir = tmp();
-    let out = ok(&[
-        "demo",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--grid",
-        "24x13",
-    ]);
+    let out = ok(&["demo", "--dir", dir.path().to_str().unwrap(), "--grid", "24x13"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.contains("demo OK") && text.contains("184 output files"),
-        "{text}"
-    );
+    assert!(text.contains("demo OK") && text.contains("184 output files"), "{text}");
     for stat in ["mean", "p90"] {
         let png = dir.path().join(format!("quicklook_{stat}_doy197.png"));
-        assert!(
-            std::fs::metadata(&png).unwrap().len() > 1000,
-            "{}",
-            png.display()
-        );
+        assert!(std::fs::metadata(&png).unwrap().len() > 1000, "{}", png.display());
     }
 }

@@ -59,13 +59,7 @@ struct Scratch {
     rank_values: Vec<f64>,
 }
 
-fn compute<T: Sample>(
-    pool: &[T],
-    n_cells: usize,
-    plan: &WindowPlan,
-    stats: &StatSpec,
-    out: &mut TileResult,
-) {
+fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
     let n_slots = plan.slots.len();
     debug_assert_eq!(pool.len(), n_slots * n_cells);
     let offsets = plan.group_offsets();
@@ -83,57 +77,53 @@ fn compute<T: Sample>(
         ranks: Vec::new(),
         rank_values: Vec::new(),
     };
-    (0..n_cells.div_ceil(CHUNK))
-        .into_par_iter()
-        .for_each_init(new_scratch, |s, chunk| {
-            let c0 = chunk * CHUNK;
-            let width = CHUNK.min(n_cells - c0);
-            for slot in 0..n_slots {
-                let row = &pool[slot * n_cells + c0..slot * n_cells + c0 + width];
-                for (j, v) in row.iter().enumerate() {
-                    s.local[j * n_slots + slot] = v.to_f64();
-                }
+    (0..n_cells.div_ceil(CHUNK)).into_par_iter().for_each_init(new_scratch, |s, chunk| {
+        let c0 = chunk * CHUNK;
+        let width = CHUNK.min(n_cells - c0);
+        for slot in 0..n_slots {
+            let row = &pool[slot * n_cells + c0..slot * n_cells + c0 + width];
+            for (j, v) in row.iter().enumerate() {
+                s.local[j * n_slots + slot] = v.to_f64();
             }
-            for j in 0..width {
-                let cell = c0 + j;
-                sort_groups(s, j * n_slots, n_slots, plan, &offsets);
-                for (t, target) in plan.targets.iter().enumerate() {
-                    let mut n = 0;
-                    let mut total = 0.0;
-                    for &g in &target.groups {
-                        n += s.group_count[g as usize];
-                        total += s.group_sum[g as usize];
-                    }
-                    // SAFETY: this work item alone owns cells c0..c0+width.
-                    unsafe { counts.write(t * n_cells + cell, n as u32) };
-                    if n == 0 || n < stats.min_samples {
-                        continue;
-                    }
-                    let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
+        }
+        for j in 0..width {
+            let cell = c0 + j;
+            sort_groups(s, j * n_slots, n_slots, plan, &offsets);
+            for (t, target) in plan.targets.iter().enumerate() {
+                let mut n = 0;
+                let mut total = 0.0;
+                for &g in &target.groups {
+                    n += s.group_count[g as usize];
+                    total += s.group_sum[g as usize];
+                }
+                // SAFETY: this work item alone owns cells c0..c0+width.
+                unsafe { counts.write(t * n_cells + cell, n as u32) };
+                if n == 0 || n < stats.min_samples {
+                    continue;
+                }
+                let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
+                // SAFETY: as above.
+                unsafe { values.write(at(0), total / n as f64) };
+                if stats.percentiles.is_empty() {
+                    continue;
+                }
+                s.lists.clear();
+                for &g in &target.groups {
+                    let g = g as usize;
+                    s.lists.push((offsets[g], s.group_count[g]));
+                }
+                let pos = &positions[n];
+                select_positions(s, n, pos);
+                for (i, p) in pos.iter().enumerate() {
+                    let (lo, hi) = p.ranks();
+                    let value_at = |rank: usize| s.rank_values[s.ranks.binary_search(&rank).expect("rank selected")];
+                    let v = p.value(value_at(lo), hi.map_or(0.0, value_at));
                     // SAFETY: as above.
-                    unsafe { values.write(at(0), total / n as f64) };
-                    if stats.percentiles.is_empty() {
-                        continue;
-                    }
-                    s.lists.clear();
-                    for &g in &target.groups {
-                        let g = g as usize;
-                        s.lists.push((offsets[g], s.group_count[g]));
-                    }
-                    let pos = &positions[n];
-                    select_positions(s, n, pos);
-                    for (i, p) in pos.iter().enumerate() {
-                        let (lo, hi) = p.ranks();
-                        let value_at = |rank: usize| {
-                            s.rank_values[s.ranks.binary_search(&rank).expect("rank selected")]
-                        };
-                        let v = p.value(value_at(lo), hi.map_or(0.0, value_at));
-                        // SAFETY: as above.
-                        unsafe { values.write(at(1 + i), v) };
-                    }
+                    unsafe { values.write(at(1 + i), v) };
                 }
             }
-        });
+        }
+    });
 }
 
 /// Filter and sort every group of the cell whose samples start at `s.local[base..]`.
@@ -241,11 +231,7 @@ fn merge_from_top(
     let before = |a: f64, b: f64| a.total_cmp(&b) == Ordering::Less;
     heads.clear();
     for &(start, len) in lists.iter().filter(|l| l.1 > 0) {
-        insert_sorted(
-            heads,
-            (vals[start + len - 1], start + len - 1, start),
-            before,
-        );
+        insert_sorted(heads, (vals[start + len - 1], start + len - 1, start), before);
     }
     let mut rank = n + 1;
     let mut i = ranks.len();

@@ -32,22 +32,13 @@ impl StatSpec {
 
     /// Output names: `mean`, then `p90`, `p10`, ...
     pub fn names(&self) -> Vec<String> {
-        std::iter::once("mean".to_string())
-            .chain(self.percentiles.iter().map(Percentile::stat_name))
-            .collect()
+        std::iter::once("mean".to_string()).chain(self.percentiles.iter().map(Percentile::stat_name)).collect()
     }
 
     /// `positions(n)[i]`: where percentile `i` lies among `n` samples, for `n` up to `max_n`
     /// (entry 0 is empty: no samples, no percentile).
     pub fn position_table(&self, max_n: usize) -> Vec<Vec<Position>> {
-        (0..=max_n)
-            .map(|n| {
-                self.percentiles
-                    .iter()
-                    .filter_map(|p| self.method.position(p, n))
-                    .collect()
-            })
-            .collect()
+        (0..=max_n).map(|n| self.percentiles.iter().filter_map(|p| self.method.position(p, n)).collect()).collect()
     }
 }
 
@@ -87,17 +78,8 @@ impl TileResult {
 
     /// Number of values that differ bitwise from `other` (NaN equals NaN).
     pub fn count_differences(&self, other: &TileResult) -> usize {
-        self.values
-            .iter()
-            .zip(&other.values)
-            .filter(|(a, b)| a.to_bits() != b.to_bits())
-            .count()
-            + self
-                .counts
-                .iter()
-                .zip(&other.counts)
-                .filter(|(a, b)| a != b)
-                .count()
+        self.values.iter().zip(&other.values).filter(|(a, b)| a.to_bits() != b.to_bits()).count()
+            + self.counts.iter().zip(&other.counts).filter(|(a, b)| a != b).count()
     }
 }
 

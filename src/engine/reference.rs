@@ -32,48 +32,40 @@ impl Engine for ReferenceEngine {
     }
 }
 
-fn compute<T: Sample>(
-    pool: &[T],
-    n_cells: usize,
-    plan: &WindowPlan,
-    stats: &StatSpec,
-    out: &mut TileResult,
-) {
+fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
     let n_targets = plan.targets.len();
     let values = DisjointSlice::new(&mut out.values);
     let counts = DisjointSlice::new(&mut out.counts);
-    (0..n_cells)
-        .into_par_iter()
-        .for_each_init(Vec::new, |samples, cell| {
-            for (t, target) in plan.targets.iter().enumerate() {
-                samples.clear();
-                let mut total = 0.0;
-                for &g in &target.groups {
-                    let mut part = 0.0;
-                    for &slot in &plan.groups[g as usize].slots {
-                        let v = pool[slot as usize * n_cells + cell].to_f64();
-                        if v.is_finite() {
-                            part += v;
-                            samples.push(v);
-                        }
+    (0..n_cells).into_par_iter().for_each_init(Vec::new, |samples, cell| {
+        for (t, target) in plan.targets.iter().enumerate() {
+            samples.clear();
+            let mut total = 0.0;
+            for &g in &target.groups {
+                let mut part = 0.0;
+                for &slot in &plan.groups[g as usize].slots {
+                    let v = pool[slot as usize * n_cells + cell].to_f64();
+                    if v.is_finite() {
+                        part += v;
+                        samples.push(v);
                     }
-                    total += part;
                 }
-                let n = samples.len();
-                // SAFETY: only this iteration writes cell `cell`; indices of different cells differ.
-                unsafe { counts.write(t * n_cells + cell, n as u32) };
-                if n == 0 || n < stats.min_samples {
-                    continue;
-                }
-                samples.sort_by(f64::total_cmp);
-                let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
-                // SAFETY: as above.
-                unsafe { values.write(at(0), total / n as f64) };
-                for (i, p) in stats.percentiles.iter().enumerate() {
-                    let position = stats.method.position(p, n).expect("n > 0");
-                    // SAFETY: as above.
-                    unsafe { values.write(at(1 + i), position.pick(samples)) };
-                }
+                total += part;
             }
-        });
+            let n = samples.len();
+            // SAFETY: only this iteration writes cell `cell`; indices of different cells differ.
+            unsafe { counts.write(t * n_cells + cell, n as u32) };
+            if n == 0 || n < stats.min_samples {
+                continue;
+            }
+            samples.sort_by(f64::total_cmp);
+            let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
+            // SAFETY: as above.
+            unsafe { values.write(at(0), total / n as f64) };
+            for (i, p) in stats.percentiles.iter().enumerate() {
+                let position = stats.method.position(p, n).expect("n > 0");
+                // SAFETY: as above.
+                unsafe { values.write(at(1 + i), position.pick(samples)) };
+            }
+        }
+    });
 }

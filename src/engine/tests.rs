@@ -58,33 +58,17 @@ macro_rules! test_every_engine {
     };
 }
 
-fn assert_equivalent_to_reference(
-    engine: &dyn Engine,
-    spec: &WindowSpec,
-    n_cells: usize,
-    st: &StatSpec,
-    seed: u64,
-) {
+fn assert_equivalent_to_reference(engine: &dyn Engine, spec: &WindowSpec, n_cells: usize, st: &StatSpec, seed: u64) {
     let plan = WindowPlan::build(spec, |d| (d.ordinal() * 7 + d.year as u16) % 23 != 0);
     let values = random_values(&plan, n_cells, seed);
     let pool = Pool::<f64>::from_values(plan.slots.len(), n_cells, &values).unwrap();
     let want = run(&ReferenceEngine, PoolRef::F64(&pool), &plan, st);
     let got = run(engine, PoolRef::F64(&pool), &plan, st);
-    assert_eq!(
-        got.count_differences(&want),
-        0,
-        "{} differs from reference (f64 pool)",
-        engine.name()
-    );
+    assert_eq!(got.count_differences(&want), 0, "{} differs from reference (f64 pool)", engine.name());
     let pool32 = Pool::<f32>::from_values(plan.slots.len(), n_cells, &values).unwrap();
     let want = run(&ReferenceEngine, PoolRef::F32(&pool32), &plan, st);
     let got = run(engine, PoolRef::F32(&pool32), &plan, st);
-    assert_eq!(
-        got.count_differences(&want),
-        0,
-        "{} differs from reference (f32 pool)",
-        engine.name()
-    );
+    assert_eq!(got.count_differences(&want), 0, "{} differs from reference (f32 pool)", engine.name());
     // the inputs really do cover empty and tiny windows
     let mut seen = [false; 4];
     for &c in &want.counts {
@@ -92,74 +76,41 @@ fn assert_equivalent_to_reference(
             seen[c as usize] = true;
         }
     }
-    assert!(
-        seen.iter().all(|&s| s),
-        "random input must produce N = 0, 1, 2 and 3: {seen:?}"
-    );
+    assert!(seen.iter().all(|&s| s), "random input must produce N = 0, 1, 2 and 3: {seen:?}");
 }
 
 test_every_engine!(equivalent_on_reference_like_job, |engine: &dyn Engine| {
-    let spec = WindowSpec {
-        years: 1991..=2020,
-        doys: (152..=170).collect(),
-        half_window: 5,
-        calendar: Calendar::Ordinal,
-    };
+    let spec =
+        WindowSpec { years: 1991..=2020, doys: (152..=170).collect(), half_window: 5, calendar: Calendar::Ordinal };
     for method in [5, 7] {
         assert_equivalent_to_reference(engine, &spec, 101, &stats(&["90"], method, 1), 1);
     }
 });
 
-test_every_engine!(
-    equivalent_for_every_method_and_several_percentiles,
-    |engine: &dyn Engine| {
-        let spec = WindowSpec {
-            years: 2000..=2007,
-            doys: (58..=64).collect(),
-            half_window: 3,
-            calendar: Calendar::Hobday366,
-        };
-        for method in 1..=9 {
-            let st = stats(&["0", "10", "50", "90", "97.5", "100"], method, 1);
-            assert_equivalent_to_reference(engine, &spec, 67, &st, u64::from(method));
-        }
+test_every_engine!(equivalent_for_every_method_and_several_percentiles, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 2000..=2007, doys: (58..=64).collect(), half_window: 3, calendar: Calendar::Hobday366 };
+    for method in 1..=9 {
+        let st = stats(&["0", "10", "50", "90", "97.5", "100"], method, 1);
+        assert_equivalent_to_reference(engine, &spec, 67, &st, u64::from(method));
     }
-);
+});
 
-test_every_engine!(
-    equivalent_across_year_boundaries_and_min_samples,
-    |engine: &dyn Engine| {
-        let spec = WindowSpec {
-            years: 2001..=2004,
-            doys: vec![1, 2, 364, 365, 366],
-            half_window: 4,
-            calendar: Calendar::Ordinal,
-        };
-        assert_equivalent_to_reference(engine, &spec, 45, &stats(&["90", "5"], 8, 3), 7);
-    }
-);
+test_every_engine!(equivalent_across_year_boundaries_and_min_samples, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 2001..=2004, doys: vec![1, 2, 364, 365, 366], half_window: 4, calendar: Calendar::Ordinal };
+    assert_equivalent_to_reference(engine, &spec, 45, &stats(&["90", "5"], 8, 3), 7);
+});
 
-test_every_engine!(
-    equivalent_with_mean_only_and_wide_window,
-    |engine: &dyn Engine| {
-        let spec = WindowSpec {
-            years: 1990..=1992,
-            doys: (100..=102).collect(),
-            half_window: 30,
-            calendar: Calendar::Ordinal,
-        };
-        assert_equivalent_to_reference(engine, &spec, 33, &stats(&[], 5, 1), 11);
-    }
-);
+test_every_engine!(equivalent_with_mean_only_and_wide_window, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 1990..=1992, doys: (100..=102).collect(), half_window: 30, calendar: Calendar::Ordinal };
+    assert_equivalent_to_reference(engine, &spec, 33, &stats(&[], 5, 1), 11);
+});
 
-/// One cell, two years, three-day windows, values worked by hand.
+// One cell, two years, three-day windows, values worked by hand.
 test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
-    let spec = WindowSpec {
-        years: 2001..=2002,
-        doys: vec![11, 12],
-        half_window: 1,
-        calendar: Calendar::Ordinal,
-    };
+    let spec = WindowSpec { years: 2001..=2002, doys: vec![11, 12], half_window: 1, calendar: Calendar::Ordinal };
     let plan = WindowPlan::build(&spec, |_| true);
     // slots in [day][year] order: days 10..=13 of 2001 and 2002
     assert_eq!(plan.slots.len(), 8);
@@ -175,18 +126,9 @@ test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
             _ => 6.0,
         }
     };
-    let values: Vec<f64> = plan
-        .slots
-        .iter()
-        .map(|d| by_date(d.ordinal(), d.year))
-        .collect();
+    let values: Vec<f64> = plan.slots.iter().map(|d| by_date(d.ordinal(), d.year)).collect();
     let pool = Pool::<f64>::from_values(plan.slots.len(), 1, &values).unwrap();
-    let out = run(
-        engine,
-        PoolRef::F64(&pool),
-        &plan,
-        &stats(&["90", "50"], 5, 1),
-    );
+    let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90", "50"], 5, 1));
     // day 11: {1, 2, 3, 10, 4} -> n 5, mean 4, sorted 1 2 3 4 10
     //   p90: r = 4.5 + 0.5 = 5 -> 10;  p50: r = 3 -> 3
     // day 12: {3, 10, 4, 4, 6} -> n 5, mean 27/5, sorted 3 4 4 6 10 -> p90 10, p50 4
@@ -199,10 +141,7 @@ test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
     assert_eq!(out.row(2, 1), [4.0]);
     // type 7: p90 of 1 2 3 4 10: r = 0.9*4 + 1 = 4.6 -> 4 + 0.6*6 = 7.6
     let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90"], 7, 6));
-    assert!(
-        out.row(1, 0)[0].is_nan(),
-        "min-samples 6 must fill a 5-sample window"
-    );
+    assert!(out.row(1, 0)[0].is_nan(), "min-samples 6 must fill a 5-sample window");
     let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90"], 7, 1));
     assert!((out.row(1, 0)[0] - 7.6).abs() < 1e-12);
 });

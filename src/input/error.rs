@@ -9,11 +9,7 @@ pub enum InputError {
     Open { path: PathBuf, cause: netcdf::Error },
 
     #[error("{}: no variable '{var}' (variables: {available})", path.display())]
-    NoSuchVariable {
-        path: PathBuf,
-        var: String,
-        available: String,
-    },
+    NoSuchVariable { path: PathBuf, var: String, available: String },
 
     #[error("{}: several gridded variables ({candidates}); choose one with --var", path.display())]
     AmbiguousVariable { path: PathBuf, candidates: String },
@@ -22,33 +18,14 @@ pub enum InputError {
     NoGriddedVariable { path: PathBuf, available: String },
 
     #[error("{}: variable '{var}': {problem}", path.display())]
-    BadVariable {
-        path: PathBuf,
-        var: String,
-        problem: String,
-    },
+    BadVariable { path: PathBuf, var: String, problem: String },
 
     #[error("{}: variable '{var}' is {found}, but {} has {expected}", path.display(), first.display())]
-    ShapeMismatch {
-        path: PathBuf,
-        var: String,
-        found: String,
-        expected: String,
-        first: PathBuf,
-    },
+    ShapeMismatch { path: PathBuf, var: String, found: String, expected: String, first: PathBuf },
 
     #[error("{}: {coord} coordinate differs from {} ({detail})", path.display(), first.display())]
-    CoordMismatch {
-        path: PathBuf,
-        coord: String,
-        first: PathBuf,
-        detail: String,
-    },
+    CoordMismatch { path: PathBuf, coord: String, first: PathBuf, detail: String },
 
     #[error("{}: variable '{var}': read failed: {cause}", path.display())]
-    Read {
-        path: PathBuf,
-        var: String,
-        cause: netcdf::Error,
-    },
+    Read { path: PathBuf, var: String, cause: netcdf::Error },
 }

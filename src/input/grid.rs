@@ -24,33 +24,18 @@ pub struct Grid {
     pub lon: Coord,
 }
 
-fn read_coord(
-    file: &netcdf::File,
-    path: &Path,
-    dim: &str,
-    len: usize,
-) -> Result<Coord, InputError> {
+fn read_coord(file: &netcdf::File, path: &Path, dim: &str, len: usize) -> Result<Coord, InputError> {
     if let Some(var) = file.variable(dim) {
         if var.dimensions().len() == 1 && var.len() == len {
-            let values = var
-                .get_values::<f64, _>(..)
-                .map_err(|cause| InputError::Read {
-                    path: path.into(),
-                    var: dim.into(),
-                    cause,
-                })?;
-            return Ok(Coord {
-                dim: dim.into(),
-                values,
-                from_file: true,
-            });
+            let values = var.get_values::<f64, _>(..).map_err(|cause| InputError::Read {
+                path: path.into(),
+                var: dim.into(),
+                cause,
+            })?;
+            return Ok(Coord { dim: dim.into(), values, from_file: true });
         }
     }
-    Ok(Coord {
-        dim: dim.into(),
-        values: (0..len).map(|i| i as f64).collect(),
-        from_file: false,
-    })
+    Ok(Coord { dim: dim.into(), values: (0..len).map(|i| i as f64).collect(), from_file: false })
 }
 
 impl Grid {
@@ -75,14 +60,9 @@ impl Grid {
 
     /// `Ok` when `other` (read from `path`) has exactly this grid (read from `first`).
     pub fn check_same(&self, other: &Grid, path: &Path, first: &Path) -> Result<(), InputError> {
-        for (name, mine, theirs) in [
-            ("latitude", &self.lat, &other.lat),
-            ("longitude", &self.lon, &other.lon),
-        ] {
+        for (name, mine, theirs) in [("latitude", &self.lat, &other.lat), ("longitude", &self.lon, &other.lon)] {
             let same = |a: &f64, b: &f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
-            if let Some(i) =
-                (0..mine.values.len()).find(|&i| !same(&mine.values[i], &theirs.values[i]))
-            {
+            if let Some(i) = (0..mine.values.len()).find(|&i| !same(&mine.values[i], &theirs.values[i])) {
                 return Err(InputError::CoordMismatch {
                     path: path.into(),
                     coord: name.into(),

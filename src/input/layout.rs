@@ -47,7 +47,7 @@ impl Storage {
             Storage::U16 => 65535.0,
             Storage::I32 => -2_147_483_647.0,
             Storage::U32 => 4_294_967_295.0,
-            Storage::F32 => f64::from(9.969_209_968_386_869e36_f32),
+            Storage::F32 => f64::from(9.969_21e36_f32),
             Storage::F64 => 9.969_209_968_386_869e36,
         }
     }
@@ -114,16 +114,9 @@ fn text_attr(var: &netcdf::Variable<'_>, name: &str) -> Option<String> {
 /// axis), else from the dimension name.
 fn axis_of(file: &netcdf::File, dim: &str) -> Option<Axis> {
     if let Some(coord) = file.variable(dim) {
-        let standard = text_attr(&coord, "standard_name")
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let units = text_attr(&coord, "units")
-            .unwrap_or_default()
-            .to_ascii_lowercase()
-            .replace(['_', ' '], "");
-        let axis = text_attr(&coord, "axis")
-            .unwrap_or_default()
-            .to_ascii_uppercase();
+        let standard = text_attr(&coord, "standard_name").unwrap_or_default().to_ascii_lowercase();
+        let units = text_attr(&coord, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
+        let axis = text_attr(&coord, "axis").unwrap_or_default().to_ascii_uppercase();
         if standard.ends_with("latitude")
             || units.starts_with("degreen")
             || units.starts_with("degreesn")
@@ -160,35 +153,18 @@ impl VarLayout {
     /// With `allow_extra`, dimensions besides latitude and longitude may be longer than 1 if
     /// they come first (e.g. a stacked `(time, lat, lon)` output); otherwise they must have
     /// length 1 (a leading time dimension of one step, as in OSTIA files).
-    pub fn inspect(
-        file: &netcdf::File,
-        path: &Path,
-        var: Option<&str>,
-        allow_extra: bool,
-    ) -> Result<Self, InputError> {
+    pub fn inspect(file: &netcdf::File, path: &Path, var: Option<&str>, allow_extra: bool) -> Result<Self, InputError> {
         let name = match var {
             Some(v) => v.to_string(),
             None => detect_variable(file, path)?,
         };
         let Some(variable) = file.variable(&name) else {
-            return Err(InputError::NoSuchVariable {
-                path: path.into(),
-                var: name,
-                available: variable_names(file),
-            });
+            return Err(InputError::NoSuchVariable { path: path.into(), var: name, available: variable_names(file) });
         };
-        let bad = |problem: String| InputError::BadVariable {
-            path: path.into(),
-            var: name.clone(),
-            problem,
-        };
+        let bad = |problem: String| InputError::BadVariable { path: path.into(), var: name.clone(), problem };
         let storage = Storage::from_nc(&variable.vartype())
             .ok_or_else(|| bad("is not of a numeric type (int8..uint32, float, double)".into()))?;
-        let dims: Vec<(String, usize)> = variable
-            .dimensions()
-            .iter()
-            .map(|d| (d.name(), d.len()))
-            .collect();
+        let dims: Vec<(String, usize)> = variable.dimensions().iter().map(|d| (d.name(), d.len())).collect();
         let axes: Vec<Option<Axis>> = dims.iter().map(|(n, _)| axis_of(file, n)).collect();
         let find = |axis: Axis| -> Result<usize, InputError> {
             let hits: Vec<usize> = (0..dims.len()).filter(|&i| axes[i] == Some(axis)).collect();
@@ -197,11 +173,7 @@ impl VarLayout {
                 _ => Err(bad(format!(
                     "dimensions {}: cannot tell which is {}",
                     describe_dims(&dims),
-                    if axis == Axis::Lat {
-                        "latitude"
-                    } else {
-                        "longitude"
-                    }
+                    if axis == Axis::Lat { "latitude" } else { "longitude" }
                 ))),
             }
         };
@@ -217,29 +189,17 @@ impl VarLayout {
                 )));
             }
             if i > lat_axis.min(lon_axis) {
-                return Err(bad(format!(
-                    "dimension {dim} must come before latitude and longitude"
-                )));
+                return Err(bad(format!("dimension {dim} must come before latitude and longitude")));
             }
         }
-        let packing = Packing::from_attributes(storage, |a| {
-            variable.attribute_value(a).and_then(Result::ok)
-        })
-        .map_err(|p| bad(p))?;
+        let packing =
+            Packing::from_attributes(storage, |a| variable.attribute_value(a).and_then(Result::ok)).map_err(bad)?;
         let meta = VarMeta {
             units: text_attr(&variable, "units"),
             long_name: text_attr(&variable, "long_name"),
             standard_name: text_attr(&variable, "standard_name"),
         };
-        Ok(VarLayout {
-            name,
-            storage,
-            dims,
-            lat_axis,
-            lon_axis,
-            packing,
-            meta,
-        })
+        Ok(VarLayout { name, storage, dims, lat_axis, lon_axis, packing, meta })
     }
 
     pub fn nlat(&self) -> usize {
@@ -281,11 +241,7 @@ impl VarLayout {
                 } else {
                     (0, 1)
                 };
-                Extent::SliceCount {
-                    start,
-                    count,
-                    stride: 1,
-                }
+                Extent::SliceCount { start, count, stride: 1 }
             })
             .collect()
     }
@@ -316,24 +272,14 @@ fn detect_variable(file: &netcdf::File, path: &Path) -> Result<String, InputErro
             Storage::from_nc(&v.vartype()).is_some()
                 && dims.len() >= 2
                 && !dims.iter().any(|d| d.name() == name)
-                && dims
-                    .iter()
-                    .any(|d| axis_of(file, &d.name()) == Some(Axis::Lat))
-                && dims
-                    .iter()
-                    .any(|d| axis_of(file, &d.name()) == Some(Axis::Lon))
+                && dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lat))
+                && dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lon))
         })
         .map(|v| v.name())
         .collect();
     match candidates.len() {
         1 => Ok(candidates[0].clone()),
-        0 => Err(InputError::NoGriddedVariable {
-            path: path.into(),
-            available: variable_names(file),
-        }),
-        _ => Err(InputError::AmbiguousVariable {
-            path: path.into(),
-            candidates: candidates.join(", "),
-        }),
+        0 => Err(InputError::NoGriddedVariable { path: path.into(), available: variable_names(file) }),
+        _ => Err(InputError::AmbiguousVariable { path: path.into(), candidates: candidates.join(", ") }),
     }
 }

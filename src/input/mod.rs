@@ -22,10 +22,7 @@ use std::path::Path;
 /// Open `path` with libnetcdf, naming the file in the error.
 pub fn open(path: &Path) -> Result<netcdf::File, InputError> {
     silence_hdf5();
-    netcdf::open(path).map_err(|cause| InputError::Open {
-        path: path.to_path_buf(),
-        cause,
-    })
+    netcdf::open(path).map_err(|cause| InputError::Open { path: path.to_path_buf(), cause })
 }
 
 /// Stop libhdf5 from printing its error stack on stderr. libnetcdf probes for optional
@@ -42,11 +39,7 @@ pub fn silence_hdf5() {
         // SAFETY: H5Eset_auto2 with the default stack and no handler only changes HDF5's
         // global error-reporting setting; the library lock serializes it with other calls.
         unsafe {
-            hdf5_metno_sys::h5e::H5Eset_auto2(
-                hdf5_metno_sys::h5e::H5E_DEFAULT,
-                None,
-                std::ptr::null_mut(),
-            );
+            hdf5_metno_sys::h5e::H5Eset_auto2(hdf5_metno_sys::h5e::H5E_DEFAULT, None, std::ptr::null_mut());
         }
     }
 }

@@ -52,10 +52,7 @@ pub fn numbers(value: &AttributeValue) -> Option<Vec<f64>> {
 
 impl Packing {
     /// Rules from a variable's attributes; `Err` describes an unusable attribute.
-    pub fn from_attributes(
-        storage: Storage,
-        attr: impl Fn(&str) -> Option<AttributeValue>,
-    ) -> Result<Packing, String> {
+    pub fn from_attributes(storage: Storage, attr: impl Fn(&str) -> Option<AttributeValue>) -> Result<Packing, String> {
         let scalar = |name: &str| -> Result<Option<f64>, String> {
             match attr(name) {
                 None => Ok(None),
@@ -68,16 +65,13 @@ impl Packing {
         let list = |name: &str| -> Result<Vec<f64>, String> {
             match attr(name) {
                 None => Ok(Vec::new()),
-                Some(v) => numbers(&v)
-                    .ok_or_else(|| format!("attribute {name} must be numeric, found {v:?}")),
+                Some(v) => numbers(&v).ok_or_else(|| format!("attribute {name} must be numeric, found {v:?}")),
             }
         };
         let scale = scalar("scale_factor")?.unwrap_or(1.0);
         let offset = scalar("add_offset")?.unwrap_or(0.0);
         if !scale.is_finite() || !offset.is_finite() {
-            return Err(format!(
-                "scale_factor {scale} / add_offset {offset} are not finite"
-            ));
+            return Err(format!("scale_factor {scale} / add_offset {offset} are not finite"));
         }
         let fill = match attr("_FillValue") {
             Some(_) => scalar("_FillValue")?,
@@ -88,21 +82,12 @@ impl Packing {
         let range = list("valid_range")?;
         if !range.is_empty() {
             let [lo, hi] = range[..] else {
-                return Err(format!(
-                    "attribute valid_range must hold two numbers, found {range:?}"
-                ));
+                return Err(format!("attribute valid_range must hold two numbers, found {range:?}"));
             };
             valid_min = Some(lo);
             valid_max = Some(hi);
         }
-        Ok(Packing {
-            scale,
-            offset,
-            fill,
-            missing,
-            valid_min,
-            valid_max,
-        })
+        Ok(Packing { scale, offset, fill, missing, valid_min, valid_max })
     }
 
     /// The physical value of a stored number, or NaN when it is missing.
@@ -130,10 +115,7 @@ mod tests {
     use super::*;
 
     fn packing(attrs: &[(&str, AttributeValue)], storage: Storage) -> Packing {
-        Packing::from_attributes(storage, |n| {
-            attrs.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone())
-        })
-        .unwrap()
+        Packing::from_attributes(storage, |n| attrs.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone())).unwrap()
     }
 
     #[test]
@@ -151,10 +133,7 @@ mod tests {
         assert!(p.decode(-32768.0).is_nan());
         assert!(p.decode(-301.0).is_nan());
         assert!(p.decode(4501.0).is_nan());
-        assert_eq!(
-            p.decode(1000.0),
-            1000.0 * f64::from(0.01f32) + f64::from(273.15f32)
-        );
+        assert_eq!(p.decode(1000.0), 1000.0 * f64::from(0.01f32) + f64::from(273.15f32));
     }
 
     #[test]
@@ -167,28 +146,18 @@ mod tests {
         assert!(p.decode(f64::NAN).is_nan());
         assert!(p.decode(f64::INFINITY).is_nan());
         assert_eq!(p.decode(-0.0).to_bits(), 0.0f64.to_bits());
-        let p = packing(
-            &[(
-                "missing_value",
-                AttributeValue::Doubles(vec![-999.0, -99.0]),
-            )],
-            Storage::F64,
-        );
+        let p = packing(&[("missing_value", AttributeValue::Doubles(vec![-999.0, -99.0]))], Storage::F64);
         assert!(p.decode(-99.0).is_nan() && p.decode(-999.0).is_nan());
         assert_eq!(p.decode(-98.0), -98.0);
-        let p = packing(
-            &[("valid_range", AttributeValue::Floats(vec![-2.0, 40.0]))],
-            Storage::F32,
-        );
+        let p = packing(&[("valid_range", AttributeValue::Floats(vec![-2.0, 40.0]))], Storage::F32);
         assert!(p.decode(40.5).is_nan() && p.decode(-2.5).is_nan());
         assert_eq!(p.decode(40.0), 40.0);
     }
 
     #[test]
     fn bad_attributes_are_reported() {
-        let err = Packing::from_attributes(Storage::F64, |n| {
-            (n == "scale_factor").then(|| AttributeValue::Str("x".into()))
-        });
+        let err =
+            Packing::from_attributes(Storage::F64, |n| (n == "scale_factor").then(|| AttributeValue::Str("x".into())));
         assert!(err.unwrap_err().contains("scale_factor"));
     }
 }

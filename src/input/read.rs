@@ -61,18 +61,12 @@ pub fn read_region(
     layout: &VarLayout,
     region: &Region,
 ) -> Result<RawData, InputError> {
-    let read_err = |cause| InputError::Read {
+    let read_err = |cause| InputError::Read { path: path.into(), var: layout.name.clone(), cause };
+    let var = file.variable(&layout.name).ok_or_else(|| InputError::NoSuchVariable {
         path: path.into(),
         var: layout.name.clone(),
-        cause,
-    };
-    let var = file
-        .variable(&layout.name)
-        .ok_or_else(|| InputError::NoSuchVariable {
-            path: path.into(),
-            var: layout.name.clone(),
-            available: String::new(),
-        })?;
+        available: String::new(),
+    })?;
     let ext = layout.extents(&region.rows, &region.cols);
     Ok(match layout.storage {
         Storage::I8 => RawData::I8(var.get_values(ext).map_err(read_err)?),
@@ -87,12 +81,7 @@ pub fn read_region(
 }
 
 /// Decode `raw` (as read for `region` with `layout`) into `dest`, in `(lat, lon)` order.
-pub fn decode_region<T: Sample>(
-    layout: &VarLayout,
-    region: &Region,
-    raw: &RawData,
-    dest: &mut [T],
-) {
+pub fn decode_region<T: Sample>(layout: &VarLayout, region: &Region, raw: &RawData, dest: &mut [T]) {
     let (nr, nc) = (region.rows.len(), region.cols.len());
     let transpose = !layout.lat_is_slow();
     let p = &layout.packing;
@@ -139,23 +128,14 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
 
 /// Every value of the variable, decoded, as `[extra][lat][lon]` where `extra` runs over the
 /// leading non-horizontal dimensions (length [`VarLayout::extra_len`]).
-pub fn read_canonical(
-    file: &netcdf::File,
-    path: &Path,
-    layout: &VarLayout,
-) -> Result<Vec<f64>, InputError> {
-    let var = file
-        .variable(&layout.name)
-        .ok_or_else(|| InputError::NoSuchVariable {
-            path: path.into(),
-            var: layout.name.clone(),
-            available: String::new(),
-        })?;
-    let raw: Vec<f64> = var.get_values(..).map_err(|cause| InputError::Read {
+pub fn read_canonical(file: &netcdf::File, path: &Path, layout: &VarLayout) -> Result<Vec<f64>, InputError> {
+    let var = file.variable(&layout.name).ok_or_else(|| InputError::NoSuchVariable {
         path: path.into(),
         var: layout.name.clone(),
-        cause,
+        available: String::new(),
     })?;
+    let raw: Vec<f64> =
+        var.get_values(..).map_err(|cause| InputError::Read { path: path.into(), var: layout.name.clone(), cause })?;
     let (nr, nc) = (layout.nlat(), layout.nlon());
     let slab = nr * nc;
     let mut out = vec![0.0; raw.len()];
@@ -171,14 +151,8 @@ mod tests {
 
     #[test]
     fn transposed_slab_lands_in_lat_lon_order() {
-        let packing = Packing {
-            scale: 1.0,
-            offset: 0.0,
-            fill: None,
-            missing: vec![],
-            valid_min: None,
-            valid_max: None,
-        };
+        let packing =
+            Packing { scale: 1.0, offset: 0.0, fill: None, missing: vec![], valid_min: None, valid_max: None };
         // stored (lon=3, lat=2): lon-major; value = 10*lon + lat
         let raw: Vec<i16> = vec![0, 1, 10, 11, 20, 21];
         let mut dest = vec![0.0f64; 6];

@@ -33,12 +33,7 @@ pub fn ok(args: &[&str]) -> Output {
 pub fn fails(args: &[&str]) -> String {
     let out = bin().args(args).output().expect("run sstclim");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "expected exit 2 from sstclim {}:\n{stderr}",
-        args.join(" ")
-    );
+    assert_eq!(out.status.code(), Some(2), "expected exit 2 from sstclim {}:\n{stderr}", args.join(" "));
     assert!(!stderr.contains("panicked"), "sstclim panicked:\n{stderr}");
     stderr
 }
@@ -54,9 +49,7 @@ pub fn generate(dir: &Path, extra: &[&str]) {
 /// Files (not hidden or hidden) left in a directory.
 pub fn entries(dir: &Path) -> Vec<String> {
     match std::fs::read_dir(dir) {
-        Ok(rd) => rd
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect(),
+        Ok(rd) => rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect(),
         Err(_) => Vec::new(),
     }
 }
@@ -65,9 +58,7 @@ pub fn entries(dir: &Path) -> Vec<String> {
 pub fn read(path: &Path, var: &str) -> (Vec<f64>, Vec<(String, usize)>) {
     sstclim::input::silence_hdf5();
     let f = netcdf::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let v = f
-        .variable(var)
-        .unwrap_or_else(|| panic!("{}: no {var}", path.display()));
+    let v = f.variable(var).unwrap_or_else(|| panic!("{}: no {var}", path.display()));
     let dims = v.dimensions().iter().map(|d| (d.name(), d.len())).collect();
     (v.get_values::<f64, _>(..).unwrap(), dims)
 }

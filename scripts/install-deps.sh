@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing sstclim needs on a fresh Debian/Ubuntu machine, skipping
+# what is already there: a C toolchain, pkg-config, libnetcdf (with HDF5) and, if cargo is
+# missing, a Rust toolchain through rustup. Sourced by scripts/demo.sh and scripts/test.sh.
+set -euo pipefail
+
+missing=()
+for pkg in build-essential pkg-config libnetcdf-dev util-linux; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "installing: ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+    [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "installing Rust (rustup, minimal profile)" >&2
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
+    . "$HOME/.cargo/env"
+fi
