@@ -16,24 +16,9 @@ fn dataset(dir: &Path) -> PathBuf {
     data
 }
 
-fn run_args(data: &Path, out: &Path) -> Vec<String> {
-    [
-        "-q",
-        "run",
-        "--input",
-        &s(data),
-        "--output",
-        &s(out),
-        "--years",
-        "2001-2002",
-        "--doys",
-        "102-108",
-        "--half-window",
-        "2",
-    ]
-    .iter()
-    .map(|x| x.to_string())
-    .collect()
+/// The job every case runs: days 102..=108 with a 2-day half window.
+fn job(data: &Path, out: &Path) -> Vec<String> {
+    with(run_args(data, out, "2001-2002", "102-108"), &["--half-window", "2"])
 }
 
 /// Run expecting failure; check the message is one line and mentions every `needles`,
@@ -59,7 +44,7 @@ fn missing_file_lists_every_missing_file() {
         std::fs::remove_file(data.join(f)).unwrap();
     }
     let out = dir.path().join("out");
-    let args = run_args(&data, &out);
+    let args = job(&data, &out);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let err = fails(&argv);
     // windows of days 102..=108 with h = 2 need days 100..=110 of both years
@@ -79,7 +64,7 @@ fn truncated_file_is_named() {
     let bytes = std::fs::read(&victim).unwrap();
     std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
     let out = dir.path().join("out");
-    expect_failure(&run_args(&data, &out), &out, &["sst_2002_105.nc"]);
+    expect_failure(&job(&data, &out), &out, &["sst_2002_105.nc"]);
 }
 
 #[test]
@@ -93,11 +78,11 @@ fn corrupt_file_in_the_middle_of_the_stack_leaves_no_output() {
     }
     std::fs::write(&victim, &bytes).unwrap();
     let out = dir.path().join("out");
-    let err = expect_failure(&run_args(&data, &out), &out, &["sst_2001_106.nc", "cannot open as NetCDF"]);
+    let err = expect_failure(&job(&data, &out), &out, &["sst_2001_106.nc", "cannot open as NetCDF"]);
     assert!(!err.contains("sst_2001_105"), "{err}");
     // not even temporary files: the outputs were created and must have been removed
     std::fs::write(data.join("sst_2001_106.nc"), b"this is not a NetCDF file").unwrap();
-    expect_failure(&run_args(&data, &out), &out, &["sst_2001_106.nc"]);
+    expect_failure(&job(&data, &out), &out, &["sst_2001_106.nc"]);
 }
 
 #[test]
@@ -105,7 +90,7 @@ fn wrong_variable_names_the_variable_and_what_exists() {
     let dir = tmp();
     let data = dataset(dir.path());
     let out = dir.path().join("out");
-    let mut args = run_args(&data, &out);
+    let mut args = job(&data, &out);
     args.extend(["--var".into(), "analysed_sst".into()]);
     expect_failure(&args, &out, &["sst_2001_100.nc", "no variable 'analysed_sst'", "variables: lat, lon, sst"]);
 }
@@ -119,7 +104,7 @@ fn wrong_shape_names_both_files() {
     std::fs::copy(other.join("sst_2002_103.nc"), data.join("sst_2002_103.nc")).unwrap();
     let out = dir.path().join("out");
     expect_failure(
-        &run_args(&data, &out),
+        &job(&data, &out),
         &out,
         &["sst_2002_103.nc", "'sst' is lat=6 x lon=12", "sst_2001_100.nc has lat=7 x lon=12"],
     );
@@ -137,7 +122,7 @@ fn inconsistent_coordinates_are_reported() {
     }
     let out = dir.path().join("out");
     expect_failure(
-        &run_args(&data, &out),
+        &job(&data, &out),
         &out,
         &["sst_2002_107.nc", "latitude coordinate differs", "index 0: -89.5 vs -90"],
     );
@@ -159,7 +144,7 @@ fn extra_time_steps_are_refused() {
         v.put_values(&[1.0; 2 * 7 * 12], ..).unwrap();
     }
     let out = dir.path().join("out");
-    expect_failure(&run_args(&data, &out), &out, &["sst_2001_103.nc", "variable 'sst'", "dimension time has length 2"]);
+    expect_failure(&job(&data, &out), &out, &["sst_2001_103.nc", "variable 'sst'", "dimension time has length 2"]);
 }
 
 #[test]
@@ -176,7 +161,7 @@ fn no_gridded_variable_or_ambiguous_dimensions() {
         v.put_values(&[0.0f32; 12], ..).unwrap();
     }
     let out = dir.path().join("out");
-    let mut args = run_args(&data, &out);
+    let mut args = job(&data, &out);
     args[7] = "2001".into(); // --years
     args[9] = "102".into(); // --doys
     expect_failure(&args, &out, &["x_2001_100.nc", "no gridded numeric variable", "variables: field"]);
@@ -194,7 +179,7 @@ fn unreadable_directory_is_named() {
         std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
     }
     std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let args = run_args(&data, &out);
+    let args = job(&data, &out);
     // root reads any directory, so run as nobody when we are root
     // SAFETY: geteuid has no preconditions.
     let output = if unsafe { libc::geteuid() } == 0 {
@@ -224,7 +209,7 @@ fn output_directory_not_writable() {
     let blocker = dir.path().join("a-file");
     std::fs::write(&blocker, b"").unwrap();
     let out = blocker.join("out");
-    expect_failure(&run_args(&data, &out), &out, &[&s(&out), "output directory is not writable"]);
+    expect_failure(&job(&data, &out), &out, &[&s(&out), "output directory is not writable"]);
 }
 
 #[test]
@@ -239,7 +224,7 @@ fn invalid_flags_are_rejected_before_any_work() {
         ("--calendar", "julian", "invalid value 'julian'"),
         ("--max-mem", "512K", "--max-mem 524288 bytes is too small"),
     ] {
-        let mut args = run_args(&data, &out);
+        let mut args = job(&data, &out);
         args.extend([flag.to_string(), value.to_string()]);
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let output = bin().args(&argv).output().unwrap();

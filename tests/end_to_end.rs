@@ -116,26 +116,10 @@ fn check_against_oracle(case: &Case) {
     generate(&data, &g);
     let (years, doys, h) = ((2003, 2005), (55i64, 75i64), 3i64);
     let method = case.method.to_string();
-    ok(&[
-        "-q",
-        "run",
-        "--input",
-        &s(&data),
-        "--output",
-        &s(&out),
-        "--years",
-        "2003-2005",
-        "--doys",
-        "55-75",
-        "--half-window",
-        "3",
-        "--calendar",
-        case.calendar,
-        "--method",
-        &method,
-        "--layout",
-        case.layout,
-    ]);
+    ok(&with(
+        run_args(&data, &out, "2003-2005", "55-75"),
+        &["--half-window", "3", "--calendar", case.calendar, "--method", &method, "--layout", case.layout],
+    ));
     let mut cache: HashMap<i64, Vec<f64>> = HashMap::new();
     let naming = if case.generate.contains(&"--naming") { "ostia" } else { "plain" };
     let file_of = |day: i64| {
@@ -242,10 +226,8 @@ fn cpu_equals_reference_and_tiling_is_invisible() {
         let data = dir.path().join("data");
         generate(&data, &["--grid", "64x33", "--years", "1991-2000", "--doys", "140-170", "--dim-order", order]);
         let run = |out: &str, extra: &[&str]| {
-            let o = s(&dir.path().join(out));
-            let mut a = vec!["-q", "run", "--input", data.to_str().unwrap(), "--output", &o, "--years", "1991-2000"];
-            a.extend_from_slice(&["--doys", "145-165", "--percentile", "10,90,99.5", "--method", "8"]);
-            a.extend_from_slice(extra);
+            let a = run_args(&data, &dir.path().join(out), "1991-2000", "145-165");
+            let a = with(with(a, &["--percentile", "10,90,99.5", "--method", "8"]), extra);
             String::from_utf8(ok(&a).stdout).unwrap()
         };
         run("cpu", &[]);
@@ -272,21 +254,7 @@ fn f32_pool_stays_within_float32_rounding() {
     let data = dir.path().join("data");
     generate(&data, &["--grid", "30x16", "--years", "1991-1995", "--doys", "100-120", "--quantum", "0"]);
     for pool in ["f64", "f32"] {
-        let o = s(&dir.path().join(pool));
-        ok(&[
-            "-q",
-            "run",
-            "--input",
-            &s(&data),
-            "--output",
-            &o,
-            "--years",
-            "1991-1995",
-            "--doys",
-            "105-115",
-            "--pool",
-            pool,
-        ]);
+        ok(&with(run_args(&data, &dir.path().join(pool), "1991-1995", "105-115"), &["--pool", pool]));
     }
     let (a, b) = (s(&dir.path().join("f64")), s(&dir.path().join("f32")));
     let strict = bin().args(["compare", &a, &b]).output().unwrap();
@@ -302,26 +270,13 @@ fn missing_files_are_listed_or_skipped() {
     std::fs::remove_file(data.join("sst_2001_015.nc")).unwrap();
     std::fs::remove_file(data.join("sst_2002_020.nc")).unwrap();
     let out = dir.path().join("out");
-    let base = [
-        "-q",
-        "run",
-        "--input",
-        data.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--years",
-        "2001-2002",
-        "--doys",
-        "15-25",
-    ];
+    let base = run_args(&data, &out, "2001-2002", "15-25");
     let err = fails(&base);
     assert!(err.contains("2 of 42 input files are missing"), "{err}");
     assert!(err.contains("sst_2001_015.nc") && err.contains("sst_2002_020.nc"), "{err}");
     assert!(entries(&out).is_empty(), "no output after a failed run: {:?}", entries(&out));
     let json = dir.path().join("t.json");
-    let mut args = base.to_vec();
-    args.extend(["--allow-missing", "--timing-json", json.to_str().unwrap()]);
-    ok(&args);
+    ok(&with(base, &["--allow-missing", "--timing-json", &s(&json)]));
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["files_missing"], 2);
     assert_eq!(report["files_read"], 40);
@@ -339,22 +294,7 @@ fn outputs_are_cf_with_provenance_and_refuse_to_clobber() {
     let data = dir.path().join("data");
     generate(&data, &["--grid", "12x7", "--years", "2001-2003", "--doys", "100-110", "--dim-order", "lon-lat"]);
     let out = dir.path().join("out");
-    let args = [
-        "-q",
-        "run",
-        "--input",
-        data.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--years",
-        "2001-2003",
-        "--doys",
-        "103-107",
-        "--deflate",
-        "4",
-        "--half-window",
-        "2",
-    ];
+    let args = with(run_args(&data, &out, "2001-2003", "103-107"), &["--deflate", "4", "--half-window", "2"]);
     ok(&args);
     sstclim::input::silence_hdf5();
     let f = netcdf::open(out.join("p90_doy105.nc")).unwrap();
@@ -378,9 +318,7 @@ fn outputs_are_cf_with_provenance_and_refuse_to_clobber() {
     assert_eq!(entries(&out).len(), 10);
     let err = fails(&args);
     assert!(err.contains("already exists") && err.contains("--overwrite"), "{err}");
-    let mut again = args.to_vec();
-    again.push("--overwrite");
-    ok(&again);
+    ok(&with(args, &["--overwrite"]));
 }
 
 #[test]

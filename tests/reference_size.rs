@@ -16,23 +16,10 @@ fn run_360x181_equals_reference_for_types_5_and_7() {
     for method in ["5", "7"] {
         let fast = dir.path().join(format!("cpu{method}"));
         let json = dir.path().join(format!("cpu{method}.json"));
-        ok(&[
-            "-q",
-            "run",
-            "--input",
-            &s(&data),
-            "--output",
-            &s(&fast),
-            "--years",
-            "1991-2020",
-            "--doys",
-            "152-243",
-            "--method",
-            method,
-            "--verify",
-            "--timing-json",
-            &s(&json),
-        ]);
+        ok(&with(
+            run_args(&data, &fast, "1991-2020", "152-243"),
+            &["--method", method, "--verify", "--timing-json", &s(&json)],
+        ));
         let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(report["verified"], true);
         assert_eq!(report["files_read"], 3060);
@@ -44,22 +31,7 @@ fn run_360x181_equals_reference_for_types_5_and_7() {
     assert_eq!(c.status.code(), Some(1));
     // and the reference backend's written files equal the cpu backend's for type 7
     let reference = dir.path().join("ref7");
-    ok(&[
-        "-q",
-        "run",
-        "--input",
-        &s(&data),
-        "--output",
-        &s(&reference),
-        "--years",
-        "1991-2020",
-        "--doys",
-        "152-243",
-        "--method",
-        "7",
-        "--backend",
-        "reference",
-    ]);
+    ok(&with(run_args(&data, &reference, "1991-2020", "152-243"), &["--method", "7", "--backend", "reference"]));
     let out = ok(&["compare", &s(&dir.path().join("cpu7")), &s(&reference)]);
     assert!(String::from_utf8(out.stdout).unwrap().contains("EQUAL"));
 }

@@ -12,10 +12,10 @@ use std::cmp::Ordering;
 
 use rayon::prelude::*;
 
-use super::{Engine, EngineError, StatSpec, TileResult};
+use super::{HostEngine, StatSpec, TileResult};
 use crate::disjoint::DisjointSlice;
 use crate::percentile::Position;
-use crate::pool::{PoolRef, Sample};
+use crate::pool::Sample;
 use crate::window::WindowPlan;
 
 /// Cells per parallel work item: one transposed chunk is `CHUNK x slots` float64 values.
@@ -24,23 +24,11 @@ const CHUNK: usize = 32;
 /// The fast exact multi-threaded CPU engine.
 pub struct CpuEngine;
 
-impl Engine for CpuEngine {
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
+impl HostEngine for CpuEngine {
+    const NAME: &'static str = "cpu";
 
-    fn compute(
-        &self,
-        pool: PoolRef<'_>,
-        plan: &WindowPlan,
-        stats: &StatSpec,
-        out: &mut TileResult,
-    ) -> Result<(), EngineError> {
-        match pool {
-            PoolRef::F64(p) => compute(p.as_slice(), p.n_cells(), plan, stats, out),
-            PoolRef::F32(p) => compute(p.as_slice(), p.n_cells(), plan, stats, out),
-        }
-        Ok(())
+    fn compute_typed<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
+        compute(pool, n_cells, plan, stats, out);
     }
 }
 

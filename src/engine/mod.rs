@@ -12,7 +12,7 @@ pub use cpu::CpuEngine;
 pub use reference::ReferenceEngine;
 
 use crate::percentile::{Method, Percentile, Position};
-use crate::pool::PoolRef;
+use crate::pool::{PoolRef, Sample};
 use crate::window::WindowPlan;
 
 /// What to compute for every target day and cell.
@@ -104,6 +104,32 @@ pub trait Engine: Sync {
         stats: &StatSpec,
         out: &mut TileResult,
     ) -> Result<(), EngineError>;
+}
+
+/// A host engine written once, generically over the pool's element type, that cannot fail.
+trait HostEngine: Sync {
+    const NAME: &'static str;
+    fn compute_typed<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult);
+}
+
+impl<E: HostEngine> Engine for E {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn compute(
+        &self,
+        pool: PoolRef<'_>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) -> Result<(), EngineError> {
+        match pool {
+            PoolRef::F64(p) => E::compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
+            PoolRef::F32(p) => E::compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
+        }
+        Ok(())
+    }
 }
 
 /// Which engine `--backend` selects.

@@ -4,31 +4,19 @@
 
 use rayon::prelude::*;
 
-use super::{Engine, EngineError, StatSpec, TileResult};
+use super::{HostEngine, StatSpec, TileResult};
 use crate::disjoint::DisjointSlice;
-use crate::pool::{PoolRef, Sample};
+use crate::pool::Sample;
 use crate::window::WindowPlan;
 
 /// The naive, obviously-correct engine.
 pub struct ReferenceEngine;
 
-impl Engine for ReferenceEngine {
-    fn name(&self) -> &'static str {
-        "reference"
-    }
+impl HostEngine for ReferenceEngine {
+    const NAME: &'static str = "reference";
 
-    fn compute(
-        &self,
-        pool: PoolRef<'_>,
-        plan: &WindowPlan,
-        stats: &StatSpec,
-        out: &mut TileResult,
-    ) -> Result<(), EngineError> {
-        match pool {
-            PoolRef::F64(p) => compute(p.as_slice(), p.n_cells(), plan, stats, out),
-            PoolRef::F32(p) => compute(p.as_slice(), p.n_cells(), plan, stats, out),
-        }
-        Ok(())
+    fn compute_typed<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
+        compute(pool, n_cells, plan, stats, out);
     }
 }
 

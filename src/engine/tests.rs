@@ -21,7 +21,8 @@ fn run(engine: &dyn Engine, pool: PoolRef<'_>, plan: &WindowPlan, stats: &StatSp
     out
 }
 
-/// Random samples with ties (values on a 0.25 grid), missing values, and cells that are
+/// Random samples with ties (values on a 0.1 grid, so sums depend on their order), missing
+/// values, and cells that are
 /// entirely missing or have only 1-3 valid samples per window.
 fn random_values(plan: &WindowPlan, n_cells: usize, seed: u64) -> Vec<f64> {
     let mut rng = SplitMix64::new(seed);
@@ -38,7 +39,7 @@ fn random_values(plan: &WindowPlan, n_cells: usize, seed: u64) -> Vec<f64> {
         let level = rng.below(40) as f64;
         for slot in 0..n_slots {
             if rng.next_f64() < keep {
-                values[slot * n_cells + cell] = level + (rng.below(24) as f64) * 0.25 - 3.0;
+                values[slot * n_cells + cell] = level + (rng.below(24) as f64) * 0.1 - 3.0;
             }
         }
     }

@@ -2,6 +2,7 @@
 //! outputs through the netcdf crate directly.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -15,13 +16,17 @@ pub fn bin() -> Command {
     c
 }
 
+fn show<S: AsRef<OsStr>>(args: &[S]) -> String {
+    args.iter().map(|a| a.as_ref().to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
+}
+
 /// Run sstclim with `args`; panics with its output unless it succeeds.
-pub fn ok(args: &[&str]) -> Output {
+pub fn ok<S: AsRef<OsStr>>(args: &[S]) -> Output {
     let out = bin().args(args).output().expect("run sstclim");
     assert!(
         out.status.success(),
         "sstclim {} failed ({}):\nstdout:\n{}\nstderr:\n{}",
-        args.join(" "),
+        show(args),
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
@@ -30,10 +35,10 @@ pub fn ok(args: &[&str]) -> Output {
 }
 
 /// Run sstclim with `args` expecting failure with exit status 2; returns stderr.
-pub fn fails(args: &[&str]) -> String {
+pub fn fails<S: AsRef<OsStr>>(args: &[S]) -> String {
     let out = bin().args(args).output().expect("run sstclim");
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "expected exit 2 from sstclim {}:\n{stderr}", args.join(" "));
+    assert_eq!(out.status.code(), Some(2), "expected exit 2 from sstclim {}:\n{stderr}", show(args));
     assert!(!stderr.contains("panicked"), "sstclim panicked:\n{stderr}");
     stderr
 }
@@ -44,6 +49,18 @@ pub fn generate(dir: &Path, extra: &[&str]) {
     let mut args = vec!["-q", "generate", "--output", d];
     args.extend_from_slice(extra);
     ok(&args);
+}
+
+/// `sstclim -q run --input DATA --output OUT --years YEARS --doys DOYS`, to extend with flags.
+pub fn run_args(data: &Path, out: &Path, years: &str, doys: &str) -> Vec<String> {
+    let v = ["-q", "run", "--input", &s(data), "--output", &s(out), "--years", years, "--doys", doys];
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+/// `args` followed by `more`.
+pub fn with(mut args: Vec<String>, more: &[&str]) -> Vec<String> {
+    args.extend(more.iter().map(|x| x.to_string()));
+    args
 }
 
 /// Files (not hidden or hidden) left in a directory.

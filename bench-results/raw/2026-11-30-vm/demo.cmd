@@ -1,0 +1,1 @@
+/work/main/target/release/sstclim demo --dir /tmp/sstclim-bench/demo
