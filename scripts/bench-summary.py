@@ -19,7 +19,7 @@ def resources(name):
 
 
 lines = ["| step | command | wall s | peak RSS GB | detail |", "|---|---|---|---|---|"]
-for name in ["demo", "gen360", "run360-type5", "run360-type7", "gen1440", "run1440"]:
+for name in ["demo", "gen360", "run360-type5", "run360-type7", "gen1440", "run1440", "run1440-verify"]:
     if not (raw / f"{name}.time").exists():
         continue
     wall, rss = resources(name)

@@ -11,7 +11,7 @@
 //! writing starts, so an interrupted generation is recognisably incomplete.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -449,14 +449,4 @@ fn write_file(
     }
     file.close()?;
     std::fs::rename(&tmp, path).map_err(|e| netcdf::Error::Str(e.to_string()))
-}
-
-/// Where a generated dataset's files are: `dir/naming`.
-pub fn dataset_template(dir: &Path, naming: &str) -> String {
-    format!("{}/{naming}", dir.display())
-}
-
-/// The marker path of a dataset directory.
-pub fn marker_path(dir: &Path) -> PathBuf {
-    dir.join(MARKER)
 }

@@ -184,15 +184,6 @@ impl OutputSet {
         self.finished = true;
         Ok(self.files.iter().map(|f| f.path.clone()).collect())
     }
-
-    /// Number of files in the set.
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
 }
 
 impl Drop for OutputSet {

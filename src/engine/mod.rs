@@ -70,11 +70,6 @@ impl TileResult {
         &self.values[start..start + self.n_cells]
     }
 
-    /// The values of one statistic for all target days (`[target][cell]`).
-    pub fn stat(&self, stat: usize) -> &[f64] {
-        let len = self.n_targets * self.n_cells;
-        &self.values[stat * len..(stat + 1) * len]
-    }
 
     /// Number of values that differ bitwise from `other` (NaN equals NaN).
     pub fn count_differences(&self, other: &TileResult) -> usize {
