@@ -148,6 +148,23 @@ fn extra_time_steps_are_refused() {
 }
 
 #[test]
+fn empty_grid_is_refused() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    {
+        sstclim::input::silence_hdf5();
+        let path = data.join("sst_2001_100.nc");
+        std::fs::remove_file(&path).unwrap();
+        let mut f = netcdf::create(&path).unwrap();
+        f.add_unlimited_dimension("lat").unwrap();
+        f.add_dimension("lon", 12).unwrap();
+        f.add_variable::<f64>("sst", &["lat", "lon"]).unwrap();
+    }
+    let out = dir.path().join("out");
+    expect_failure(&job(&data, &out), &out, &["sst_2001_100.nc", "variable 'sst'", "the grid has no cells"]);
+}
+
+#[test]
 fn no_gridded_variable_or_ambiguous_dimensions() {
     let dir = tmp();
     let data = dir.path().join("data");

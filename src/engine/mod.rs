@@ -70,7 +70,6 @@ impl TileResult {
         &self.values[start..start + self.n_cells]
     }
 
-
     /// Number of values that differ bitwise from `other` (NaN equals NaN).
     pub fn count_differences(&self, other: &TileResult) -> usize {
         self.values.iter().zip(&other.values).filter(|(a, b)| a.to_bits() != b.to_bits()).count()

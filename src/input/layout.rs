@@ -178,6 +178,9 @@ impl VarLayout {
             }
         };
         let (lat_axis, lon_axis) = (find(Axis::Lat)?, find(Axis::Lon)?);
+        if dims[lat_axis].1 == 0 || dims[lon_axis].1 == 0 {
+            return Err(bad(format!("dimensions {}: the grid has no cells", describe_dims(&dims))));
+        }
         for (i, (dim, len)) in dims.iter().enumerate() {
             if i == lat_axis || i == lon_axis || *len == 1 {
                 continue;
