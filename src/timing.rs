@@ -10,18 +10,37 @@ use serde::Serialize;
 pub enum Stage {
     Discover,
     Read,
+    /// Copying the pool to the device (GPU engines).
+    HostToDevice,
+    /// Device kernels (GPU engines), synchronized before the clock stops.
+    Kernel,
+    /// Copying results back from the device (GPU engines).
+    DeviceToHost,
+    /// Host engines' computation, and a GPU engine's host-side work around its launches.
     Compute,
     Verify,
     Write,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 5] = [Stage::Discover, Stage::Read, Stage::Compute, Stage::Verify, Stage::Write];
+    pub const ALL: [Stage; 8] = [
+        Stage::Discover,
+        Stage::Read,
+        Stage::HostToDevice,
+        Stage::Kernel,
+        Stage::DeviceToHost,
+        Stage::Compute,
+        Stage::Verify,
+        Stage::Write,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Stage::Discover => "discover",
             Stage::Read => "read/decode",
+            Stage::HostToDevice => "host-to-device",
+            Stage::Kernel => "kernel",
+            Stage::DeviceToHost => "device-to-host",
             Stage::Compute => "compute",
             Stage::Verify => "verify",
             Stage::Write => "write",
@@ -32,7 +51,7 @@ impl Stage {
 /// Accumulated time per stage.
 #[derive(Clone, Debug, Default)]
 pub struct StageTimer {
-    totals: [Duration; 5],
+    totals: [Duration; 8],
 }
 
 impl StageTimer {
@@ -42,6 +61,11 @@ impl StageTimer {
         let r = f();
         self.totals[stage as usize] += start.elapsed();
         r
+    }
+
+    /// Add a duration measured elsewhere (device events, say) to `stage`.
+    pub fn add(&mut self, stage: Stage, elapsed: Duration) {
+        self.totals[stage as usize] += elapsed;
     }
 
     pub fn seconds(&self, stage: Stage) -> f64 {
@@ -54,6 +78,9 @@ impl StageTimer {
 pub struct StageSeconds {
     pub discover: f64,
     pub read: f64,
+    pub h2d: f64,
+    pub kernel: f64,
+    pub d2h: f64,
     pub compute: f64,
     pub verify: f64,
     pub write: f64,
@@ -87,6 +114,9 @@ impl RunReport {
         StageSeconds {
             discover: timer.seconds(Stage::Discover),
             read: timer.seconds(Stage::Read),
+            h2d: timer.seconds(Stage::HostToDevice),
+            kernel: timer.seconds(Stage::Kernel),
+            d2h: timer.seconds(Stage::DeviceToHost),
             compute: timer.seconds(Stage::Compute),
             verify: timer.seconds(Stage::Verify),
             write: timer.seconds(Stage::Write),
@@ -99,17 +129,23 @@ impl RunReport {
         let rows = [
             ("discover", s.discover),
             ("read/decode", s.read),
+            ("host-to-device", s.h2d),
+            ("kernel", s.kernel),
+            ("device-to-host", s.d2h),
             ("compute", s.compute),
             ("verify", s.verify),
             ("write", s.write),
         ];
         let mut out = String::new();
-        out.push_str(&format!("{:<14}{:>10}{:>9}\n", "stage", "seconds", "share"));
+        out.push_str(&format!("{:<16}{:>10}{:>9}\n", "stage", "seconds", "share"));
         for (name, secs) in rows {
+            if secs == 0.0 && matches!(name, "host-to-device" | "kernel" | "device-to-host" | "verify") {
+                continue;
+            }
             let share = if self.wall_seconds > 0.0 { 100.0 * secs / self.wall_seconds } else { 0.0 };
-            out.push_str(&format!("{name:<14}{secs:>10.3}{share:>8.1}%\n"));
+            out.push_str(&format!("{name:<16}{secs:>10.3}{share:>8.1}%\n"));
         }
-        out.push_str(&format!("{:<14}{:>10.3}\n", "total (wall)", self.wall_seconds));
+        out.push_str(&format!("{:<16}{:>10.3}\n", "total (wall)", self.wall_seconds));
         let gb = self.bytes_read as f64 / 1e9;
         out.push_str(&format!(
             "files {} read ({} missing, {} opens), {:.2} GB stored data ({:.2} GB/s while reading)\n",
