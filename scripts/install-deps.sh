@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and testing sstclim needs on a fresh Debian/Ubuntu machine, skipping
-# what is already there: a C toolchain, pkg-config, libnetcdf (with HDF5) and, if cargo is
-# missing, a Rust toolchain through rustup. Sourced by scripts/demo.sh and scripts/test.sh.
+# what is already there: a C toolchain, pkg-config, libnetcdf (with HDF5), HIP's compiler and
+# runtime (for the `hip` feature's compile checks; no AMD GPU needed) and, if cargo is missing,
+# a Rust toolchain through rustup. Sourced by scripts/demo.sh and scripts/test.sh.
 set -euo pipefail
 
 missing=()
-for pkg in build-essential pkg-config libnetcdf-dev util-linux; do
+for pkg in build-essential pkg-config libnetcdf-dev util-linux hipcc libamdhip64-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ((${#missing[@]})); then

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Set-up command 2: install what is missing and run every test (unit, decoding against the
-# netCDF4-python fixtures, end-to-end on generated data, bad input, and the 360x181 check).
+# netCDF4-python fixtures, end-to-end on generated data, bad input, and the 360x181 check;
+# GPU engine tests run on every backend present and say SKIPPED for the others), then the
+# compile checks of the GPU code: the kernel with Debian's hipcc for gfx906 and the crate with
+# the `hip` feature (the CUDA backend is always built: CUDA is loaded at run time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/install-deps.sh
 cargo test --release --locked --all-targets
+echo "== kernels/climatology.hip with hipcc for gfx906" >&2
+hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/climatology-gfx906.hsaco kernels/climatology.hip
+echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
+cargo build --release --locked --features hip

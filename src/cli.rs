@@ -8,7 +8,7 @@ use std::str::FromStr;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::calendar::Calendar;
-use crate::engine::Backend;
+use crate::engine::{Backend, RingPlace};
 use crate::output::OutputLayout;
 use crate::percentile::{Method, Percentile};
 use crate::pool::PoolType;
@@ -35,6 +35,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Generate a small dataset, run the job, check it against the reference engine and draw maps.
     Demo(DemoArgs),
+    /// Time an engine on a synthetic pool in memory beside the device's copy bandwidths, and
+    /// check it against the CPU engine.
+    BenchKernel(crate::bench::BenchKernelArgs),
 }
 
 /// A year or an inclusive range of years: `1991-2020`, `2005`.
@@ -178,13 +181,39 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     pub min_samples: usize,
 
-    /// Engine: cpu (fast, exact) or reference (naive oracle, slow).
-    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    /// Engine: auto (a GPU if one is usable, else cpu), cpu (fast, exact), cuda, hip, or
+    /// reference (naive oracle, slow).
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
 
-    /// Sample pool element type: f64 (exact) or f32 (half the memory; values rounded).
-    #[arg(long, value_enum, default_value_t = PoolType::F64)]
-    pub pool: PoolType,
+    /// Sample pool element type: f64 (exact) or f32 (half the memory and bus traffic; values
+    /// rounded to float32). Default: f32 on a GPU engine when the input is stored as floats,
+    /// else f64.
+    #[arg(long, value_enum)]
+    pub pool: Option<PoolType>,
+
+    /// GPU to use (an ordinal among the visible devices; under MPI each rank's own).
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+
+    /// Device memory budget of GPU engines (default: 90% of what is free); beyond it the
+    /// engine works in batches of days and chunks of cells.
+    #[arg(long)]
+    pub max_device_mem: Option<ByteSize>,
+
+    /// Where the GPU kernel stages the window's groups: shared memory (LDS) when a block fits,
+    /// else device memory.
+    #[arg(long, value_enum, default_value_t = RingPlace::Auto)]
+    pub gpu_ring: RingPlace,
+
+    /// Threads per GPU block (default: chosen for occupancy).
+    #[arg(long, hide = true)]
+    pub gpu_block: Option<usize>,
+
+    /// Start every percentile search at the nearer end instead of the previous day's value
+    /// (for measuring the kernel).
+    #[arg(long, hide = true)]
+    pub gpu_no_hints: bool,
 
     /// Worker threads (default: all cores).
     #[arg(long)]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::discover::DiscoverError;
-use crate::engine::EngineError;
+use crate::engine::{BackendError, EngineError};
 use crate::input::InputError;
 use crate::output::OutputError;
 use crate::plan::PlanError;
@@ -21,6 +21,8 @@ pub enum Error {
     Output(#[from] OutputError),
     #[error(transparent)]
     Engine(#[from] EngineError),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
     #[error("none of the {0} input files the job needs exist")]
     NoInputs(usize),
     #[error("--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem")]

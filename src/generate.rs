@@ -334,6 +334,24 @@ impl Field {
     }
 }
 
+/// Fill `pool` with the values `generate` would write for the dates `slots` (one per pool slot,
+/// cells in (lat, lon) order), without files: for kernel benchmarks.
+pub fn fill_pool<T: crate::pool::Sample>(args: &GenerateArgs, slots: &[Date], pool: &mut crate::pool::Pool<T>) {
+    use rayon::prelude::*;
+    let field = Field::new(args);
+    let n = field.nlat * field.nlon;
+    assert_eq!(pool.n_cells(), n, "pool sized for the grid");
+    pool.slots_mut().into_par_iter().zip(slots.par_iter()).for_each_init(
+        || vec![0.0; n],
+        |buf, (row, &date)| {
+            field.day(args, date, buf);
+            for (d, v) in row.iter_mut().zip(buf.iter()) {
+                *d = T::from_f64(*v);
+            }
+        },
+    );
+}
+
 /// Write the files `index`, `index + count`, ... calling `done(i)` after each.
 fn write_share(
     args: &GenerateArgs,

@@ -6,6 +6,7 @@
 //! files into a [`pool`], an [`engine`] computes the statistics, and [`output`] writes CF
 //! NetCDF. [`run`] ties these together tile by tile within a memory budget.
 
+pub mod bench;
 pub mod calendar;
 pub mod cli;
 pub mod compare;

@@ -80,7 +80,15 @@ fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<ExitCode> {
             for m in &outcome.maps {
                 println!("map: {}", m.display());
             }
-            println!("demo OK: the cpu engine equals the reference engine bit for bit");
+            println!("demo OK: the {} engine equals the reference engine bit for bit", outcome.run.report.backend);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::BenchKernel(args) => {
+            let record = sstclim::bench::bench_kernel(&args)?;
+            print!("{}", record.table());
+            if record.differences.is_some_and(|d| d > 0) {
+                return Ok(ExitCode::from(1));
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::cli::RunArgs;
-use crate::engine::{Backend, StatSpec};
+use crate::engine::{Backend, GpuOptions, StatSpec};
 use crate::output::OutputSpec;
 use crate::pool::PoolType;
 use crate::window::WindowSpec;
@@ -19,7 +19,11 @@ pub struct JobPlan {
     pub output: OutputSpec,
     pub allow_missing: bool,
     pub backend: Backend,
-    pub pool: PoolType,
+    /// `None`: chosen once the engine and the input's storage are known.
+    pub pool: Option<PoolType>,
+    /// GPU ordinal for GPU engines.
+    pub device: usize,
+    pub gpu: GpuOptions,
     pub threads: usize,
     /// Budget for the pool and results of one tile, in bytes.
     pub max_mem: u64,
@@ -105,6 +109,16 @@ impl JobPlan {
             allow_missing: args.allow_missing,
             backend: args.backend,
             pool: args.pool,
+            device: args.device,
+            gpu: GpuOptions {
+                max_device_mem: match args.max_device_mem {
+                    Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxMem(m.0)),
+                    m => m.map(|m| m.0),
+                },
+                ring: args.gpu_ring,
+                hints: !args.gpu_no_hints,
+                block: args.gpu_block,
+            },
             threads,
             max_mem,
             verify: args.verify,

@@ -12,9 +12,9 @@ use std::time::Instant;
 use tracing::info;
 
 use crate::discover::{discover, Inputs};
-use crate::engine::{Engine, ReferenceEngine, TileResult};
+use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
 use crate::error::Error;
-use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, VarLayout};
+use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, Storage, VarLayout};
 use crate::output::{self, utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
 use crate::pool::{Pool, PoolType, Sample};
@@ -73,9 +73,22 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.targets.len(),
         job.window.slots.len()
     );
-    match plan.pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, ui, timer, wall),
+    let engine = plan.backend.engine(plan.device, &plan.gpu)?;
+    let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
+    match pool {
+        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), ui, timer, wall),
+    }
+}
+
+/// The pool type when `--pool` is not given: float32 on GPU engines for inputs stored as
+/// floats (half the bytes to move; results equal the CPU engine on the same pool), float64
+/// (exact) otherwise. Packed int16 input stays float64: its decoded values are not float32s.
+fn default_pool(engine: &dyn Engine, storage: Storage) -> PoolType {
+    if engine.is_device() && matches!(storage, Storage::F32 | Storage::F64) {
+        PoolType::F32
+    } else {
+        PoolType::F64
     }
 }
 
@@ -108,11 +121,11 @@ fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Regi
 fn run_tiles<T: Sample>(
     plan: &JobPlan,
     job: &Job,
+    engine: &dyn Engine,
     ui: &Ui,
     mut timer: StageTimer,
     wall: Instant,
 ) -> Result<RunOutcome, Error> {
-    let engine = plan.backend.engine();
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.threads)
         .build()
@@ -145,6 +158,7 @@ fn run_tiles<T: Sample>(
     };
     let mut outputs = timer.time(Stage::Write, || OutputSet::create(&plan.output, &meta))?;
     let mut bytes_read = 0;
+    let mut device_times = EngineTimes::default();
     for (i, region) in regions.iter().enumerate() {
         let mut pool = Pool::<T>::new(n_slots, region.n_cells())
             .map_err(|cause| Error::Alloc { bytes: n_slots * region.n_cells() * std::mem::size_of::<T>(), cause })?;
@@ -154,9 +168,14 @@ fn run_tiles<T: Sample>(
 
         let mut result = TileResult::new(n_stats, n_targets, region.n_cells());
         let spinner = ui.spinner(&format!("computing tile {}/{}", i + 1, regions.len()));
-        timer.time(Stage::Compute, || {
-            threads.install(|| engine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut result))
-        })?;
+        let started = Instant::now();
+        let times = threads.install(|| engine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut result))?;
+        let elapsed = started.elapsed();
+        timer.add(Stage::HostToDevice, times.h2d);
+        timer.add(Stage::Kernel, times.kernel);
+        timer.add(Stage::DeviceToHost, times.d2h);
+        timer.add(Stage::Compute, elapsed.saturating_sub(times.h2d + times.kernel + times.d2h));
+        device_times.add(&times);
         spinner.finish_and_clear();
         if plan.verify {
             let mut want = TileResult::new(n_stats, n_targets, region.n_cells());
@@ -175,6 +194,11 @@ fn run_tiles<T: Sample>(
     let report = RunReport {
         sstclim_version: env!("CARGO_PKG_VERSION"),
         backend: engine.name().into(),
+        device: engine.describe(),
+        bytes_h2d: device_times.bytes_h2d,
+        bytes_d2h: device_times.bytes_d2h,
+        pin_seconds: device_times.pin.as_secs_f64(),
+        kernel_launches: device_times.launches,
         pool: T::NAME.into(),
         threads: plan.threads,
         grid: [job.grid.nlon(), job.grid.nlat()],

@@ -91,6 +91,8 @@ pub struct StageSeconds {
 pub struct RunReport {
     pub sstclim_version: &'static str,
     pub backend: String,
+    /// The device a GPU engine ran on (`cpu` for host engines).
+    pub device: String,
     pub pool: String,
     pub threads: usize,
     pub grid: [usize; 2],
@@ -102,6 +104,12 @@ pub struct RunReport {
     /// File opens including re-reads of every file per tile.
     pub file_reads: usize,
     pub bytes_read: u64,
+    /// Bytes copied to and from the device by GPU engines.
+    pub bytes_h2d: u64,
+    pub bytes_d2h: u64,
+    /// Page-locking the pool for DMA (part of the compute stage).
+    pub pin_seconds: f64,
+    pub kernel_launches: usize,
     pub outputs: usize,
     pub verified: bool,
     pub stage_seconds: StageSeconds,
@@ -168,6 +176,19 @@ impl RunReport {
             self.outputs,
             if self.verified { "; verified bitwise against the reference engine" } else { "" }
         ));
+        if self.bytes_h2d > 0 {
+            let rate = |bytes: u64, secs: f64| if secs > 0.0 { bytes as f64 / secs / 1e9 } else { 0.0 };
+            out.push_str(&format!(
+                "device {}: {:.2} GB to the device ({:.1} GB/s), {:.2} GB back ({:.1} GB/s), {} launch(es), pinning {:.3} s\n",
+                self.device,
+                self.bytes_h2d as f64 / 1e9,
+                rate(self.bytes_h2d, s.h2d),
+                self.bytes_d2h as f64 / 1e9,
+                rate(self.bytes_d2h, s.d2h),
+                self.kernel_launches,
+                self.pin_seconds
+            ));
+        }
         out.push_str(&format!("peak RSS {:.2} GB\n", self.peak_rss_bytes as f64 / 1e9));
         out
     }

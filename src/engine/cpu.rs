@@ -86,10 +86,14 @@ fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &Sta
                 }
                 // SAFETY: this work item alone owns cells c0..c0+width.
                 unsafe { counts.write(t * n_cells + cell, n as u32) };
+                let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
                 if n == 0 || n < stats.min_samples {
+                    for stat in 0..stats.n_stats() {
+                        // SAFETY: this work item alone owns cells c0..c0+width.
+                        unsafe { values.write(at(stat), f64::NAN) };
+                    }
                     continue;
                 }
-                let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
                 // SAFETY: as above.
                 unsafe { values.write(at(0), total / n as f64) };
                 if stats.percentiles.is_empty() {

@@ -3,12 +3,17 @@
 //!
 //! All backends sit behind the narrow [`Engine`] trait. The `reference` engine is deliberately
 //! naive (collect each window, sort it, pick) and is the oracle every other engine must equal
-//! bit for bit on the same pool; `cpu` is the fast exact engine.
+//! bit for bit on the same pool; `cpu` is the fast exact engine; `cuda` and `hip` run the
+//! kernel in `kernels/` on a GPU (see [`gpu`]).
 
 mod cpu;
+pub mod gpu;
 mod reference;
 
+use std::time::Duration;
+
 pub use cpu::CpuEngine;
+pub use gpu::{GpuOptions, RingPlace};
 pub use reference::ReferenceEngine;
 
 use crate::percentile::{Method, Percentile, Position};
@@ -77,6 +82,31 @@ impl TileResult {
     }
 }
 
+/// Where a device engine spent its time in one `compute` call (zero for host engines).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EngineTimes {
+    /// Page-locking the host pool.
+    pub pin: Duration,
+    pub h2d: Duration,
+    pub kernel: Duration,
+    pub d2h: Duration,
+    pub bytes_h2d: u64,
+    pub bytes_d2h: u64,
+    pub launches: usize,
+}
+
+impl EngineTimes {
+    pub fn add(&mut self, other: &EngineTimes) {
+        self.pin += other.pin;
+        self.h2d += other.h2d;
+        self.kernel += other.kernel;
+        self.d2h += other.d2h;
+        self.bytes_h2d += other.bytes_h2d;
+        self.bytes_d2h += other.bytes_d2h;
+        self.launches += other.launches;
+    }
+}
+
 /// An engine failed (device errors; the CPU engines cannot fail).
 #[derive(Debug, thiserror::Error)]
 #[error("{engine} engine: {message}")]
@@ -90,14 +120,31 @@ pub trait Engine: Sync {
     /// Short name for logs and reports.
     fn name(&self) -> &'static str;
 
-    /// Fill `out` (sized for `plan` and `pool`) with the statistics of every target and cell.
+    /// What it runs on, for reports (`cpu`, `CUDA device 0 (NVIDIA H200)`).
+    fn describe(&self) -> String {
+        "cpu".into()
+    }
+
+    /// Whether it computes on a device (GPU engines).
+    fn is_device(&self) -> bool {
+        false
+    }
+
+    /// A device's pinned host-to-device and device-to-device copy bandwidths, measured with
+    /// `bytes` per copy (`None` for host engines).
+    fn probe_bandwidth(&self, _bytes: usize, _repeats: usize) -> Option<Result<gpu::BandwidthProbe, EngineError>> {
+        None
+    }
+
+    /// Fill `out` (sized for `plan` and `pool`) with the statistics of every target and cell:
+    /// every value and count is written (NaN where a cell has no value), whatever `out` held.
     fn compute(
         &self,
         pool: PoolRef<'_>,
         plan: &WindowPlan,
         stats: &StatSpec,
         out: &mut TileResult,
-    ) -> Result<(), EngineError>;
+    ) -> Result<EngineTimes, EngineError>;
 }
 
 /// A host engine written once, generically over the pool's element type, that cannot fail.
@@ -117,12 +164,12 @@ impl<E: HostEngine> Engine for E {
         plan: &WindowPlan,
         stats: &StatSpec,
         out: &mut TileResult,
-    ) -> Result<(), EngineError> {
+    ) -> Result<EngineTimes, EngineError> {
         match pool {
             PoolRef::F64(p) => E::compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
             PoolRef::F32(p) => E::compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
         }
-        Ok(())
+        Ok(EngineTimes::default())
     }
 }
 
@@ -130,19 +177,60 @@ impl<E: HostEngine> Engine for E {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
+    /// A GPU when one is usable (CUDA, then HIP), else the CPU.
+    Auto,
     /// The fast exact CPU engine (multi-threaded).
     Cpu,
+    /// NVIDIA GPUs through CUDA (driver and NVRTC loaded at run time).
+    Cuda,
+    /// AMD GPUs through HIP (needs a build with `--features hip`).
+    Hip,
     /// The naive oracle: sort every window (slow; for checking).
     Reference,
 }
 
+/// A backend that cannot run here: a typed error, never a panic.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("the CUDA backend is unavailable: {0}")]
+    CudaUnavailable(String),
+    #[error("the HIP backend is unavailable: {0}")]
+    HipUnavailable(String),
+}
+
 impl Backend {
-    pub fn engine(self) -> Box<dyn Engine> {
+    /// The engine for this backend on GPU `device` (ignored by host engines). `Auto` falls back
+    /// to the CPU engine, logging why no GPU engine was taken.
+    pub fn engine(self, device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine>, BackendError> {
         match self {
-            Backend::Cpu => Box::new(CpuEngine),
-            Backend::Reference => Box::new(ReferenceEngine),
+            Backend::Cpu => Ok(Box::new(CpuEngine)),
+            Backend::Reference => Ok(Box::new(ReferenceEngine)),
+            Backend::Cuda => Ok(Box::new(gpu::cuda::engine(device, opts).map_err(BackendError::CudaUnavailable)?)),
+            Backend::Hip => hip_engine(device, opts),
+            Backend::Auto => {
+                let cuda = match gpu::cuda::engine(device, opts) {
+                    Ok(e) => return Ok(Box::new(e)),
+                    Err(e) => e,
+                };
+                let hip = match hip_engine(device, opts) {
+                    Ok(e) => return Ok(e),
+                    Err(e) => e,
+                };
+                tracing::info!("no GPU engine (CUDA: {cuda}; {hip}); using the CPU engine");
+                Ok(Box::new(CpuEngine))
+            }
         }
     }
+}
+
+#[cfg(feature = "hip")]
+fn hip_engine(device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine>, BackendError> {
+    Ok(Box::new(gpu::hip::engine(device, opts).map_err(BackendError::HipUnavailable)?))
+}
+
+#[cfg(not(feature = "hip"))]
+fn hip_engine(_device: usize, _opts: &GpuOptions) -> Result<Box<dyn Engine>, BackendError> {
+    Err(BackendError::HipUnavailable("this sstclim was built without the `hip` cargo feature".into()))
 }
 
 #[cfg(test)]

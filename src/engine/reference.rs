@@ -42,11 +42,15 @@ fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &Sta
             let n = samples.len();
             // SAFETY: only this iteration writes cell `cell`; indices of different cells differ.
             unsafe { counts.write(t * n_cells + cell, n as u32) };
+            let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
             if n == 0 || n < stats.min_samples {
+                for stat in 0..stats.n_stats() {
+                    // SAFETY: as above.
+                    unsafe { values.write(at(stat), f64::NAN) };
+                }
                 continue;
             }
             samples.sort_by(f64::total_cmp);
-            let at = |stat: usize| (stat * n_targets + t) * n_cells + cell;
             // SAFETY: as above.
             unsafe { values.write(at(0), total / n as f64) };
             for (i, p) in stats.percentiles.iter().enumerate() {

@@ -15,8 +15,11 @@ fn stats(pcts: &[&str], method: u8, min_samples: usize) -> StatSpec {
     }
 }
 
+/// Compute into a poisoned result, so an engine that leaves any value unwritten fails.
 fn run(engine: &dyn Engine, pool: PoolRef<'_>, plan: &WindowPlan, stats: &StatSpec) -> TileResult {
     let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), pool.n_cells());
+    out.values.fill(-98765.0);
+    out.counts.fill(u32::MAX);
     engine.compute(pool, plan, stats, &mut out).unwrap();
     out
 }
@@ -46,13 +49,64 @@ fn random_values(plan: &WindowPlan, n_cells: usize, seed: u64) -> Vec<f64> {
     values
 }
 
+/// GPU engine configurations every test body runs on: the default, the ring in shared memory
+/// (where the test sizes fit it: NVIDIA's opt-in shared memory) and in device memory, searches
+/// without hints, and a device memory budget small enough to force chunks of cells and batches
+/// of days.
+fn gpu_variants(backend: Backend) -> Vec<(&'static str, GpuOptions)> {
+    let d = GpuOptions::default();
+    let mut v = vec![
+        ("default", d.clone()),
+        ("global-ring", GpuOptions { ring: RingPlace::Global, ..d.clone() }),
+        ("no-hints", GpuOptions { hints: false, ..d.clone() }),
+        ("small-memory", GpuOptions { max_device_mem: Some(1_500_000), block: Some(64), ..d.clone() }),
+    ];
+    if backend == Backend::Cuda {
+        v.push(("shared-ring", GpuOptions { ring: RingPlace::Shared, ..d }));
+    }
+    v
+}
+
+/// Say once per test process, on the real stderr (not captured by the test harness), that a
+/// backend's tests were skipped.
+fn skip_notice(message: &str) {
+    use std::io::Write;
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if !seen.iter().any(|m| m == message) {
+        seen.push(message.to_string());
+        let _ = writeln!(std::io::stderr().lock(), "{message}");
+    }
+}
+
+/// Every engine this machine can run: the host engines, then every GPU backend that is present
+/// in each configuration of [`gpu_variants`]; a missing GPU backend is reported, not failed.
+fn every_engine() -> Vec<(String, Box<dyn Engine>)> {
+    let mut engines: Vec<(String, Box<dyn Engine>)> = Vec::new();
+    for backend in [Backend::Cpu, Backend::Reference] {
+        engines.push((format!("{backend:?}"), backend.engine(0, &GpuOptions::default()).unwrap()));
+    }
+    for backend in [Backend::Cuda, Backend::Hip] {
+        for (label, opts) in gpu_variants(backend) {
+            match backend.engine(0, &opts) {
+                Ok(engine) => engines.push((format!("{backend:?}/{label}"), engine)),
+                Err(e) => {
+                    skip_notice(&format!("SKIPPED {backend:?} engine tests: {e}"));
+                    break;
+                }
+            }
+        }
+    }
+    engines
+}
+
 /// The same body for every engine, like candle's test_device!: runs `$body(engine)` per backend.
 macro_rules! test_every_engine {
     ($name:ident, $body:expr) => {
         #[test]
         fn $name() {
-            for backend in [Backend::Cpu, Backend::Reference] {
-                let engine = backend.engine();
+            for (label, engine) in every_engine() {
+                eprintln!("{}: {label}", stringify!($name));
                 ($body)(engine.as_ref());
             }
         }
@@ -105,8 +159,23 @@ test_every_engine!(equivalent_across_year_boundaries_and_min_samples, |engine: &
 
 test_every_engine!(equivalent_with_mean_only_and_wide_window, |engine: &dyn Engine| {
     let spec =
-        WindowSpec { years: 1990..=1992, doys: (100..=102).collect(), half_window: 30, calendar: Calendar::Ordinal };
+        WindowSpec { years: 1990..=1992, doys: (100..=102).collect(), half_window: 15, calendar: Calendar::Ordinal };
     assert_equivalent_to_reference(engine, &spec, 33, &stats(&[], 5, 1), 11);
+    assert_equivalent_to_reference(engine, &spec, 33, &stats(&["50"], 6, 1), 12);
+});
+
+// More years than the GPU kernel's register sort holds (32): the in-place sort path.
+test_every_engine!(equivalent_with_41_years, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 1950..=1990, doys: (200..=209).collect(), half_window: 2, calendar: Calendar::Ordinal };
+    assert_equivalent_to_reference(engine, &spec, 70, &stats(&["90", "2.5"], 5, 1), 13);
+});
+
+// A grid that fills no block evenly, large enough for several chunks under a small budget.
+test_every_engine!(equivalent_on_an_odd_grid_of_1037_cells, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 2001..=2020, doys: (150..=175).collect(), half_window: 5, calendar: Calendar::Ordinal };
+    assert_equivalent_to_reference(engine, &spec, 1037, &stats(&["90"], 5, 1), 17);
 });
 
 // One cell, two years, three-day windows, values worked by hand.

@@ -1,0 +1,28 @@
+//! Build script: with the `hip` feature, compile kernels/climatology.hip into a code object
+//! with `hipcc --genco` for the AMD architectures in `SSTCLIM_HIP_ARCHS` (comma separated;
+//! default gfx906,gfx90a). The CUDA backend needs nothing here: NVRTC compiles the same source
+//! at run time.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=kernels/climatology.hip");
+    println!("cargo:rerun-if-changed=kernels/sstclim_port.h");
+    println!("cargo:rerun-if-env-changed=SSTCLIM_HIP_ARCHS");
+    println!("cargo:rerun-if-env-changed=HIPCC");
+    if std::env::var_os("CARGO_FEATURE_HIP").is_none() {
+        return;
+    }
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("climatology.hsaco");
+    let archs = std::env::var("SSTCLIM_HIP_ARCHS").unwrap_or_else(|_| "gfx906,gfx90a".into());
+    let hipcc = std::env::var("HIPCC").unwrap_or_else(|_| "hipcc".into());
+    let mut cmd = Command::new(&hipcc);
+    cmd.args(["--genco", "-O3", "-ffp-contract=off", "-std=c++17"]);
+    for arch in archs.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        cmd.arg(format!("--offload-arch={arch}"));
+    }
+    cmd.arg("-o").arg(&out).arg("kernels/climatology.hip");
+    let status = cmd.status().unwrap_or_else(|e| panic!("cannot run {hipcc} (the hip feature needs hipcc): {e}"));
+    assert!(status.success(), "{hipcc} failed to compile kernels/climatology.hip for {archs}");
+}

@@ -1,0 +1,37 @@
+// sstclim_port.h: everything that differs between HIP (AMD, hipcc) and CUDA (NVIDIA, NVRTC or
+// nvcc) for the kernels in this folder. Nothing else in kernels/ names a vendor.
+//
+// The climatology kernel uses no cross-lane operations (each thread owns one cell), so the
+// differences are the wave width used to size blocks, integer types (NVRTC has no <stdint.h>),
+// bit casts and correctly rounded double arithmetic that the compiler may not contract into
+// fused multiply-adds (results must equal the CPU engine bit for bit).
+#pragma once
+
+#if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
+#include <hip/hip_runtime.h>
+#define SC_VENDOR_HIP 1
+// gfx906/gfx90a (GCN/CDNA) run 64-lane wavefronts.
+#define SC_WAVE_SIZE 64
+typedef unsigned long long sc_lane_mask;
+#else
+#define SC_VENDOR_CUDA 1
+#define SC_WAVE_SIZE 32
+typedef unsigned int sc_lane_mask;
+#endif
+
+typedef unsigned int sc_u32;
+typedef unsigned long long sc_u64;
+typedef long long sc_i64;
+
+#define SC_DEVICE __device__ __forceinline__
+
+SC_DEVICE sc_u32 sc_float_bits(float v) { return __float_as_uint(v); }
+SC_DEVICE float sc_bits_float(sc_u32 b) { return __uint_as_float(b); }
+SC_DEVICE sc_u64 sc_double_bits(double v) { return (sc_u64)__double_as_longlong(v); }
+SC_DEVICE double sc_bits_double(sc_u64 b) { return __longlong_as_double((long long)b); }
+
+// IEEE round-to-nearest operations that are never fused (both vendors provide these).
+SC_DEVICE double sc_add(double a, double b) { return __dadd_rn(a, b); }
+SC_DEVICE double sc_sub(double a, double b) { return __dsub_rn(a, b); }
+SC_DEVICE double sc_mul(double a, double b) { return __dmul_rn(a, b); }
+SC_DEVICE double sc_div(double a, double b) { return __ddiv_rn(a, b); }

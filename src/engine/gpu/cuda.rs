@@ -1,0 +1,373 @@
+//! The CUDA backend: [`Device`] over the CUDA driver API through cudarc, with the driver and
+//! NVRTC loaded at run time (so the binary starts, and `--backend auto` falls back to the CPU,
+//! where CUDA is absent). The kernel source is compiled by NVRTC for the device's own
+//! architecture once per process, with floating-point contraction off.
+
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::{result, DriverError};
+
+use super::{kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams};
+
+/// A CUDA engine on device `ordinal`, or why there is none.
+pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<CudaDevice>, String> {
+    Ok(GpuEngine::new("cuda", CudaDevice::open(ordinal)?, opts.clone()))
+}
+
+/// Whether the CUDA driver library can be loaded (checked before any call: cudarc panics
+/// when a dynamically loaded library is missing).
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { sys::is_culib_present() }
+}
+
+fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// One CUDA device: its primary context, one stream, two timing events and the loaded module.
+pub struct CudaDevice {
+    info: DeviceInfo,
+    ordinal: usize,
+    dev: sys::CUdevice,
+    ctx: sys::CUcontext,
+    stream: sys::CUstream,
+    start: sys::CUevent,
+    stop: sys::CUevent,
+    arch: (i32, i32),
+    module: Option<sys::CUmodule>,
+    functions: HashMap<String, (sys::CUfunction, usize)>,
+}
+
+// SAFETY: the handles are plain driver handles; the engine serializes all use behind a mutex
+// and binds the context to whichever thread calls.
+unsafe impl Send for CudaDevice {}
+
+fn describe(e: DriverError) -> String {
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.error_string() {
+        Ok(s) => format!("{name} ({})", s.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+impl CudaDevice {
+    fn err(&self, call: &'static str, e: DriverError) -> GpuError {
+        GpuError { api: "CUDA", call, device: self.info.description.clone(), detail: describe(e) }
+    }
+
+    /// Open device `ordinal`, or say why not.
+    pub fn open(ordinal: usize) -> Result<CudaDevice, String> {
+        if !driver_present() {
+            return Err("the CUDA driver library (libcuda.so) was not found".into());
+        }
+        let at = |call: &str, e: DriverError| format!("{call} on CUDA device {ordinal}: {}", describe(e));
+        result::init().map_err(|e| at("cuInit", e))?;
+        let count = result::device::get_count().map_err(|e| at("cuDeviceGetCount", e))?;
+        if ordinal >= count.max(0) as usize {
+            return Err(format!("CUDA device {ordinal} requested, {count} visible"));
+        }
+        let dev = result::device::get(ordinal as i32).map_err(|e| at("cuDeviceGet", e))?;
+        // SAFETY: `dev` is a valid device handle; the context is released in Drop.
+        let ctx = unsafe { result::primary_ctx::retain(dev) }.map_err(|e| at("cuDevicePrimaryCtxRetain", e))?;
+        // SAFETY: `ctx` was just retained.
+        unsafe { result::ctx::set_current(ctx) }.map_err(|e| at("cuCtxSetCurrent", e))?;
+        let attr = |a: Attr| -> Result<i32, String> {
+            // SAFETY: valid device and attribute.
+            unsafe { result::device::get_attribute(dev, a) }.map_err(|e| at("cuDeviceGetAttribute", e))
+        };
+        let name = result::device::get_name(dev).unwrap_or_else(|_| "unknown".into());
+        // SAFETY: valid device.
+        let total = unsafe { result::device::total_mem(dev) }.map_err(|e| at("cuDeviceTotalMem", e))?;
+        let info = DeviceInfo {
+            description: format!("CUDA device {ordinal} ({name})"),
+            wave: attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)? as usize,
+            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
+            smem_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
+            smem_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as usize,
+            max_threads_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as usize,
+            total_mem: total as u64,
+        };
+        let arch = (
+            attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        );
+        let stream =
+            result::stream::create(result::stream::StreamKind::NonBlocking).map_err(|e| at("cuStreamCreate", e))?;
+        let event = || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| at("cuEventCreate", e));
+        let (start, stop) = (event()?, event()?);
+        if !nvrtc_present() {
+            return Err(format!(
+                "{}: NVRTC (libnvrtc.so) is not on the library path (add CUDA's lib64 to LD_LIBRARY_PATH)",
+                info.description
+            ));
+        }
+        Ok(CudaDevice { info, ordinal, dev, ctx, stream, start, stop, arch, module: None, functions: HashMap::new() })
+    }
+
+    /// PTX of the kernel source for `arch`, compiled once per process and architecture.
+    fn ptx(&self) -> Result<CString, GpuError> {
+        static CACHE: OnceLock<std::sync::Mutex<HashMap<(i32, i32), CString>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ptx) = cache.get(&self.arch) {
+            return Ok(ptx.clone());
+        }
+        let arch: &'static str = Box::leak(format!("sm_{}{}", self.arch.0, self.arch.1).into_boxed_str());
+        // a register cap trades registers for occupancy (global-memory ring); for measuring
+        let maxrregcount = std::env::var("SSTCLIM_CUDA_MAXRREG").ok().and_then(|v| v.parse().ok());
+        let opts = cudarc::nvrtc::CompileOptions {
+            fmad: Some(false),
+            prec_div: Some(true),
+            ftz: Some(false),
+            arch: Some(arch),
+            maxrregcount,
+            options: vec!["--std=c++17".into()],
+            name: Some("climatology.hip".into()),
+            ..Default::default()
+        };
+        let started = std::time::Instant::now();
+        let ptx = cudarc::nvrtc::compile_ptx_with_opts(kernel_source_inlined(), opts).map_err(|e| GpuError {
+            api: "NVRTC",
+            call: "nvrtcCompileProgram",
+            device: self.info.description.clone(),
+            detail: format!("{e:?}"),
+        })?;
+        tracing::info!("compiled kernels/climatology.hip for {arch} in {:.2} s", started.elapsed().as_secs_f64());
+        let ptx = CString::new(ptx.to_src()).map_err(|e| GpuError {
+            api: "NVRTC",
+            call: "nvrtcGetPTX",
+            device: self.info.description.clone(),
+            detail: e.to_string(),
+        })?;
+        cache.insert(self.arch, ptx.clone());
+        Ok(ptx)
+    }
+
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+}
+
+impl Device for CudaDevice {
+    const API: &'static str = "CUDA";
+
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn bind(&mut self) -> Result<(), GpuError> {
+        // SAFETY: the context is retained for the life of self.
+        unsafe { result::ctx::set_current(self.ctx) }.map_err(|e| self.err("cuCtxSetCurrent", e))
+    }
+
+    fn free_memory(&mut self) -> Result<u64, GpuError> {
+        result::mem_get_info().map(|(free, _)| free as u64).map_err(|e| self.err("cuMemGetInfo", e))
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<DevPtr, GpuError> {
+        // SAFETY: plain allocation in the current context.
+        unsafe { result::malloc_sync(bytes) }.map_err(|e| self.err("cuMemAlloc", e))
+    }
+
+    unsafe fn free(&mut self, ptr: DevPtr) {
+        if let Err(e) = result::free_sync(ptr) {
+            tracing::warn!("{}", self.err("cuMemFree", e));
+        }
+    }
+
+    unsafe fn register(&mut self, host: *const u8, bytes: usize) -> Result<(), GpuError> {
+        sys::cuMemHostRegister_v2(host as *mut c_void, bytes, 0).result().map_err(|e| self.err("cuMemHostRegister", e))
+    }
+
+    unsafe fn unregister(&mut self, host: *const u8) -> Result<(), GpuError> {
+        sys::cuMemHostUnregister(host as *mut c_void).result().map_err(|e| self.err("cuMemHostUnregister", e))
+    }
+
+    unsafe fn copy_h2d(
+        &mut self,
+        dst: DevPtr,
+        dpitch: usize,
+        src: *const u8,
+        spitch: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<(), GpuError> {
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
+        if (width == spitch && width == dpitch) || height == 1 {
+            return sys::cuMemcpyHtoDAsync_v2(dst, src as *const c_void, width * height, self.stream)
+                .result()
+                .map_err(|e| self.err("cuMemcpyHtoDAsync", e));
+        }
+        let copy = memcpy2d(
+            (sys::CUmemorytype::CU_MEMORYTYPE_HOST, src as *const c_void, 0, spitch),
+            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), dst, dpitch),
+            width,
+            height,
+        );
+        sys::cuMemcpy2DAsync_v2(&copy, self.stream).result().map_err(|e| self.err("cuMemcpy2DAsync (to device)", e))
+    }
+
+    unsafe fn copy_d2h(
+        &mut self,
+        dst: *mut u8,
+        dpitch: usize,
+        src: DevPtr,
+        spitch: usize,
+        width: usize,
+        height: usize,
+    ) -> Result<(), GpuError> {
+        if width == 0 || height == 0 {
+            return Ok(());
+        }
+        if (width == spitch && width == dpitch) || height == 1 {
+            return sys::cuMemcpyDtoHAsync_v2(dst as *mut c_void, src, width * height, self.stream)
+                .result()
+                .map_err(|e| self.err("cuMemcpyDtoHAsync", e));
+        }
+        let copy = memcpy2d(
+            (sys::CUmemorytype::CU_MEMORYTYPE_DEVICE, std::ptr::null(), src, spitch),
+            (sys::CUmemorytype::CU_MEMORYTYPE_HOST, dst as *mut c_void, 0, dpitch),
+            width,
+            height,
+        );
+        sys::cuMemcpy2DAsync_v2(&copy, self.stream).result().map_err(|e| self.err("cuMemcpy2DAsync (to host)", e))
+    }
+
+    unsafe fn copy_d2d(&mut self, dst: DevPtr, src: DevPtr, bytes: usize) -> Result<(), GpuError> {
+        sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.stream).result().map_err(|e| self.err("cuMemcpyDtoDAsync", e))
+    }
+
+    fn prepare(&mut self, name: &str, smem: usize) -> Result<(), GpuError> {
+        if self.module.is_none() {
+            let ptx = self.ptx()?;
+            // SAFETY: `ptx` is a NUL-terminated PTX image that lives through the call.
+            let module = unsafe { result::module::load_data(ptx.as_ptr() as *const c_void) }
+                .map_err(|e| self.err("cuModuleLoadData", e))?;
+            self.module = Some(module);
+        }
+        let module = self.module.expect("loaded above");
+        let func = match self.functions.get(name) {
+            Some(&(_, set)) if set >= smem => return Ok(()),
+            Some(&(f, _)) => f,
+            None => {
+                // SAFETY: the module is loaded; the name is a kernel of kernels/climatology.hip.
+                unsafe { result::module::get_function(module, CString::new(name).expect("kernel names have no NUL")) }
+                    .map_err(|e| self.err("cuModuleGetFunction", e))?
+            }
+        };
+        // SAFETY: valid function; the value is within the device's opt-in limit (checked by
+        // the launch plan).
+        unsafe {
+            result::function::set_function_attribute(
+                func,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem as i32,
+            )
+        }
+        .map_err(|e| self.err("cuFuncSetAttribute", e))?;
+        self.functions.insert(name.to_string(), (func, smem));
+        Ok(())
+    }
+
+    unsafe fn launch(
+        &mut self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        smem: usize,
+        params: &KernelParams,
+    ) -> Result<(), GpuError> {
+        let Some(&(func, _)) = self.functions.get(name) else {
+            return Err(GpuError {
+                api: "CUDA",
+                call: "cuLaunchKernel",
+                device: self.info.description.clone(),
+                detail: format!("kernel {name} was not prepared"),
+            });
+        };
+        let mut args = [params as *const KernelParams as *mut c_void];
+        result::launch_kernel(func, (grid, 1, 1), (block, 1, 1), smem as u32, self.stream, &mut args)
+            .map_err(|e| self.err("cuLaunchKernel", e))?;
+        // launch errors (bad configuration) are reported here; faults at the next sync
+        sys::cuStreamQuery(self.stream).result().or_else(|e| {
+            if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY {
+                Ok(())
+            } else {
+                Err(self.err("cuLaunchKernel", e))
+            }
+        })
+    }
+
+    fn timer_start(&mut self) -> Result<(), GpuError> {
+        // SAFETY: event and stream belong to this context.
+        unsafe { result::event::record(self.start, self.stream) }.map_err(|e| self.err("cuEventRecord", e))
+    }
+
+    fn timer_stop(&mut self) -> Result<Duration, GpuError> {
+        // SAFETY: as above.
+        unsafe {
+            result::event::record(self.stop, self.stream).map_err(|e| self.err("cuEventRecord", e))?;
+            result::event::synchronize(self.stop).map_err(|e| self.err("cuEventSynchronize (stream work)", e))?;
+            let ms = result::event::elapsed(self.start, self.stop).map_err(|e| self.err("cuEventElapsedTime", e))?;
+            Ok(Duration::from_secs_f64(f64::from(ms) / 1e3))
+        }
+    }
+
+    fn synchronize(&mut self) -> Result<(), GpuError> {
+        // SAFETY: the stream belongs to this context.
+        unsafe { result::stream::synchronize(self.stream) }.map_err(|e| self.err("cuStreamSynchronize", e))
+    }
+}
+
+/// A 2-D copy descriptor: (memory type, host pointer, device pointer, pitch) for the source and
+/// the destination (every field set: the struct holds enums, so it cannot be zeroed).
+fn memcpy2d(
+    src: (sys::CUmemorytype, *const c_void, DevPtr, usize),
+    dst: (sys::CUmemorytype, *mut c_void, DevPtr, usize),
+    width: usize,
+    height: usize,
+) -> sys::CUDA_MEMCPY2D {
+    sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src.0,
+        srcHost: src.1,
+        srcDevice: src.2,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: src.3,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst.0,
+        dstHost: dst.1,
+        dstDevice: dst.2,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dst.3,
+        WidthInBytes: width,
+        Height: height,
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        // SAFETY: all handles were created by `open` in this context and are not used after.
+        unsafe {
+            let _ = result::ctx::set_current(self.ctx);
+            let _ = result::stream::synchronize(self.stream);
+            if let Some(m) = self.module.take() {
+                let _ = result::module::unload(m);
+            }
+            let _ = result::event::destroy(self.start);
+            let _ = result::event::destroy(self.stop);
+            let _ = result::stream::destroy(self.stream);
+            let _ = result::primary_ctx::release(self.dev);
+        }
+    }
+}
