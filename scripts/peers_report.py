@@ -132,7 +132,7 @@ def charts(res, tools):
     import matplotlib.pyplot as plt
 
     keys = list(tools)
-    labels = [k for k in keys]
+    labels = [k.replace("cdo-", "CDO ") for k in keys]
     colors = ["tab:green" if k == "sstclim" else "tab:gray" for k in keys]
     for what, field, unit, scale, fname in (
         ("Wall time", "wall_s", "s", 1.0, "time.png"),
@@ -143,11 +143,9 @@ def charts(res, tools):
         bars = ax.bar(labels, vals, color=colors)
         for b, v, k in zip(bars, vals, keys):
             r = tools[k]["time_ratio_vs_sstclim" if field == "wall_s" else "memory_ratio_vs_sstclim"]
-            ax.annotate(f"{v:.3g} {unit}\n({r:.3g}x)", (b.get_x() + b.get_width() / 2, v), ha="center",
+            ax.annotate(f"{v:.3g} {unit}\n({r:.3g}x sstclim)", (b.get_x() + b.get_width() / 2, v), ha="center",
                         va="bottom", fontsize=8)
-        if field == "wall_s":
-            ax.set_yscale("log")
-        ax.set_ylabel(f"{what} [{unit}]" + (" (log)" if field == "wall_s" else ""))
+        ax.set_ylabel(f"{what} [{unit}]")
         ax.set_title(f"{what}: reference job, 360x181 x 30 y x 102 d, 2 shared cores", fontsize=9)
         ax.margins(y=0.25)
         fig.tight_layout()
@@ -214,6 +212,15 @@ def markdown(res, out):
         else:
             L.append(f"- {name}: lowest peer {t['lowest_peer']} uses {t['ratio_lowest_peer_over_sstclim']:.2f}x "
                      f"sstclim's peak RSS — {'met' if t['met'] else 'MISSED'}.")
+    sc = tools["sstclim"]
+    rep = [steps[n]["sstclim_report"]["stage_seconds"] for n in sc["steps"] if "sstclim_report" in steps[n]]
+    if rep:
+        med = lambda k: statistics.median(r[k] for r in rep)
+        L.append(f"- sstclim's stages (median of its runs): read {med('read'):.1f} s, compute {med('compute'):.1f} s, "
+                 f"write {med('write'):.1f} s; its wall time was {sc['wall_s'] / sc['cpu_s']:.2f}x its CPU time "
+                 "(2 threads on 2 shared cores)" + (
+                     f", CDO's exact chain's {tools['cdo-exact']['wall_s'] / tools['cdo-exact']['cpu_s']:.2f}x "
+                     "(mostly one thread)" if "cdo-exact" in tools else "") + ".")
     L.append("")
     like = diffs.get("cdo_like_for_like")
     if like:
@@ -221,10 +228,17 @@ def markdown(res, out):
         L.append("")
         L.append("| CDO output | max abs diff | RMSE | cells compared | fill mismatches | worst at |")
         L.append("|---|---|---|---|---|---|")
+        what = {
+            "mean": "`ydrunmean` − sstclim mean",
+            "mean_vs_sstclim_mean_times_N_over_slots": "`ydrunmean` − sstclim mean × N / 330",
+            "mean_cells_with_all_slots_valid": "`ydrunmean` − sstclim mean, cells with all 330 samples valid",
+            "p90": "`ydrunpctl` − sstclim P90",
+            "p90_cells_with_N_ge_5": "`ydrunpctl` − sstclim P90, cells with N ≥ 5",
+        }
         for tool, stats in like["tools"].items():
             for s, v in stats.items():
                 at = v["at"]
-                L.append(f"| {tool} {s} | {fmt(v['max_abs_diff'])} | {fmt(v['rmse'])} | {v['cells_compared']} | "
+                L.append(f"| {tool}: {what.get(s, s)} | {fmt(v['max_abs_diff'])} | {fmt(v['rmse'])} | {v['cells_compared']} | "
                          f"{v['fill_mismatches']} | day {at['doy']}, {at['lat']}°N {at['lon']}°E |")
         L.append("")
     L.append("## Steps")
