@@ -7,19 +7,20 @@
 // target of the batch still needs it: with a half window of 5, every group is read from device
 // memory once per batch and reused by up to 11 target days.
 //
-// Shared memory (or, where a device's LDS is too small for the window, a per-block area of
-// device memory with the same layout) holds, per ring slot and per cell, the group's sorted keys between two
+// Shared memory holds, per ring slot and per cell, the group's sorted keys between two
 // sentinels (row 0: smallest key, rows after the last valid sample: largest key), its valid
-// count and its float64 sum. The layout is [slot][row][cell] with the cell fastest: whatever row
-// each thread reads, the 32 (or 64) lanes of a warp touch consecutive words, so no bank
-// conflicts can occur and no padding is needed.
+// count and its float64 sum. Where LDS is too small to keep enough cells resident, the keys
+// move to a per-block area of device memory with the same layout and the rest stays in LDS.
+// The layout is [slot][row][cell] with the cell fastest: whatever row each thread reads, the 32
+// (or 64) lanes of a warp touch consecutive words, so there are no bank conflicts and no
+// padding is needed.
 //
-// Order statistics come from the sorted groups without sorting the window: the rank's value is
-// found by counting, with a binary search per group, how many samples lie at or below the
-// previous target day's value for the same percentile (days are close, so this lands within a
-// few ranks), then walking the groups' merged order from there, up or down, to the rank. When
-// there is no previous value, or it is further than either end, the walk starts at the nearer
-// end. Each walk step takes the best head among the groups (registers, unrolled).
+// Order statistics come from the sorted groups without sorting the window. Each percentile
+// keeps its value at the previous target day and, per group, how many samples lie at or below
+// it; those positions move the few rows the value moves (days are close), which gives the
+// start's rank, and a walk over the groups' heads goes the remaining ranks, up or down. When
+// there is no previous value, or an end of the window is nearer, the walk starts at that end.
+// Each walk step takes the best head among the groups by a pairwise tournament in registers.
 //
 // Exactness: keys order values exactly as the CPU engine's total order; sums follow the
 // window plan's canonical order (per group over years, then over groups in offset order) with
@@ -27,7 +28,7 @@
 // bitwise equal to the CPU engine on the same pool.
 #include "sstclim_port.h"
 
-// Kernel arguments; mirrored by `KernelParams` in src/engine/gpu/params.rs (same order, same
+// Kernel arguments; mirrored by `KernelParams` in src/engine/gpu/mod.rs (same order, same
 // sizes: pointers and 64-bit fields first, then 32-bit ones).
 struct ClimParams {
     const void* pool;          // [row][cell]: device pool rows, `pool_stride` elements apart
@@ -41,8 +42,8 @@ struct ClimParams {
     const int* group_rows;     // pool row of each sample of each group, in year order
     const int* pos_lo;         // [n][percentile]: 1-based rank of the lower order statistic
     const double* pos_frac;    // [n][percentile]: interpolation weight towards rank + 1
-    void* ring_global;         // null: the ring lives in shared memory; else each block's ring
-                               // lies here, one block's worth after another
+    void* ring_global;         // null: the ring's keys live in shared memory; else each block's
+                               // keys lie here, one block's worth after another
     sc_i64 pool_stride;        // elements between pool rows
     sc_i64 out_cell_stride;    // cells per output row
     int n_cells;               // cells of this launch
@@ -391,16 +392,19 @@ SC_DEVICE void climatology(const ClimParams& p) {
     const int cell = blockIdx.x * bc + tid;
     if (cell >= p.n_cells) return;  // no barriers below: each thread owns its cell's columns
 
+    // Shared memory: sums, then (unless they live in device memory) the keys, then counts,
+    // hints and positions. With `ring_global`, each block's keys lie in device memory.
     Ring<K> ring;
     ring.sums = sc_shared;
+    int* after_keys;
     if (p.ring_global) {
-        // same layout as in shared memory, per block: sums, keys, counts, hints, positions
-        const sc_i64 block_bytes =
-            ((sc_i64)p.ring * (8 + p.rows * (sc_i64)sizeof(K) + 4) + p.n_pct * ((sc_i64)sizeof(K) + p.ring)) * bc;
-        ring.sums = (double*)((char*)p.ring_global + block_bytes * blockIdx.x);
+        ring.keys = (K*)p.ring_global + (sc_i64)blockIdx.x * p.ring * p.rows * bc;
+        after_keys = (int*)(ring.sums + p.ring * bc);
+    } else {
+        ring.keys = (K*)(ring.sums + p.ring * bc);
+        after_keys = (int*)(ring.keys + (sc_i64)p.ring * p.rows * bc);
     }
-    ring.keys = (K*)(ring.sums + p.ring * bc);
-    ring.counts = (int*)(ring.keys + (sc_i64)p.ring * p.rows * bc);
+    ring.counts = after_keys;
     ring.rows = p.rows;
     ring.bc = bc;
     ring.tid = tid;

@@ -205,6 +205,9 @@ impl GpuSample for f64 {
     const KEY_BYTES: usize = 8;
 }
 
+/// Resident blocks per multiprocessor at most (32 on NVIDIA since Maxwell and on AMD CDNA).
+const MAX_BLOCKS_PER_SM: usize = 32;
+
 /// `--gpu-ring auto` stages in shared memory only if a multiprocessor holds this many cells.
 const AUTO_SHARED_MIN_CELLS: usize = 256;
 
@@ -234,28 +237,30 @@ pub struct LaunchPlan {
 /// Bytes of ring storage per cell: per slot a float64 sum, `rows` keys and a count; then per
 /// percentile a key (the previous day's value) and a byte per slot (a position).
 fn ring_bytes_per_cell(ring: usize, rows: usize, key: usize, n_pct: usize) -> usize {
-    ring * (8 + rows * key + 4) + n_pct * (key + ring)
+    ring * rows * key + small_bytes_per_cell(ring, key, n_pct)
+}
+
+/// The part of the ring besides the keys (sums, counts, hints, positions): always in shared
+/// memory, also when the keys live in device memory.
+fn small_bytes_per_cell(ring: usize, key: usize, n_pct: usize) -> usize {
+    ring * (8 + 4) + n_pct * (key + ring)
 }
 
 /// Choose the block size: as many resident cells per multiprocessor as shared memory allows
 /// (ties: the smaller block), in whole waves.
-fn choose_block(info: &DeviceInfo, per_cell: usize, in_shared: bool) -> Option<usize> {
+fn choose_block(info: &DeviceInfo, per_cell: usize) -> Option<usize> {
     let mut best: Option<(usize, usize)> = None;
     for waves in 1..=(256 / info.wave).max(1) {
         let bc = waves * info.wave;
         if bc > 256 {
             break;
         }
-        let resident = if in_shared {
-            let smem = bc * per_cell;
-            if smem > info.smem_per_block {
-                break;
-            }
-            let blocks = (info.smem_per_sm / (smem + 1024)).min(info.max_threads_per_sm / bc);
-            blocks * bc
-        } else {
-            (info.max_threads_per_sm / bc) * bc
-        };
+        let smem = bc * per_cell;
+        if smem > info.smem_per_block {
+            break;
+        }
+        let blocks = (info.smem_per_sm / (smem + 1024)).min(info.max_threads_per_sm / bc).min(MAX_BLOCKS_PER_SM);
+        let resident = blocks * bc;
         if resident > 0 && best.map_or(true, |(r, _)| resident > r) {
             best = Some((resident, bc));
         }
@@ -312,12 +317,18 @@ pub fn plan_launch<T: GpuSample>(
     } else {
         whole.ring.max(maxl_needed)
     };
-    let per_cell = ring_bytes_per_cell(max_ring.min(whole.ring.max(maxl_needed)), rows, key, n_pct);
+    let ring_max = max_ring.min(whole.ring.max(maxl_needed));
+    let per_cell = ring_bytes_per_cell(ring_max, rows, key, n_pct);
+    // shared memory per cell: the whole ring, or without its keys when they live in device memory
+    let smem_per_cell = if in_shared { per_cell } else { small_bytes_per_cell(ring_max, key, n_pct) };
     let block = match opts.block {
         Some(b) if b == 0 || b > 1024 => return Err(format!("--gpu-block {b} is not within 1..=1024")),
         Some(b) => b,
-        None => choose_block(info, per_cell, in_shared)
-            .ok_or_else(|| format!("no block of {} threads fits {} bytes of shared memory", info.wave, per_cell))?,
+        // keys in device memory: registers, not shared memory, bound residency; four waves a
+        // block measured best on the H200 (31.3 ms; 36.4 ms with 256 threads)
+        None if !in_shared && 4 * info.wave * smem_per_cell <= info.smem_per_block => 4 * info.wave,
+        None => choose_block(info, smem_per_cell)
+            .ok_or_else(|| format!("no block of {} threads fits {} bytes of shared memory", info.wave, smem_per_cell))?,
     };
     let n_targets = plan.targets.len();
     let n_stats = stats.n_stats();
@@ -332,7 +343,7 @@ pub fn plan_launch<T: GpuSample>(
     // device bytes for `chunk` cells and `rows_held` pool rows
     let need = |chunk: usize, rows_held: usize| -> u64 {
         let results = chunk * n_targets * (n_stats * 8 + 4);
-        let ring = if in_shared { 0 } else { chunk.div_ceil(block) * block * per_cell };
+        let ring = if in_shared { 0 } else { chunk.div_ceil(block) * block * ring_max * rows * key };
         (rows_held * chunk * sample + results + ring + tables) as u64
     };
     let mut chunk = n_cells.max(1);
@@ -345,7 +356,8 @@ pub fn plan_launch<T: GpuSample>(
             let pool_rows = batches.iter().map(|b| b.slots.len()).max().unwrap_or(0);
             if pool_rows <= max_rows {
                 let ring = batches.iter().map(|b| b.ring).max().unwrap_or(1).max(1);
-                let smem = if in_shared { block * ring_bytes_per_cell(ring, rows, key, n_pct) } else { 0 };
+                let smem = block
+                    * if in_shared { ring_bytes_per_cell(ring, rows, key, n_pct) } else { small_bytes_per_cell(ring, key, n_pct) };
                 return Ok(LaunchPlan {
                     kernel: format!("sstclim_clim_{}_l{maxl}", T::KERNEL),
                     maxl,
@@ -548,7 +560,7 @@ impl<D: Device> GpuEngine<D> {
             0
         } else {
             let blocks = lp.chunk.div_ceil(lp.block);
-            st.buffer(B_RING, blocks * lp.block * ring_bytes_per_cell(lp.ring, lp.rows, T::KEY_BYTES, n_pct))?
+            st.buffer(B_RING, blocks * lp.block * lp.ring * lp.rows * T::KEY_BYTES)?
         };
         let tables: Vec<_> = lp.batches.iter().map(|b| b.group_tables(plan)).collect();
         for c0 in (0..n_cells).step_by(lp.chunk) {
@@ -819,11 +831,12 @@ mod tests {
         assert_eq!(lp.kernel, "sstclim_clim_f32_l12");
         assert!(!lp.ring_in_shared, "auto: 148 cells a multiprocessor are too few for shared memory");
         assert_eq!((lp.ring, lp.rows, lp.chunk, lp.batches.len(), lp.pool_rows), (11, 32, 1440 * 721, 1, 3060));
-        // the ring in device memory: 1555 bytes a cell
+        // the ring's keys in device memory (1408 bytes a cell), the rest (147 bytes) in shared
         assert_eq!(lp.device_bytes as usize - 3060 * 1440 * 721 * 4 - 1440 * 721 * 92 * 20, {
             let cells = (1440 * 721usize).div_ceil(lp.block) * lp.block;
-            cells * 1555 + (1 << 20) + 331 * 12 + 3060 * 8 + 92 * 14 * 4 + 102 * 8
+            cells * 1408 + (1 << 20) + 331 * 12 + 3060 * 8 + 92 * 14 * 4 + 102 * 8
         });
+        assert_eq!((lp.block, lp.smem), (128, 128 * 147));
         let opts = GpuOptions { ring: RingPlace::Shared, ..GpuOptions::default() };
         let lp = plan_launch::<f32>(&h200(), &opts, &plan, &stats, 1440 * 721, 120 << 30).unwrap();
         assert!(lp.ring_in_shared);
@@ -840,7 +853,7 @@ mod tests {
         // 64 lanes x 1540 bytes exceed 64 KB of LDS
         let lp = plan_launch::<f32>(&gfx906(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 12 << 30).unwrap();
         assert!(!lp.ring_in_shared);
-        assert_eq!(lp.smem, 0);
+        assert_eq!(lp.smem, lp.block * 147, "sums, counts, hints and positions stay in LDS");
         assert!(lp.device_bytes <= 12 << 30);
         assert!(lp.batches.len() > 1, "12 GB cannot hold the 12.7 GB pool: batches of days");
         let covered: usize = lp.batches.iter().map(|b| b.targets.len()).sum();
