@@ -74,17 +74,18 @@ pub fn halo_table(spec: &WindowSpec, rank_counts: impl IntoIterator<Item = usize
 /// [`halo_table`] as a markdown table.
 pub fn halo_markdown(rows: &[HaloRow]) -> String {
     let mut out = String::from(
-        "| ranks | days per rank (max) | files per rank (max) | files read (all ranks) | overhead vs 1 rank |\n\
-         |---|---|---|---|---|\n",
+        "| ranks | days per rank (max) | files per rank (max) | files read (all ranks) | overhead vs 1 rank | \
+         read speedup bound |\n|---|---|---|---|---|---|\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} % |\n",
+            "| {} | {} | {} | {} | {:.1} % | {:.2} |\n",
             r.ranks,
             r.max_rank_days,
             r.max_rank_files,
             r.files_read,
-            r.overhead_percent()
+            r.overhead_percent(),
+            r.distinct_files as f64 / r.max_rank_files.max(1) as f64
         ));
     }
     out
