@@ -132,7 +132,8 @@ fn timing_is_gathered_from_every_rank() {
     let read: Vec<f64> = ranks.iter().map(|r| r["stage_seconds"]["read"].as_f64().unwrap()).collect();
     let (lo, hi) = (read.iter().cloned().fold(f64::MAX, f64::min), read.iter().cloned().fold(0.0, f64::max));
     assert_eq!((j["stages"]["read"]["min"].as_f64().unwrap(), j["stages"]["read"]["max"].as_f64().unwrap()), (lo, hi));
-    assert!(j["total_wall_seconds"].as_f64().unwrap() >= j["stages"]["wall"]["max"].as_f64().unwrap() * 0.999);
+    // rank 0's job wall time ends after its own per-rank wall time (taken before the last agreement)
+    assert!(j["total_wall_seconds"].as_f64().unwrap() >= ranks[0]["wall_seconds"].as_f64().unwrap());
     assert_eq!(j["files_read_total"], ranks.iter().map(|r| r["files_read"].as_u64().unwrap()).sum::<u64>());
 }
 

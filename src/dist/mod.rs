@@ -8,7 +8,8 @@
 //! on one rank never leaves another waiting in a collective:
 //!
 //! 1. **validation**, before any other collective: the output directory, existing outputs, the
-//!    rank's input files (discovered and every one opened once: variable, shape), then a check
+//!    rank's input files (discovered; the first opened for its variable and grid, every other
+//!    one checked cheaply by [`precheck`] and opened only if that looks wrong), then a check
 //!    that all ranks see the same variable, grid and coordinates;
 //! 2. **computation**: each rank's run writes into its own hidden staging directory inside the
 //!    output directory; any error (a file corrupt past its header, say) is reported here;
@@ -24,6 +25,7 @@ pub mod assemble;
 pub mod binding;
 pub mod comm;
 pub mod gather;
+pub mod precheck;
 pub mod slices;
 
 use std::collections::BTreeSet;
@@ -217,7 +219,7 @@ impl<'a> Ranks<'a> {
     }
 
     /// Everything that can fail before any collective: the output directory, outputs that
-    /// exist already, and every input file of this rank's slice (opened once each).
+    /// exist already, and every input file of this rank's slice.
     fn validate(&self) -> Result<Checked, Error> {
         let plan = self.plan;
         output::prepare_dir(&plan.output.dir)?;
@@ -255,6 +257,9 @@ impl<'a> Ranks<'a> {
         let grid = Grid::read(&file, &first, &layout)?;
         drop(file);
         for path in inputs.files.values().skip(1) {
+            if precheck::look(path) == precheck::Look::Plausible {
+                continue;
+            }
             let file = input::open(path)?;
             let other = VarLayout::inspect(&file, path, Some(&layout.name), false)?;
             if (other.nlat(), other.nlon()) != (layout.nlat(), layout.nlon()) {
