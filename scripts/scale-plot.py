@@ -38,7 +38,8 @@ def main():
     ns = sorted(best)
     if not ns or ns[0] != 1:
         sys.exit("need a 1-rank run as the baseline")
-    shown = [(k, label) for k, label in STAGES if best[1][1][k] > 0.01]
+    # stages that take a noticeable share of the 1-rank time
+    shown = [(k, label) for k, label in STAGES if best[1][1][k] > 0.02 * best[1][0]]
     series = [("wall", "total (wall)", [best[n][0] for n in ns])]
     series += [(k, label, [best[n][1][k] for n in ns]) for k, label in shown]
 
@@ -55,7 +56,13 @@ def main():
     cores = re.search(r"cores: (\d+)", machine)
     backend = re.search(r"backend: (\S+)", machine)
     title = f"sstclim scale test ({backend.group(1) if backend else '?'} backend"
-    title += f", {cores.group(1)} cores)" if cores else ")"
+    title += f", {cores.group(1)} cores" if cores else ""
+    loads = [float(m) for m in re.findall(r"load \w+: (\S+)", (folder / "load.txt").read_text())] \
+        if (folder / "load.txt").exists() else []
+    title += f", 1-min load {min(loads):.1f}-{max(loads):.1f})" if loads else ")"
+    extra = re.search(r"extra run flags: (.+)", machine)
+    if extra and extra.group(1).strip():
+        title += f"  [{extra.group(1).strip()}]"
     for ax, ylabel in [(ax1, "speedup vs 1 rank"), (ax2, "parallel efficiency")]:
         ax.set_xlabel("MPI ranks")
         ax.set_ylabel(ylabel)

@@ -65,6 +65,7 @@ find "$data" -name '*.nc' -print0 | xargs -0 cat >/dev/null
     echo "data: $data ($(du -sh "$data" | cut -f1))"
     echo "backend: $backend"
     echo "ranks: $ranks (repeat $repeat)"
+    echo "extra run flags: ${extra[*]}"
 } >"$out/machine.txt"
 
 for np in $ranks; do
