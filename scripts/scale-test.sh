@@ -4,12 +4,15 @@
 # stage plotted as a PNG (scripts/scale-plot.py, matplotlib).
 #
 # Usage: bash scripts/scale-test.sh [--ranks "1 2 4"] [--grid 360x181] [--backend cpu]
-#            [--data DIR] [--work DIR] [--out DIR] [--repeat N] [-- more `sstclim run` flags]
+#            [--data DIR] [--work DIR] [--out DIR] [--repeat N] [--mpirun-flags "FLAGS"]
+#            [-- more `sstclim run` flags]
 #   --data DIR   an existing dataset (sst_{year}_{doy}.nc, 1991-2020, days 147-248) instead of
 #                generating one of --grid under --work
 #   --backend B  passed to `sstclim run` (cpu; cuda/hip once the GPU engine exists)
 #   --out DIR    results (default bench-results/scale-<backend>-<date>-<host>)
 #   --repeat N   runs per rank count; the plot uses the fastest (default 1)
+#   --mpirun-flags  extra mpirun flags, e.g. "--bind-to none" (OpenMPI binds each rank of a
+#                2-rank job to one core by default: on a GPU node give the ranks their share)
 # The job is the reference definition (30 years, days 152-243, h = 5, P90 type 5). Inputs are
 # read once before the runs so that every run reads from the page cache.
 set -euo pipefail
@@ -21,6 +24,7 @@ data=""
 work=/tmp/sstclim-scale
 out=""
 repeat=1
+mpirun_flags=""
 extra=()
 while (($#)); do
     case "$1" in
@@ -31,6 +35,7 @@ while (($#)); do
         --work) work="$2"; shift ;;
         --out) out="$2"; shift ;;
         --repeat) repeat="$2"; shift ;;
+        --mpirun-flags) mpirun_flags="$2"; shift ;;
         --) shift; extra=("$@"); break ;;
         *) echo "unknown argument $1 (see the header of $0)" >&2; exit 2 ;;
     esac
@@ -66,12 +71,14 @@ find "$data" -name '*.nc' -print0 | xargs -0 cat >/dev/null
     echo "backend: $backend"
     echo "ranks: $ranks (repeat $repeat)"
     echo "extra run flags: ${extra[*]}"
+    echo "mpirun flags: $mpirun_flags"
 } >"$out/machine.txt"
 
 for np in $ranks; do
     for i in $(seq 1 "$repeat"); do
         name="np$np-run$i"
-        cmd=(mpirun --oversubscribe -np "$np" "$bin" -q run --input "$data" --output "$work/out-np$np"
+        # shellcheck disable=SC2206
+        cmd=(mpirun --oversubscribe $mpirun_flags -np "$np" "$bin" -q run --input "$data" --output "$work/out-np$np"
             --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5
             --backend "$backend" --overwrite --timing-json "$out/$name.json" "${extra[@]}")
         log "$name: ${cmd[*]}"

@@ -176,7 +176,7 @@ mod tests {
         // more ranks than CPUs: at least one thread
         assert_eq!(threads_for(&[0, 1], &vec![vec![0, 1]; 4]), 1);
         // alone
-        assert_eq!(threads_for(&all, &[all.clone()]), 8);
+        assert_eq!(threads_for(&all, std::slice::from_ref(&all)), 8);
     }
 
     #[test]
