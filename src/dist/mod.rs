@@ -159,19 +159,34 @@ impl<'a> Ranks<'a> {
             rank_plan.max_mem = (self.plan.max_mem / binding.node_size as u64).max(256 << 20);
         }
         // GPU engines (issue 4) take `binding.device_ordinal()` as this rank's device.
-        let outcome = if self.busy() {
-            crate::run::run(&rank_plan, ui).and_then(|o| {
-                if o.report.files_missing != missing.len() {
-                    for path in &o.outputs {
-                        assemble::set_missing_count(path, missing.len())?;
+        // a panic in the pipeline becomes this rank's failure at the agreement, not a lost rank
+        let outcome: Result<Option<crate::run::RunOutcome>, String> = if self.busy() {
+            let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::run::run(&rank_plan, ui).and_then(|o| {
+                    if o.report.files_missing != missing.len() {
+                        for path in &o.outputs {
+                            assemble::set_missing_count(path, missing.len())?;
+                        }
                     }
-                }
-                Ok(Some(o))
-            })
+                    Ok(o)
+                })
+            }));
+            match attempt {
+                Ok(Ok(o)) => Ok(Some(o)),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(panic) => Err(format!(
+                    "internal error: {}",
+                    panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or(panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("panic")
+                )),
+            }
         } else {
             Ok(None)
         };
-        let computed = self.agree(outcome.as_ref().map(|_| ()).map_err(|e| e.to_string()), |_| self.clean_staging());
+        let computed = self.agree(outcome.as_ref().map(|_| ()).map_err(String::clone), |_| self.clean_staging());
         let outcome = match (computed, outcome) {
             (Ok(_), Ok(outcome)) => outcome,
             (Err(e), _) => return Err(e),
