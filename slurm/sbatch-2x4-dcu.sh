@@ -43,13 +43,17 @@ SRUN=(
     --cpu-bind=cores --gres="$GRES_NAME:$DEVICES_PER_NODE" --kill-on-bad-exit=1
     "$SSTCLIM" "${JOB_ARGS[@]}"
 )
-export HIP_VISIBLE_DEVICES="${HIP_VISIBLE_DEVICES:-$(seq -s, 0 $((DEVICES_PER_NODE - 1)))}"
+# Slurm's gres plugin may already list the devices (ROCR_/CUDA_VISIBLE_DEVICES); otherwise all.
+if [[ -z "${HIP_VISIBLE_DEVICES:-}${ROCR_VISIBLE_DEVICES:-}${CUDA_VISIBLE_DEVICES:-}" ]]; then
+    export HIP_VISIBLE_DEVICES="$(seq -s, 0 $((DEVICES_PER_NODE - 1)))"
+fi
 # Read-only access to shared input: HDF5 file locks only cost metadata traffic on Lustre.
 export HDF5_USE_FILE_LOCKING=FALSE
 
 if [[ "${DRY_RUN:-0}" == 1 ]]; then
     echo "module load $MODULES"
-    echo "HIP_VISIBLE_DEVICES=$HIP_VISIBLE_DEVICES HDF5_USE_FILE_LOCKING=$HDF5_USE_FILE_LOCKING"
+    echo "HIP_VISIBLE_DEVICES=${HIP_VISIBLE_DEVICES:-} ROCR_VISIBLE_DEVICES=${ROCR_VISIBLE_DEVICES:-}" \
+        "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-} HDF5_USE_FILE_LOCKING=$HDF5_USE_FILE_LOCKING"
     printf '%q ' "${SRUN[@]}"
     echo
     exit 0

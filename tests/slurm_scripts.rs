@@ -15,7 +15,16 @@ fn bash(name: &str, env: &[(&str, &str)], path_prefix: Option<&Path>) -> Output 
     for var in ["SLURM_JOB_NUM_NODES", "SLURM_CPUS_PER_TASK", "SLURM_NTASKS_PER_NODE", "SLURM_JOB_ID"] {
         c.env_remove(var);
     }
-    for var in ["HIP_VISIBLE_DEVICES", "NODES", "GPUS_PER_NODE", "CPUS_PER_TASK", "MODULES", "GPU_FLAG"] {
+    for var in [
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "CUDA_VISIBLE_DEVICES",
+        "NODES",
+        "GPUS_PER_NODE",
+        "CPUS_PER_TASK",
+        "MODULES",
+        "GPU_FLAG",
+    ] {
         c.env_remove(var);
     }
     c.env("SSTCLIM", "/opt/sstclim/bin/sstclim")
@@ -57,7 +66,12 @@ fn dcu_script_asks_for_2_nodes_of_4_dcus_one_rank_each() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines[0], "module load compiler/devtoolset/7.3.1 mpi/hpcx/2.11.0/gcc-7.3.1 compiler/dtk/23.04");
-    assert_eq!(lines[1], "HIP_VISIBLE_DEVICES=0,1,2,3 HDF5_USE_FILE_LOCKING=FALSE");
+    let devices = "ROCR_VISIBLE_DEVICES= CUDA_VISIBLE_DEVICES= HDF5_USE_FILE_LOCKING=FALSE";
+    assert_eq!(lines[1], format!("HIP_VISIBLE_DEVICES=0,1,2,3 {devices}"));
+    // a device list from Slurm's gres plugin is kept, not overridden
+    let out = bash("sbatch-2x4-dcu.sh", &[("DRY_RUN", "1"), ("ROCR_VISIBLE_DEVICES", "0,1,2,3")], None);
+    let line = String::from_utf8_lossy(&out.stdout).lines().nth(1).unwrap().to_string();
+    assert!(line.starts_with("HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=0,1,2,3 CUDA"), "{line}");
     let expected = format!(
         "srun --nodes=2 --ntasks-per-node=4 --cpus-per-task=8 --cpu-bind=cores --gres=dcu:4 --kill-on-bad-exit=1 \
          /opt/sstclim/bin/sstclim {}",
