@@ -3,10 +3,11 @@
 # what is already there: a C toolchain, pkg-config, libnetcdf (with HDF5), HIP's compiler and
 # runtime (for the `hip` feature's compile checks; no AMD GPU needed) and, if cargo is missing,
 # a Rust toolchain through rustup. Sourced by scripts/demo.sh and scripts/test.sh.
+# OpenMPI and libclang: the `mpi` crate's build (mpicc, bindgen) and mpirun for the MPI tests.
 set -euo pipefail
 
 missing=()
-for pkg in build-essential pkg-config libnetcdf-dev util-linux hipcc libamdhip64-dev; do
+for pkg in build-essential pkg-config libnetcdf-dev util-linux libopenmpi-dev openmpi-bin libclang-dev hipcc libamdhip64-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ((${#missing[@]})); then

@@ -177,6 +177,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         ring: args.gpu_ring,
         hints: !args.gpu_no_hints,
         block: args.gpu_block,
+        device_wraps: false,
     };
     let engine = args.backend.engine(args.device, &opts)?;
     let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);

@@ -192,9 +192,10 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     pub pool: Option<PoolType>,
 
-    /// GPU to use (an ordinal among the visible devices; under MPI each rank's own).
-    #[arg(long, default_value_t = 0)]
-    pub device: usize,
+    /// GPU to use, an ordinal among the visible devices (default 0; under MPI each rank takes
+    /// its node-local rank's device).
+    #[arg(long)]
+    pub device: Option<usize>,
 
     /// Device memory budget of GPU engines (default: 90% of what is free); beyond it the
     /// engine works in batches of days and chunks of cells.

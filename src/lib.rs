@@ -13,6 +13,7 @@ pub mod compare;
 pub mod demo;
 pub mod discover;
 pub mod disjoint;
+pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod generate;

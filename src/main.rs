@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Parser;
 use sstclim::cli::{Cli, Command};
+use sstclim::dist::{Comm, Given, World};
 use sstclim::plan::JobPlan;
 use sstclim::progress::Ui;
 
@@ -22,27 +23,40 @@ fn init_logging(quiet: bool) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.quiet);
-    let ui = Ui::new(cli.quiet);
+    // `run` is an MPI job (a single rank without mpirun); rank 0 speaks for it, the other
+    // ranks log warnings only. MPI is finalised when `world` drops, after the last output.
+    let world = matches!(cli.command, Command::Run(_)).then(World::init).unwrap_or_else(World::single);
+    let rank = world.comm().rank();
+    init_logging(cli.quiet || rank > 0);
+    let ui = Ui::new(cli.quiet || rank > 0);
     sstclim::input::silence_hdf5();
-    match dispatch(cli.command, &ui) {
+    match dispatch(cli.command, world.comm(), &ui) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            if rank == 0 {
+                eprintln!("error: {e:#}");
+            }
             ExitCode::from(2)
         }
     }
 }
 
-fn dispatch(command: Command, ui: &Ui) -> anyhow::Result<ExitCode> {
+fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run(args) => {
             let command_line =
                 std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
             let plan = JobPlan::from_args(&args, command_line)?;
-            let outcome = sstclim::run::run(&plan, ui)?;
-            print!("{}", outcome.report.table());
-            println!("wrote {} files to {}", outcome.outputs.len(), plan.output.dir.display());
+            let given = Given {
+                threads: args.threads.is_some(),
+                max_mem: args.max_mem.is_some(),
+                device: args.device.is_some(),
+            };
+            let finished = sstclim::dist::run(&plan, given, comm, ui)?;
+            if comm.rank() == 0 {
+                print!("{}", finished.table);
+                println!("wrote {} files to {}", finished.outputs, plan.output.dir.display());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Generate(args) => {

@@ -109,6 +109,12 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
     files
 }
 
+/// The final paths of the files a job writes for the target days `doys` (stacked: one per
+/// statistic, whatever `doys` holds).
+pub fn planned_paths(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<PathBuf> {
+    plan_files(spec, stat_names, doys).into_iter().map(|(p, _, _)| p).collect()
+}
+
 /// The current UTC time as ISO 8601 (`2026-11-30T12:00:00Z`).
 pub fn utc_timestamp() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);

@@ -109,7 +109,7 @@ impl JobPlan {
             allow_missing: args.allow_missing,
             backend: args.backend,
             pool: args.pool,
-            device: args.device,
+            device: args.device.unwrap_or(0),
             gpu: GpuOptions {
                 max_device_mem: match args.max_device_mem {
                     Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxMem(m.0)),
@@ -118,6 +118,7 @@ impl JobPlan {
                 ring: args.gpu_ring,
                 hints: !args.gpu_no_hints,
                 block: args.gpu_block,
+                device_wraps: false,
             },
             threads,
             max_mem,

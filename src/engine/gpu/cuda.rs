@@ -15,7 +15,7 @@ use super::{kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuErr
 
 /// A CUDA engine on device `ordinal`, or why there is none.
 pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<CudaDevice>, String> {
-    Ok(GpuEngine::new("cuda", CudaDevice::open(ordinal)?, opts.clone()))
+    Ok(GpuEngine::new("cuda", CudaDevice::open(ordinal, opts.device_wraps)?, opts.clone()))
 }
 
 /// Whether the CUDA driver library can be loaded (checked before any call: cudarc panics
@@ -62,14 +62,19 @@ impl CudaDevice {
     }
 
     /// Open device `ordinal`, or say why not.
-    pub fn open(ordinal: usize) -> Result<CudaDevice, String> {
+    pub fn open(ordinal: usize, wrap: bool) -> Result<CudaDevice, String> {
         if !driver_present() {
             return Err("the CUDA driver library (libcuda.so) was not found".into());
         }
         let at = |call: &str, e: DriverError| format!("{call} on CUDA device {ordinal}: {}", describe(e));
         result::init().map_err(|e| at("cuInit", e))?;
         let count = result::device::get_count().map_err(|e| at("cuDeviceGetCount", e))?;
-        if ordinal >= count.max(0) as usize {
+        let count = count.max(0) as usize;
+        if count == 0 {
+            return Err("no CUDA device is visible".into());
+        }
+        let ordinal = if wrap { ordinal % count } else { ordinal };
+        if ordinal >= count {
             return Err(format!("CUDA device {ordinal} requested, {count} visible"));
         }
         let dev = result::device::get(ordinal as i32).map_err(|e| at("cuDeviceGet", e))?;

@@ -16,7 +16,7 @@ static CODE_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/climatolog
 
 /// A HIP engine on device `ordinal`, or why there is none.
 pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<HipDevice>, String> {
-    Ok(GpuEngine::new("hip", HipDevice::open(ordinal)?, opts.clone()))
+    Ok(GpuEngine::new("hip", HipDevice::open(ordinal, opts.device_wraps)?, opts.clone()))
 }
 
 /// One HIP device: a stream, two timing events and the loaded code object.
@@ -54,14 +54,18 @@ impl HipDevice {
     }
 
     /// Open device `ordinal`, or say why not.
-    pub fn open(ordinal: usize) -> Result<HipDevice, String> {
+    pub fn open(ordinal: usize, wrap: bool) -> Result<HipDevice, String> {
         let at = |call: &str, e: hip::hipError_t| format!("{call} on HIP device {ordinal}: {}", text(e));
-        let dev = ordinal as i32;
         // SAFETY: plain runtime queries with valid out-pointers.
         unsafe {
             check(hip::hipInit(0)).map_err(|e| at("hipInit", e))?;
             let mut count = 0;
             check(hip::hipGetDeviceCount(&mut count)).map_err(|e| at("hipGetDeviceCount", e))?;
+            if count <= 0 {
+                return Err("no HIP device is visible".into());
+            }
+            let ordinal = if wrap { ordinal % count as usize } else { ordinal };
+            let dev = ordinal as i32;
             if dev >= count {
                 return Err(format!("HIP device {ordinal} requested, {count} visible"));
             }

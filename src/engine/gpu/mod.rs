@@ -179,11 +179,14 @@ pub struct GpuOptions {
     pub hints: bool,
     /// Threads per block (default: chosen for occupancy).
     pub block: Option<usize>,
+    /// The device ordinal came from the node-local rank: take it modulo the device count
+    /// (an ordinal the user gave must exist).
+    pub device_wraps: bool,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { max_device_mem: None, ring: RingPlace::Auto, hints: true, block: None }
+        GpuOptions { max_device_mem: None, ring: RingPlace::Auto, hints: true, block: None, device_wraps: false }
     }
 }
 
@@ -327,8 +330,9 @@ pub fn plan_launch<T: GpuSample>(
         // keys in device memory: registers, not shared memory, bound residency; four waves a
         // block measured best on the H200 (31.3 ms; 36.4 ms with 256 threads)
         None if !in_shared && 4 * info.wave * smem_per_cell <= info.smem_per_block => 4 * info.wave,
-        None => choose_block(info, smem_per_cell)
-            .ok_or_else(|| format!("no block of {} threads fits {} bytes of shared memory", info.wave, smem_per_cell))?,
+        None => choose_block(info, smem_per_cell).ok_or_else(|| {
+            format!("no block of {} threads fits {} bytes of shared memory", info.wave, smem_per_cell)
+        })?,
     };
     let n_targets = plan.targets.len();
     let n_stats = stats.n_stats();
@@ -357,7 +361,11 @@ pub fn plan_launch<T: GpuSample>(
             if pool_rows <= max_rows {
                 let ring = batches.iter().map(|b| b.ring).max().unwrap_or(1).max(1);
                 let smem = block
-                    * if in_shared { ring_bytes_per_cell(ring, rows, key, n_pct) } else { small_bytes_per_cell(ring, key, n_pct) };
+                    * if in_shared {
+                        ring_bytes_per_cell(ring, rows, key, n_pct)
+                    } else {
+                        small_bytes_per_cell(ring, key, n_pct)
+                    };
                 return Ok(LaunchPlan {
                     kernel: format!("sstclim_clim_{}_l{maxl}", T::KERNEL),
                     maxl,

@@ -1,0 +1,461 @@
+//! Running one job as many MPI ranks (`mpirun -np N sstclim run ...`, `srun sstclim run ...`).
+//!
+//! Each rank owns a contiguous slice of the target days ([`slices`]) and runs the ordinary
+//! single-process pipeline ([`crate::run`]) on it, reading only its days and their half-window
+//! halo and writing its own outputs; the results are identical to a single process because every
+//! target day's computation only depends on its own window. The ranks meet at three agreement
+//! points, each one all-gather of a status that every rank reaches unconditionally, so a failure
+//! on one rank never leaves another waiting in a collective:
+//!
+//! 1. **validation**, before any other collective: the output directory, existing outputs, the
+//!    rank's input files (discovered; the first opened for its variable and grid, every other
+//!    one checked cheaply by [`precheck`] and opened only if that looks wrong), then a check
+//!    that all ranks see the same variable, grid and coordinates;
+//! 2. **computation**: each rank's run writes into its own hidden staging directory inside the
+//!    output directory; any error (a file corrupt past its header, say) is reported here;
+//! 3. **commit**: staged files are moved to their final names (stacked outputs are joined by
+//!    rank 0, [`assemble`]); the gathered stage times go to rank 0 ([`gather`]).
+//!
+//! On failure at any point every rank removes what it staged (or committed), rank 0 prints one
+//! message naming the failing rank(s) and file, and every rank exits non-zero. Between the
+//! first two points the ranks bind to their node's devices and CPUs ([`binding`]).
+//! A single rank (no `mpirun`, or `-np 1`) runs the pipeline directly, as before.
+
+pub mod assemble;
+pub mod binding;
+pub mod comm;
+pub mod gather;
+pub mod precheck;
+pub mod slices;
+
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tracing::info;
+
+pub use binding::Binding;
+pub use comm::{Comm, World};
+
+use crate::discover::discover;
+use crate::error::Error;
+use crate::input::{self, Grid, InputError, VarLayout};
+use crate::output::{self, OutputError, OutputLayout};
+use crate::plan::JobPlan;
+use crate::progress::Ui;
+use crate::window::WindowSpec;
+use gather::{JobTiming, RankTiming};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DistError {
+    /// A single-process run's error.
+    #[error(transparent)]
+    Run(#[from] Error),
+    /// What the ranks agreed went wrong: one line per failure, naming the rank(s).
+    #[error("{0}")]
+    Ranks(String),
+}
+
+/// Which resource flags the user gave (the others default per rank: a node's CPUs and memory
+/// are shared among its ranks).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Given {
+    pub threads: bool,
+    pub max_mem: bool,
+    /// `--device` was given: every rank uses that GPU ordinal.
+    pub device: bool,
+}
+
+/// What rank 0 reports at the end of a successful job.
+#[derive(Debug)]
+pub struct Finished {
+    /// The timing table to print.
+    pub table: String,
+    /// Output files written (by all ranks).
+    pub outputs: usize,
+}
+
+/// The hidden directory a rank writes into before the commit.
+pub fn staging_dir(out: &Path, rank: usize, size: usize) -> PathBuf {
+    out.join(format!(".sstclim-rank{rank}-of-{size}.partial"))
+}
+
+/// Run `plan` on every rank of `comm`. Collective: every rank calls it with the same plan.
+pub fn run(plan: &JobPlan, given: Given, comm: &Comm, ui: &Ui) -> Result<Finished, DistError> {
+    if comm.size() == 1 {
+        let outcome = crate::run::run(plan, ui)?;
+        return Ok(Finished { table: outcome.report.table(), outputs: outcome.outputs.len() });
+    }
+    Ranks::new(plan, comm).run(given, ui)
+}
+
+/// What a rank found when it validated its slice (sent to every rank at the first agreement).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Checked {
+    /// The first input file of the slice (none for an idle rank).
+    first: Option<PathBuf>,
+    var: String,
+    shape: String,
+    /// Hash of the latitude and longitude values.
+    coords: u64,
+    /// Needed files that do not exist (`--allow-missing`).
+    missing: Vec<PathBuf>,
+}
+
+/// One rank's view of the job.
+struct Ranks<'a> {
+    plan: &'a JobPlan,
+    comm: &'a Comm,
+    rank: usize,
+    size: usize,
+    spec: WindowSpec,
+    staging: PathBuf,
+    wall: Instant,
+}
+
+impl<'a> Ranks<'a> {
+    fn new(plan: &'a JobPlan, comm: &'a Comm) -> Ranks<'a> {
+        let (rank, size) = (comm.rank(), comm.size());
+        Ranks {
+            plan,
+            comm,
+            rank,
+            size,
+            spec: slices::rank_spec(&plan.window, size, rank),
+            staging: staging_dir(&plan.output.dir, rank, size),
+            wall: Instant::now(),
+        }
+    }
+
+    fn busy(&self) -> bool {
+        !self.spec.doys.is_empty()
+    }
+
+    fn run(&self, given: Given, ui: &Ui) -> Result<Finished, DistError> {
+        // 1. validation: local checks, then the first collective
+        let t = Instant::now();
+        let checked = self.validate();
+        let validate_seconds = t.elapsed().as_secs_f64();
+        let all: Vec<Checked> = self.agree(checked.map_err(|e| e.to_string()), |_| ())?;
+        self.cross_check(&all)?;
+        let missing: BTreeSet<&PathBuf> = all.iter().flat_map(|c| &c.missing).collect();
+
+        // binding (collective, reached by every rank)
+        let binding = Binding::resolve(self.comm);
+        if self.rank == 0 {
+            info!("{} ranks; rank 0 on {}", self.size, binding.describe());
+        }
+
+        // 2. computation, into the staging directory
+        let mut rank_plan = self.plan.clone();
+        rank_plan.window = self.spec.clone();
+        rank_plan.output.dir = self.staging.clone();
+        rank_plan.timing_json = None;
+        if !given.threads {
+            rank_plan.threads = binding.threads;
+        }
+        if !given.max_mem {
+            rank_plan.max_mem = (self.plan.max_mem / binding.node_size as u64).max(256 << 20);
+        }
+        if !given.device {
+            // this rank's GPU: its node-local rank among the visible devices (wrapped modulo
+            // the device count when no visible-device list says how many there are)
+            rank_plan.device = binding.device_ordinal();
+            rank_plan.gpu.device_wraps = true;
+            if let Some(limit) = rank_plan.gpu.max_device_mem {
+                // ranks of a node sharing its GPUs share the budget
+                let sharing = binding.node_size.div_ceil(binding.visible_count().unwrap_or(binding.node_size).max(1));
+                rank_plan.gpu.max_device_mem = Some(limit / sharing.max(1) as u64);
+            }
+        }
+        // a panic in the pipeline becomes this rank's failure at the agreement, not a lost rank
+        let outcome: Result<Option<crate::run::RunOutcome>, String> = if self.busy() {
+            let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::run::run(&rank_plan, ui).and_then(|o| {
+                    if o.report.files_missing != missing.len() {
+                        for path in &o.outputs {
+                            assemble::set_missing_count(path, missing.len())?;
+                        }
+                    }
+                    Ok(o)
+                })
+            }));
+            match attempt {
+                Ok(Ok(o)) => Ok(Some(o)),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(panic) => Err(format!(
+                    "internal error: {}",
+                    panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or(panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("panic")
+                )),
+            }
+        } else {
+            Ok(None)
+        };
+        let computed = self.agree(outcome.as_ref().map(|_| ()).map_err(String::clone), |_| self.clean_staging());
+        let outcome = match (computed, outcome) {
+            (Ok(_), Ok(outcome)) => outcome,
+            (Err(e), _) => return Err(e),
+            (Ok(_), Err(_)) => unreachable!("a failed rank fails the agreement"),
+        };
+
+        // 3. commit, timing
+        let t = Instant::now();
+        let mut committed = Vec::new();
+        let result = self.commit(outcome.as_ref().map_or(&[][..], |o| &o.outputs[..]), &mut committed);
+        let commit_seconds = t.elapsed().as_secs_f64();
+        let report = outcome.as_ref().map(|o| &o.report);
+        let mut timing = RankTiming::new(
+            self.rank,
+            &binding,
+            &self.spec.doys,
+            report,
+            &[("discover", validate_seconds), ("write", commit_seconds)],
+        );
+        timing.wall_seconds = self.wall.elapsed().as_secs_f64();
+        let per_rank = self.agree(result.map(|_| timing).map_err(|e| e.to_string()), |_| {
+            for path in &committed {
+                let _ = std::fs::remove_file(path);
+            }
+            self.clean_staging();
+        });
+        self.clean_staging();
+        let per_rank = per_rank?;
+        let outputs = match self.plan.output.layout {
+            OutputLayout::PerDoy => per_rank.iter().map(|r| r.outputs).sum(),
+            OutputLayout::Stacked => self.plan.stats.n_stats(),
+        };
+        let job = JobTiming::new(
+            self.plan.command_line.clone(),
+            format!("{:?}", self.plan.output.layout),
+            self.plan.window.required_dates().len(),
+            outputs,
+            self.wall.elapsed().as_secs_f64(),
+            per_rank,
+        );
+        if let (0, Some(path)) = (self.rank, &self.plan.timing_json) {
+            job.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        }
+        Ok(Finished { table: job.table(), outputs })
+    }
+
+    /// Everything that can fail before any collective: the output directory, outputs that
+    /// exist already, and every input file of this rank's slice.
+    fn validate(&self) -> Result<Checked, Error> {
+        let plan = self.plan;
+        output::prepare_dir(&plan.output.dir)?;
+        if !plan.output.overwrite {
+            let names = plan.stats.names();
+            let mine = match plan.output.layout {
+                OutputLayout::PerDoy => output::planned_paths(&plan.output, &names, &self.spec.doys),
+                OutputLayout::Stacked if self.rank == 0 => output::planned_paths(&plan.output, &names, &[]),
+                OutputLayout::Stacked => Vec::new(),
+            };
+            let existing: Vec<&PathBuf> = mine.iter().filter(|p| p.exists()).collect();
+            if let Some(first) = existing.first() {
+                return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() }.into());
+            }
+        }
+        if let (0, Some(path)) = (self.rank, &plan.timing_json) {
+            std::fs::write(path, b"").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        }
+        match std::fs::remove_dir_all(&self.staging) {
+            Err(cause) if cause.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::Io { path: self.staging.clone(), cause })
+            }
+            _ => {}
+        }
+        if !self.busy() {
+            return Ok(Checked::default());
+        }
+        let required = self.spec.required_dates();
+        let inputs = discover(&plan.input, &required, plan.allow_missing)?;
+        let Some(first) = inputs.files.values().next().cloned() else {
+            return Err(Error::NoInputs(required.len()));
+        };
+        let file = input::open(&first)?;
+        let layout = VarLayout::inspect(&file, &first, plan.var.as_deref(), false)?;
+        let grid = Grid::read(&file, &first, &layout)?;
+        drop(file);
+        for path in inputs.files.values().skip(1) {
+            if precheck::look(path) == precheck::Look::Plausible {
+                continue;
+            }
+            let file = input::open(path)?;
+            let other = VarLayout::inspect(&file, path, Some(&layout.name), false)?;
+            if (other.nlat(), other.nlon()) != (layout.nlat(), layout.nlon()) {
+                return Err(InputError::ShapeMismatch {
+                    path: path.clone(),
+                    var: other.name.clone(),
+                    found: other.shape_text(),
+                    expected: layout.shape_text(),
+                    first: first.clone(),
+                }
+                .into());
+            }
+        }
+        Ok(Checked {
+            first: Some(first),
+            var: layout.name.clone(),
+            shape: layout.shape_text(),
+            coords: coords_hash(&grid),
+            missing: inputs.missing,
+        })
+    }
+
+    /// Every busy rank must have found the same variable, shape and coordinates.
+    fn cross_check(&self, all: &[Checked]) -> Result<(), DistError> {
+        let busy: Vec<(usize, &Checked)> = all.iter().enumerate().filter(|(_, c)| c.first.is_some()).collect();
+        let Some(&(r0, c0)) = busy.first() else { return Ok(()) };
+        let failures: Vec<(usize, String)> = busy
+            .iter()
+            .filter(|(_, c)| (&c.var, &c.shape, c.coords) != (&c0.var, &c0.shape, c0.coords))
+            .map(|&(r, c)| {
+                let first = c.first.as_deref().unwrap_or(Path::new("?")).display();
+                let first0 = c0.first.as_deref().unwrap_or(Path::new("?")).display();
+                let what = if (&c.var, &c.shape) != (&c0.var, &c0.shape) {
+                    format!(
+                        "variable '{}' is {}, but {first0} (rank {r0}) has '{}' {}",
+                        c.var, c.shape, c0.var, c0.shape
+                    )
+                } else {
+                    format!("latitude/longitude coordinates differ from {first0} (rank {r0})")
+                };
+                (r, format!("{first}: {what}"))
+            })
+            .collect();
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            if let Some(path) = &self.plan.timing_json.as_ref().filter(|_| self.rank == 0) {
+                let _ = std::fs::remove_file(path);
+            }
+            Err(DistError::Ranks(describe_failures(&failures, self.size)))
+        }
+    }
+
+    /// Move this rank's staged outputs into place (per-doy), or join every rank's stacked slices
+    /// (rank 0, stacked). `committed` collects what was moved, for a rollback.
+    fn commit(&self, staged: &[PathBuf], committed: &mut Vec<PathBuf>) -> Result<(), Error> {
+        let dir = &self.plan.output.dir;
+        match self.plan.output.layout {
+            OutputLayout::PerDoy => {
+                for path in staged {
+                    let target = dir.join(path.file_name().expect("output files have names"));
+                    std::fs::rename(path, &target)
+                        .map_err(|cause| OutputError::Rename { path: target.clone(), cause })?;
+                    committed.push(target);
+                }
+            }
+            OutputLayout::Stacked if self.rank == 0 => {
+                let busy: Vec<usize> = (0..self.size)
+                    .filter(|&r| !slices::slice(self.plan.window.doys.len(), self.size, r).is_empty())
+                    .collect();
+                for target in output::planned_paths(&self.plan.output, &self.plan.stats.names(), &[]) {
+                    let name = target.file_name().expect("output files have names").to_owned();
+                    let parts: Vec<PathBuf> =
+                        busy.iter().map(|&r| staging_dir(dir, r, self.size).join(&name)).collect();
+                    let tmp = dir.join(format!(".{}.partial", name.to_string_lossy()));
+                    let joined = assemble::concat_time(&parts, &tmp, self.plan.output.deflate).and_then(|()| {
+                        std::fs::rename(&tmp, &target)
+                            .map_err(|cause| OutputError::Rename { path: target.clone(), cause })
+                    });
+                    if let Err(e) = joined {
+                        let _ = std::fs::remove_file(&tmp);
+                        return Err(e.into());
+                    }
+                    committed.push(target);
+                }
+            }
+            OutputLayout::Stacked => {}
+        }
+        Ok(())
+    }
+
+    fn clean_staging(&self) {
+        let _ = std::fs::remove_dir_all(&self.staging);
+    }
+
+    /// An agreement point: every rank's status to every rank. All succeeded: every rank's
+    /// value, in rank order. Any failed: `cleanup` runs, and every rank returns the same error
+    /// naming the failed ranks.
+    fn agree<T: Serialize + DeserializeOwned>(
+        &self,
+        local: Result<T, String>,
+        cleanup: impl FnOnce(()),
+    ) -> Result<Vec<T>, DistError> {
+        let status: Result<T, String> = local;
+        let bytes = serde_json::to_vec(&status).unwrap_or_else(|e| {
+            serde_json::to_vec(&Err::<(), String>(format!("cannot encode status: {e}"))).expect("a string")
+        });
+        let mut values = Vec::with_capacity(self.size);
+        let mut failures = Vec::new();
+        for (r, b) in self.comm.all_gather_bytes(&bytes).iter().enumerate() {
+            match serde_json::from_slice::<Result<T, String>>(b) {
+                Ok(Ok(v)) => values.push(v),
+                Ok(Err(message)) => failures.push((r, message)),
+                Err(e) => failures.push((r, format!("unreadable status: {e}"))),
+            }
+        }
+        if failures.is_empty() {
+            return Ok(values);
+        }
+        cleanup(());
+        if let Some(path) = self.plan.timing_json.as_ref().filter(|_| self.rank == 0) {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(DistError::Ranks(describe_failures(&failures, self.size)))
+    }
+}
+
+/// One line per distinct message: `rank 1 of 3: MESSAGE`, `ranks 1, 2 of 3: MESSAGE`.
+pub fn describe_failures(failures: &[(usize, String)], size: usize) -> String {
+    let mut groups: Vec<(Vec<usize>, &str)> = Vec::new();
+    for (r, m) in failures {
+        match groups.iter_mut().find(|(_, g)| g == m) {
+            Some((ranks, _)) => ranks.push(*r),
+            None => groups.push((vec![*r], m)),
+        }
+    }
+    groups
+        .iter()
+        .map(|(ranks, m)| {
+            let list = ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
+            let s = if ranks.len() == 1 { "" } else { "s" };
+            format!("rank{s} {list} of {size}: {m}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn coords_hash(grid: &Grid) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for v in grid.lat.values.iter().chain(&grid.lon.values) {
+        v.to_bits().hash(&mut h);
+    }
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_grouped_by_message() {
+        let f = vec![(1, "a.nc: bad".to_string()), (2, "a.nc: bad".to_string()), (4, "b.nc: gone".to_string())];
+        assert_eq!(describe_failures(&f, 5), "ranks 1, 2 of 5: a.nc: bad\nrank 4 of 5: b.nc: gone");
+        assert_eq!(describe_failures(&f[2..], 5), "rank 4 of 5: b.nc: gone");
+    }
+
+    #[test]
+    fn staging_directories_are_hidden_and_per_rank() {
+        let d = staging_dir(Path::new("out"), 2, 5);
+        assert_eq!(d, Path::new("out/.sstclim-rank2-of-5.partial"));
+    }
+}
