@@ -491,7 +491,17 @@ SC_DEVICE void climatology(const ClimParams& p) {
         climatology<T, MAXL>(p);                                                  \
     }
 
+// A run-time compiler builds only the one it needs (-DSC_SELECT -DSC_WANT_<name>); hipcc
+// builds all four into the code object.
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l12)
 SC_KERNEL(sstclim_clim_f32_l12, float, 12)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l32)
 SC_KERNEL(sstclim_clim_f32_l32, float, 32)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f64_l12)
 SC_KERNEL(sstclim_clim_f64_l12, double, 12)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f64_l32)
 SC_KERNEL(sstclim_clim_f64_l32, double, 32)
+#endif

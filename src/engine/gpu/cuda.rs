@@ -1,7 +1,8 @@
 //! The CUDA backend: [`Device`] over the CUDA driver API through cudarc, with the driver and
 //! NVRTC loaded at run time (so the binary starts, and `--backend auto` falls back to the CPU,
-//! where CUDA is absent). The kernel source is compiled by NVRTC for the device's own
-//! architecture once per process, with floating-point contraction off.
+//! where CUDA is absent). The kernel source is compiled by NVRTC straight to machine code for
+//! the device's own architecture, one instantiation at a time, once per process, with
+//! floating-point contraction off.
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{result, DriverError};
+use cudarc::nvrtc::{result as nvrtc_result, sys as nvrtc_sys};
 
 use super::{kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams};
 
@@ -40,8 +42,8 @@ pub struct CudaDevice {
     start: sys::CUevent,
     stop: sys::CUevent,
     arch: (i32, i32),
-    module: Option<sys::CUmodule>,
-    functions: HashMap<String, (sys::CUfunction, usize)>,
+    /// Per kernel: its module, function and the dynamic shared memory it may use.
+    functions: HashMap<String, (sys::CUmodule, sys::CUfunction, usize)>,
 }
 
 // SAFETY: the handles are plain driver handles; the engine serializes all use behind a mutex
@@ -112,46 +114,77 @@ impl CudaDevice {
                 info.description
             ));
         }
-        Ok(CudaDevice { info, ordinal, dev, ctx, stream, start, stop, arch, module: None, functions: HashMap::new() })
+        Ok(CudaDevice { info, ordinal, dev, ctx, stream, start, stop, arch, functions: HashMap::new() })
     }
 
-    /// PTX of the kernel source for `arch`, compiled once per process and architecture.
-    fn ptx(&self) -> Result<CString, GpuError> {
-        static CACHE: OnceLock<std::sync::Mutex<HashMap<(i32, i32), CString>>> = OnceLock::new();
+    /// Machine code (CUBIN) of kernel `name` for this device's architecture, compiled by NVRTC
+    /// from the kernel source once per process (only that instantiation, so neither NVRTC nor
+    /// the driver compiles the others; no PTX is left for the driver to translate at load).
+    fn cubin(&self, name: &str) -> Result<Vec<u8>, GpuError> {
+        type Cache = std::sync::Mutex<HashMap<((i32, i32), String), Vec<u8>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
         let cache = CACHE.get_or_init(Default::default);
         let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(ptx) = cache.get(&self.arch) {
-            return Ok(ptx.clone());
+        let key = (self.arch, name.to_string());
+        if let Some(image) = cache.get(&key) {
+            return Ok(image.clone());
         }
-        let arch: &'static str = Box::leak(format!("sm_{}{}", self.arch.0, self.arch.1).into_boxed_str());
-        // a register cap trades registers for occupancy (global-memory ring); for measuring
-        let maxrregcount = std::env::var("SSTCLIM_CUDA_MAXRREG").ok().and_then(|v| v.parse().ok());
-        let opts = cudarc::nvrtc::CompileOptions {
-            fmad: Some(false),
-            prec_div: Some(true),
-            ftz: Some(false),
-            arch: Some(arch),
-            maxrregcount,
-            options: vec!["--std=c++17".into()],
-            name: Some("climatology.hip".into()),
-            ..Default::default()
+        let nvrtc = |call: &'static str, detail: String| GpuError {
+            api: "NVRTC",
+            call,
+            device: self.info.description.clone(),
+            detail,
         };
+        let arch = format!("sm_{}{}", self.arch.0, self.arch.1);
+        let mut options = vec![
+            format!("--gpu-architecture={arch}"),
+            "--fmad=false".to_string(),
+            "--prec-div=true".to_string(),
+            "--ftz=false".to_string(),
+            "--std=c++17".to_string(),
+            "-DSC_SELECT".to_string(),
+            format!("-DSC_WANT_{name}"),
+        ];
+        // a register cap trades registers for occupancy; for measuring
+        if let Ok(cap) = std::env::var("SSTCLIM_CUDA_MAXRREG") {
+            options.push(format!("--maxrregcount={cap}"));
+        }
         let started = std::time::Instant::now();
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(kernel_source_inlined(), opts).map_err(|e| GpuError {
-            api: "NVRTC",
-            call: "nvrtcCompileProgram",
-            device: self.info.description.clone(),
-            detail: format!("{e:?}"),
-        })?;
-        tracing::info!("compiled kernels/climatology.hip for {arch} in {:.2} s", started.elapsed().as_secs_f64());
-        let ptx = CString::new(ptx.to_src()).map_err(|e| GpuError {
-            api: "NVRTC",
-            call: "nvrtcGetPTX",
-            device: self.info.description.clone(),
-            detail: e.to_string(),
-        })?;
-        cache.insert(self.arch, ptx.clone());
-        Ok(ptx)
+        let src = CString::new(kernel_source_inlined()).expect("the kernel source has no NUL");
+        let file = CString::new("climatology.hip").expect("no NUL");
+        let prog = nvrtc_result::create_program(&src, Some(&file)).map_err(|e| nvrtc("nvrtcCreateProgram", e.to_string()))?;
+        // SAFETY: `prog` is live until destroyed below; buffers are sized by NVRTC's answers.
+        let image = unsafe {
+            let compiled = nvrtc_result::compile_program(prog, &options);
+            let outcome = match compiled {
+                Err(e) => {
+                    let log = nvrtc_result::get_program_log(prog)
+                        .map(|l| l.iter().map(|&c| c as u8 as char).collect::<String>())
+                        .unwrap_or_default();
+                    Err(nvrtc("nvrtcCompileProgram", format!("{e}: {}", log.trim_end_matches('\0'))))
+                }
+                Ok(()) => {
+                    let mut size = 0usize;
+                    let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size);
+                    if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                        Err(nvrtc("nvrtcGetCUBINSize", format!("{r:?}")))
+                    } else {
+                        let mut image = vec![0u8; size];
+                        let r = nvrtc_sys::nvrtcGetCUBIN(prog, image.as_mut_ptr().cast());
+                        if r != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                            Err(nvrtc("nvrtcGetCUBIN", format!("{r:?}")))
+                        } else {
+                            Ok(image)
+                        }
+                    }
+                }
+            };
+            let _ = nvrtc_result::destroy_program(prog);
+            outcome?
+        };
+        tracing::info!("compiled {name} for {arch} in {:.2} s", started.elapsed().as_secs_f64());
+        cache.insert(key, image.clone());
+        Ok(image)
     }
 
     pub fn ordinal(&self) -> usize {
@@ -251,21 +284,19 @@ impl Device for CudaDevice {
     }
 
     fn prepare(&mut self, name: &str, smem: usize) -> Result<(), GpuError> {
-        if self.module.is_none() {
-            let ptx = self.ptx()?;
-            // SAFETY: `ptx` is a NUL-terminated PTX image that lives through the call.
-            let module = unsafe { result::module::load_data(ptx.as_ptr() as *const c_void) }
-                .map_err(|e| self.err("cuModuleLoadData", e))?;
-            self.module = Some(module);
-        }
-        let module = self.module.expect("loaded above");
-        let func = match self.functions.get(name) {
-            Some(&(_, set)) if set >= smem => return Ok(()),
-            Some(&(f, _)) => f,
+        let (module, func) = match self.functions.get(name) {
+            Some(&(_, _, set)) if set >= smem => return Ok(()),
+            Some(&(m, f, _)) => (m, f),
             None => {
-                // SAFETY: the module is loaded; the name is a kernel of kernels/climatology.hip.
-                unsafe { result::module::get_function(module, CString::new(name).expect("kernel names have no NUL")) }
-                    .map_err(|e| self.err("cuModuleGetFunction", e))?
+                let image = self.cubin(name)?;
+                // SAFETY: `image` is a complete CUBIN that lives through the call.
+                let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
+                    .map_err(|e| self.err("cuModuleLoadData", e))?;
+                // SAFETY: the module is loaded and holds kernel `name`.
+                let func =
+                    unsafe { result::module::get_function(module, CString::new(name).expect("kernel names have no NUL")) }
+                        .map_err(|e| self.err("cuModuleGetFunction", e))?;
+                (module, func)
             }
         };
         // SAFETY: valid function; the value is within the device's opt-in limit (checked by
@@ -278,7 +309,7 @@ impl Device for CudaDevice {
             )
         }
         .map_err(|e| self.err("cuFuncSetAttribute", e))?;
-        self.functions.insert(name.to_string(), (func, smem));
+        self.functions.insert(name.to_string(), (module, func, smem));
         Ok(())
     }
 
@@ -290,7 +321,7 @@ impl Device for CudaDevice {
         smem: usize,
         params: &KernelParams,
     ) -> Result<(), GpuError> {
-        let Some(&(func, _)) = self.functions.get(name) else {
+        let Some(&(_, func, _)) = self.functions.get(name) else {
             return Err(GpuError {
                 api: "CUDA",
                 call: "cuLaunchKernel",
@@ -366,8 +397,8 @@ impl Drop for CudaDevice {
         unsafe {
             let _ = result::ctx::set_current(self.ctx);
             let _ = result::stream::synchronize(self.stream);
-            if let Some(m) = self.module.take() {
-                let _ = result::module::unload(m);
+            for (_, (module, _, _)) in self.functions.drain() {
+                let _ = result::module::unload(module);
             }
             let _ = result::event::destroy(self.start);
             let _ = result::event::destroy(self.stop);
