@@ -20,7 +20,7 @@ use crate::plan::JobPlan;
 use crate::pool::{Pool, PoolType, Sample};
 use crate::progress::Ui;
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
-use crate::window::WindowPlan;
+use crate::window::{WindowPlan, WindowSpec};
 
 /// What a run produced.
 #[derive(Debug)]
@@ -40,16 +40,30 @@ struct Job {
     files: Vec<PathBuf>,
 }
 
+/// A job's input files, and the variable's layout and grid as the first file has them.
+pub struct FoundInputs {
+    pub inputs: Inputs,
+    pub first: PathBuf,
+    pub layout: VarLayout,
+    pub grid: Grid,
+}
+
+/// Discover the files `spec` needs and inspect the first one (shared with the MPI validation).
+pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Error> {
+    let required = spec.required_dates();
+    let inputs = discover(&plan.input, &required, plan.allow_missing)?;
+    let Some(first) = inputs.files.values().next().cloned() else {
+        return Err(Error::NoInputs(required.len()));
+    };
+    let file = input::open(&first)?;
+    let layout = VarLayout::inspect(&file, &first, plan.var.as_deref(), false)?;
+    let grid = Grid::read(&file, &first, &layout)?;
+    Ok(FoundInputs { inputs, first, layout, grid })
+}
+
 impl Job {
     fn prepare(plan: &JobPlan) -> Result<Job, Error> {
-        let required = plan.window.required_dates();
-        let inputs = discover(&plan.input, &required, plan.allow_missing)?;
-        let Some(first) = inputs.files.values().next().cloned() else {
-            return Err(Error::NoInputs(required.len()));
-        };
-        let file = input::open(&first)?;
-        let layout = VarLayout::inspect(&file, &first, plan.var.as_deref(), false)?;
-        let grid = Grid::read(&file, &first, &layout)?;
+        let FoundInputs { inputs, first, layout, grid } = find_inputs(plan, &plan.window)?;
         let window = WindowPlan::build(&plan.window, |d| inputs.files.contains_key(&d));
         let files = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
         Ok(Job { inputs, first, layout, grid, window, files })

@@ -40,7 +40,6 @@ use tracing::info;
 pub use binding::Binding;
 pub use comm::{Comm, World};
 
-use crate::discover::discover;
 use crate::error::Error;
 use crate::input::{self, Grid, InputError, VarLayout};
 use crate::output::{self, OutputError, OutputLayout};
@@ -274,15 +273,7 @@ impl<'a> Ranks<'a> {
         if !self.busy() {
             return Ok(Checked::default());
         }
-        let required = self.spec.required_dates();
-        let inputs = discover(&plan.input, &required, plan.allow_missing)?;
-        let Some(first) = inputs.files.values().next().cloned() else {
-            return Err(Error::NoInputs(required.len()));
-        };
-        let file = input::open(&first)?;
-        let layout = VarLayout::inspect(&file, &first, plan.var.as_deref(), false)?;
-        let grid = Grid::read(&file, &first, &layout)?;
-        drop(file);
+        let crate::run::FoundInputs { inputs, first, layout, grid } = crate::run::find_inputs(plan, &self.spec)?;
         for path in inputs.files.values().skip(1) {
             if precheck::look(path) == precheck::Look::Plausible {
                 continue;

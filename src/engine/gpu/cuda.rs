@@ -152,7 +152,8 @@ impl CudaDevice {
         let started = std::time::Instant::now();
         let src = CString::new(kernel_source_inlined()).expect("the kernel source has no NUL");
         let file = CString::new("climatology.hip").expect("no NUL");
-        let prog = nvrtc_result::create_program(&src, Some(&file)).map_err(|e| nvrtc("nvrtcCreateProgram", e.to_string()))?;
+        let prog =
+            nvrtc_result::create_program(&src, Some(&file)).map_err(|e| nvrtc("nvrtcCreateProgram", e.to_string()))?;
         // SAFETY: `prog` is live until destroyed below; buffers are sized by NVRTC's answers.
         let image = unsafe {
             let compiled = nvrtc_result::compile_program(prog, &options);
@@ -293,9 +294,10 @@ impl Device for CudaDevice {
                 let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
                     .map_err(|e| self.err("cuModuleLoadData", e))?;
                 // SAFETY: the module is loaded and holds kernel `name`.
-                let func =
-                    unsafe { result::module::get_function(module, CString::new(name).expect("kernel names have no NUL")) }
-                        .map_err(|e| self.err("cuModuleGetFunction", e))?;
+                let func = unsafe {
+                    result::module::get_function(module, CString::new(name).expect("kernel names have no NUL"))
+                }
+                .map_err(|e| self.err("cuModuleGetFunction", e))?;
                 (module, func)
             }
         };
