@@ -33,5 +33,5 @@ run() {
 }
 run small-f32 --grid 360x181 --repeats 3 --verify
 run full-f32 --repeats 5 --verify --f64-error
-run full-f64 --pool f64 --repeats 3 --verify --probe-bytes 4GB
+run full-f64 --pool f64 --repeats 2 --verify --probe-bytes 4GB
 exit $status

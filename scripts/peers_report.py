@@ -49,6 +49,12 @@ def gb(b):
     return b / 1e9
 
 
+def load_range(steps):
+    """Smallest and largest 1-minute load average recorded before a step."""
+    loads = [s["load1_before"] for s in steps.values() if s.get("load1_before") is not None]
+    return (min(loads), max(loads)) if loads else (float("nan"), float("nan"))
+
+
 def main():
     res = sys.argv[1]
     raw = os.path.join(res, "raw")
@@ -115,9 +121,10 @@ def main():
             "lowest_peer": lowest, "ratio_lowest_peer_over_sstclim": tools[lowest]["memory_ratio_vs_sstclim"],
             "met": tools[lowest]["peak_rss_bytes"] > ref["peak_rss_bytes"]}
     out = {"machine": machine, "tools": tools, "targets": targets, "steps": steps, "diffs": diffs,
-           "note": "2-core machine shared with other agents' compilations; load average recorded before every step"}
+           "note": "load average recorded before every step (see load_range)",
+           "load_range": load_range(steps)}
     json.dump(out, open(os.path.join(res, "results.json"), "w"), indent=1)
-    charts(res, tools)
+    charts(res, tools, steps)
     markdown(res, out)
     for k, t in tools.items():
         print(f"{k:12s} {t['wall_s']:9.1f} s {gb(t['peak_rss_bytes']):7.2f} GB  x{t['time_ratio_vs_sstclim']:.1f} time"
@@ -125,7 +132,7 @@ def main():
     print(json.dumps(targets))
 
 
-def charts(res, tools):
+def charts(res, tools, steps):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -146,7 +153,8 @@ def charts(res, tools):
             ax.annotate(f"{v:.3g} {unit}\n({r:.3g}x sstclim)", (b.get_x() + b.get_width() / 2, v), ha="center",
                         va="bottom", fontsize=8)
         ax.set_ylabel(f"{what} [{unit}]")
-        ax.set_title(f"{what}: reference job, 360x181 x 30 y x 102 d, 2 shared cores", fontsize=9)
+        lo, hi = load_range(steps)
+        ax.set_title(f"{what}: reference job, 360x181 x 30 y x 102 d, 2 cores, load {lo:.1f}-{hi:.1f}", fontsize=9)
         ax.margins(y=0.25)
         fig.tight_layout()
         fig.savefig(os.path.join(res, fname), dpi=110)
@@ -172,8 +180,9 @@ def markdown(res, out):
     L.append("everything below in [`results.json`](results.json).")
     L.append("")
     L.append(f"**Machine**: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory')} RAM, {m.get('os')}, "
-             f"kernel {m.get('kernel')}. **The 2 cores were shared** with two other agents compiling Rust "
-             "(load average before each step in the step table; sstclim's time is the median of its runs). "
+             f"kernel {m.get('kernel')}. 1-minute load average before the steps: "
+             f"{load_range(steps)[0]:.2f}-{load_range(steps)[1]:.2f} (each step's in the step table; a load well above "
+             "1 means other work shared the 2 cores); sstclim's time is the median of its runs. "
              f"Date {m.get('date_utc')}.")
     L.append("")
     L.append(f"**Versions**: {m.get('sstclim')}; {m.get('cdo')}; xclim {m.get('xclim')}, xarray {m.get('xarray')}, "
@@ -218,7 +227,7 @@ def markdown(res, out):
         med = lambda k: statistics.median(r[k] for r in rep)
         L.append(f"- sstclim's stages (median of its runs): read {med('read'):.1f} s, compute {med('compute'):.1f} s, "
                  f"write {med('write'):.1f} s; its wall time was {sc['wall_s'] / sc['cpu_s']:.2f}x its CPU time "
-                 "(2 threads on 2 shared cores)" + (
+                 "(2 threads on 2 cores)" + (
                      f", CDO's exact chain's {tools['cdo-exact']['wall_s'] / tools['cdo-exact']['cpu_s']:.2f}x "
                      "(mostly one thread)" if "cdo-exact" in tools else "") + ".")
     L.append("")

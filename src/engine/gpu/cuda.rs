@@ -35,7 +35,6 @@ fn nvrtc_present() -> bool {
 /// One CUDA device: its primary context, one stream, two timing events and the loaded module.
 pub struct CudaDevice {
     info: DeviceInfo,
-    ordinal: usize,
     dev: sys::CUdevice,
     ctx: sys::CUcontext,
     stream: sys::CUstream,
@@ -91,14 +90,13 @@ impl CudaDevice {
         let name = result::device::get_name(dev).unwrap_or_else(|_| "unknown".into());
         // SAFETY: valid device.
         let total = unsafe { result::device::total_mem(dev) }.map_err(|e| at("cuDeviceTotalMem", e))?;
+        let name = format!("{name}, {:.0} GB", total as f64 / 1e9);
         let info = DeviceInfo {
             description: format!("CUDA device {ordinal} ({name})"),
             wave: attr(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)? as usize,
-            multiprocessors: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as usize,
             smem_per_block: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as usize,
             smem_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)? as usize,
             max_threads_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as usize,
-            total_mem: total as u64,
         };
         let arch = (
             attr(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
@@ -114,7 +112,7 @@ impl CudaDevice {
                 info.description
             ));
         }
-        Ok(CudaDevice { info, ordinal, dev, ctx, stream, start, stop, arch, functions: HashMap::new() })
+        Ok(CudaDevice { info, dev, ctx, stream, start, stop, arch, functions: HashMap::new() })
     }
 
     /// Machine code (CUBIN) of kernel `name` for this device's architecture, compiled by NVRTC
@@ -186,10 +184,6 @@ impl CudaDevice {
         tracing::info!("compiled {name} for {arch} in {:.2} s", started.elapsed().as_secs_f64());
         cache.insert(key, image.clone());
         Ok(image)
-    }
-
-    pub fn ordinal(&self) -> usize {
-        self.ordinal
     }
 }
 

@@ -82,13 +82,11 @@ impl HipDevice {
             check(hip::hipDeviceTotalMem(&mut total, dev)).map_err(|e| at("hipDeviceTotalMem", e))?;
             use hip::hipDeviceAttribute_t as A;
             let info = DeviceInfo {
-                description: format!("HIP device {ordinal} ({name})"),
+                description: format!("HIP device {ordinal} ({name}, {:.0} GB)", total as f64 / 1e9),
                 wave: attr(A::hipDeviceAttributeWarpSize)?,
-                multiprocessors: attr(A::hipDeviceAttributeMultiprocessorCount)?,
                 smem_per_block: attr(A::hipDeviceAttributeMaxSharedMemoryPerBlock)?,
                 smem_per_sm: attr(A::hipDeviceAttributeMaxSharedMemoryPerMultiprocessor)?,
                 max_threads_per_sm: attr(A::hipDeviceAttributeMaxThreadsPerMultiProcessor)?,
-                total_mem: total as u64,
             };
             let mut stream = std::ptr::null_mut();
             check(hip::hipStreamCreateWithFlags(&mut stream, hip::hipStreamNonBlocking))

@@ -49,13 +49,11 @@ pub struct DeviceInfo {
     pub description: String,
     /// Lanes per warp / wavefront.
     pub wave: usize,
-    pub multiprocessors: usize,
     /// Largest dynamic shared memory one block may use (after opting in).
     pub smem_per_block: usize,
     /// Shared memory per multiprocessor (all resident blocks together).
     pub smem_per_sm: usize,
     pub max_threads_per_sm: usize,
-    pub total_mem: u64,
 }
 
 /// The calls a GPU backend provides: memory, copies, kernels, timing. Addresses are raw; the
@@ -484,19 +482,6 @@ impl<D: Device> GpuEngine<D> {
         EngineError { engine: self.name, message: e.to_string() }
     }
 
-    /// Plan a tile's launches on this device (for logs and tests).
-    pub fn plan<T: GpuSample>(
-        &self,
-        plan: &WindowPlan,
-        stats: &StatSpec,
-        n_cells: usize,
-    ) -> Result<LaunchPlan, EngineError> {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
-        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget).map_err(|e| self.error(e))
-    }
-
     fn budget(&self, device: &mut D) -> Result<u64, GpuError> {
         let free = device.free_memory()?;
         Ok(match self.opts.max_device_mem {
@@ -805,11 +790,9 @@ mod tests {
         DeviceInfo {
             description: "test H200".into(),
             wave: 32,
-            multiprocessors: 132,
             smem_per_block: 232_448,
             smem_per_sm: 233_472,
             max_threads_per_sm: 2048,
-            total_mem: 140 << 30,
         }
     }
 
@@ -817,11 +800,9 @@ mod tests {
         DeviceInfo {
             description: "test gfx906".into(),
             wave: 64,
-            multiprocessors: 60,
             smem_per_block: 65_536,
             smem_per_sm: 65_536,
             max_threads_per_sm: 2560,
-            total_mem: 16 << 30,
         }
     }
 
