@@ -16,7 +16,8 @@ set -euo pipefail
 # ---- site settings: edit these -------------------------------------------------------------
 # Modules providing the MPI the binary was built against and the DTK/ROCm runtime.
 MODULES="${MODULES:-compiler/devtoolset/7.3.1 mpi/hpcx/2.11.0/gcc-7.3.1 compiler/dtk/23.04}"
-# The sstclim binary (built with `cargo build --release`, or `--features netcdf-static`).
+# The sstclim binary, built with the HIP backend: `cargo build --release --features hip`
+# (add `netcdf-static` to carry it to nodes without NetCDF).
 SSTCLIM="${SSTCLIM:-$HOME/sstclim/target/release/sstclim}"
 # Slurm's name for the DCU generic resource and the devices per node.
 GRES_NAME="${GRES_NAME:-dcu}"
@@ -31,6 +32,7 @@ JOB_ARGS=(
     --output "${OUTPUT_DIR:-$PWD/clim-${SLURM_JOB_ID:-dry}}"
     --years 1991-2020 --doys 152-243 --half-window 5
     --percentile 90 --method 5
+    --backend hip
     --timing-json "${TIMING_JSON:-$PWD/timing-${SLURM_JOB_ID:-dry}.json}"
 )
 

@@ -46,7 +46,8 @@ fn bash(name: &str, env: &[(&str, &str)], path_prefix: Option<&Path>) -> Output 
 
 /// The job arguments both scripts pass (the reference job).
 const JOB: &str = "run --input /DATA/sst_\\{year\\}_\\{doy\\}.nc --output /scratch/clim --years 1991-2020 \
-                   --doys 152-243 --half-window 5 --percentile 90 --method 5 --timing-json /scratch/t.json";
+                   --doys 152-243 --half-window 5 --percentile 90 --method 5 --backend BACKEND \
+                   --timing-json /scratch/t.json";
 
 #[test]
 fn scripts_parse() {
@@ -75,7 +76,7 @@ fn dcu_script_asks_for_2_nodes_of_4_dcus_one_rank_each() {
     let expected = format!(
         "srun --nodes=2 --ntasks-per-node=4 --cpus-per-task=8 --cpu-bind=cores --gres=dcu:4 --kill-on-bad-exit=1 \
          /opt/sstclim/bin/sstclim {}",
-        JOB.replace("/DATA", "/public/data/sst")
+        JOB.replace("/DATA", "/public/data/sst").replace("BACKEND", "hip")
     );
     assert_eq!(lines[2].trim_end(), expected);
     assert_eq!(lines.len(), 3);
@@ -89,7 +90,7 @@ fn generic_script_follows_nodes_and_gpus() {
     let expected = format!(
         "srun --nodes=3 --ntasks-per-node=2 --cpus-per-task=16 --cpu-bind=cores --gpus-per-node=2 \
          --kill-on-bad-exit=1 /opt/sstclim/bin/sstclim {}",
-        JOB.replace("/DATA", "/data/sst")
+        JOB.replace("/DATA", "/data/sst").replace("BACKEND", "auto")
     );
     assert_eq!(stdout.trim_end(), expected);
     // inside an allocation the shape comes from Slurm; no GPUs: no GPU flag
