@@ -305,6 +305,18 @@ impl Device for CudaDevice {
             )
         }
         .map_err(|e| self.err("cuFuncSetAttribute", e))?;
+        // L1 / shared memory split (percent shared), for measuring
+        if let Some(carveout) = std::env::var("SSTCLIM_CUDA_CARVEOUT").ok().and_then(|v| v.parse::<i32>().ok()) {
+            // SAFETY: valid function; the driver clamps the preference to what the launch needs.
+            unsafe {
+                result::function::set_function_attribute(
+                    func,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                    carveout,
+                )
+            }
+            .map_err(|e| self.err("cuFuncSetAttribute (carveout)", e))?;
+        }
         self.functions.insert(name.to_string(), (module, func, smem));
         Ok(())
     }
