@@ -44,6 +44,7 @@ struct ClimParams {
     const double* pos_frac;    // [n][percentile]: interpolation weight towards rank + 1
     void* ring_global;         // null: the ring's keys live in shared memory; else each block's
                                // keys lie here, one block's worth after another
+    const double* lut;         // int16 pools: decoded value of every integer (index + 32768)
     sc_i64 pool_stride;        // elements between pool rows
     sc_i64 out_cell_stride;    // cells per output row
     int n_cells;               // cells of this launch
@@ -97,6 +98,20 @@ struct Keys<double> {
     }
 };
 
+// Pool storage types and what the kernel computes with: float and double as they are; int16
+// pools hold the file's integers, decoded through the pool's table into double.
+template <typename S>
+struct Compute {
+    typedef S type;
+    static SC_DEVICE S load(S v, const double*) { return v; }
+};
+
+template <>
+struct Compute<short> {
+    typedef double type;
+    static SC_DEVICE double load(short v, const double* lut) { return __ldg(lut + (int)v + 32768); }
+};
+
 // The CPU engine's interpolation (src/percentile.rs `lerp`), exact at both ends.
 SC_DEVICE double sc_lerp(double lo, double hi, double frac) {
     double diff = sc_sub(hi, lo);
@@ -141,16 +156,17 @@ struct Ring {
 
 // Issue the loads of group `g` (up to 32 years) all at once: rows past the group's end repeat
 // its last row, so no load depends on a branch and their latencies overlap.
-template <typename T>
-SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, T (&v)[SC_SORT_MAX]) {
-    const T* __restrict__ pool = (const T*)p.pool;
+template <typename S>
+SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute<S>::type (&v)[SC_SORT_MAX]) {
+    const S* __restrict__ pool = (const S*)p.pool;
     const int off = __ldg(p.group_off + g);
     const int len = __ldg(p.group_off + g + 1) - off;
     const int last = len > 0 ? len - 1 : 0;
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) {
         int row = __ldg(p.group_rows + off + (y < last ? y : last));
-        v[y] = len > 0 ? pool[(sc_i64)row * p.pool_stride + cell] : (T)0;
+        v[y] = len > 0 ? Compute<S>::load(pool[(sc_i64)row * p.pool_stride + cell], p.lut)
+                       : (typename Compute<S>::type)0;
     }
     return len;
 }
@@ -191,11 +207,12 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
 }
 
 // A group of more than 32 years: load and insertion-sort it in place in its ring slot.
-template <typename T>
-SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<T>::K>& ring, int g, int slot,
-                                int cell) {
+template <typename S>
+SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<typename Compute<S>::type>::K>& ring,
+                                int g, int slot, int cell) {
+    typedef typename Compute<S>::type T;
     typedef typename Keys<T>::K K;
-    const T* __restrict__ pool = (const T*)p.pool;
+    const S* __restrict__ pool = (const S*)p.pool;
     const int off = p.group_off[g];
     const int len = p.group_off[g + 1] - off;
     K* col = ring.keys + ring.at(slot, 0);
@@ -204,7 +221,7 @@ SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<T>
     double sum = 0.0;
     int n = 0;
     for (int y = 0; y < len; ++y) {
-        T v = pool[(sc_i64)p.group_rows[off + y] * p.pool_stride + cell];
+        T v = Compute<S>::load(pool[(sc_i64)p.group_rows[off + y] * p.pool_stride + cell], p.lut);
         if (!Keys<T>::finite(v)) continue;
         K k = Keys<T>::key(v);
         sum = sc_add(sum, (double)v);
@@ -383,8 +400,9 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
     }
 }
 
-template <typename T, int MAXL>
+template <typename S, int MAXL>
 SC_DEVICE void climatology(const ClimParams& p) {
+    typedef typename Compute<S>::type T;
     typedef typename Keys<T>::K K;
     extern __shared__ double sc_shared[];
     const int bc = blockDim.x;
@@ -429,9 +447,9 @@ SC_DEVICE void climatology(const ClimParams& p) {
         for (int l = p.load_start[t]; l < p.load_start[t + 1]; ++l) {
             const int g = __ldg(p.loads + 2 * l), slot = __ldg(p.loads + 2 * l + 1);
             if (p.group_off[g + 1] - p.group_off[g] > SC_SORT_MAX) {
-                stage_long_group<T>(p, ring, g, slot, cell);
+                stage_long_group<S>(p, ring, g, slot, cell);
             } else {
-                if (!(have_next && l == p.load_start[t])) next_len = fetch_group<T>(p, g, cell, next);
+                if (!(have_next && l == p.load_start[t])) next_len = fetch_group<S>(p, g, cell, next);
                 store_group<T>(ring, next, next_len, slot);
             }
         }
@@ -439,7 +457,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
         if (t + 1 < p.n_batch && p.load_start[t + 1] < p.load_start[t + 2]) {
             const int g = __ldg(p.loads + 2 * p.load_start[t + 1]);
             if (p.group_off[g + 1] - p.group_off[g] <= SC_SORT_MAX) {
-                next_len = fetch_group<T>(p, g, cell, next);
+                next_len = fetch_group<S>(p, g, cell, next);
                 have_next = true;
             }
         }
@@ -492,7 +510,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
     }
 
 // A run-time compiler builds only the one it needs (-DSC_SELECT -DSC_WANT_<name>); hipcc
-// builds all four into the code object.
+// builds all six into the code object.
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l12)
 SC_KERNEL(sstclim_clim_f32_l12, float, 12)
 #endif
@@ -504,4 +522,10 @@ SC_KERNEL(sstclim_clim_f64_l12, double, 12)
 #endif
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f64_l32)
 SC_KERNEL(sstclim_clim_f64_l32, double, 32)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16_l12)
+SC_KERNEL(sstclim_clim_i16_l12, short, 12)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16_l32)
+SC_KERNEL(sstclim_clim_i16_l32, short, 32)
 #endif

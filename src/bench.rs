@@ -129,6 +129,9 @@ pub fn bench_kernel(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     match args.pool {
         PoolType::F32 => bench::<f32>(args),
         PoolType::F64 => bench::<f64>(args),
+        PoolType::I16 => {
+            Err(Error::Failed("bench-kernel fills float pools; run an int16 pool with `run --pool i16`".into()))
+        }
     }
 }
 

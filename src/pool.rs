@@ -20,6 +20,12 @@ pub trait Sample: Copy + Send + Sync + 'static {
     fn to_f64(self) -> f64;
     /// The pool as engines receive it.
     fn wrap(pool: &Pool<Self>) -> PoolRef<'_>;
+    /// What a decoder stores for a file value: `stored` as in the file, `decoded` after
+    /// unpacking (NaN when missing). Float pools keep the decoded value.
+    #[inline]
+    fn from_stored(_stored: f64, decoded: f64) -> Self {
+        Self::from_f64(decoded)
+    }
 }
 
 impl Sample for f64 {
@@ -52,11 +58,43 @@ impl Sample for f32 {
     }
 }
 
+/// Packed int16 as stored in the input: the pool holds the file's integers and a table
+/// ([`Pool::decoding`]) gives each one's decoded value (NaN when missing), so the pool is exact
+/// for int16-packed input at a quarter of the float64 pool's bytes. Without a table a value is
+/// its integer.
+impl Sample for i16 {
+    const NAME: &'static str = "i16";
+    #[inline]
+    fn from_f64(v: f64) -> Self {
+        v as i16
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn wrap(pool: &Pool<Self>) -> PoolRef<'_> {
+        PoolRef::I16(pool)
+    }
+    #[inline]
+    fn from_stored(stored: f64, _decoded: f64) -> Self {
+        stored as i16
+    }
+}
+
+/// Decoded value of every int16 (index: the integer + 32768).
+pub type Decoding = std::sync::Arc<[f64]>;
+
+/// The decoding table of an int16 pool from a decoder of stored values.
+pub fn int16_decoding(decode: impl Fn(f64) -> f64) -> Decoding {
+    (0..65536).map(|i| decode(f64::from(i as i32 - 32768))).collect()
+}
+
 /// `n_slots x n_cells` values of type `T` in one anonymous mapping.
 pub struct Pool<T: Sample> {
     map: MmapMut,
     n_slots: usize,
     n_cells: usize,
+    decoding: Option<Decoding>,
     _type: PhantomData<T>,
 }
 
@@ -70,7 +108,7 @@ impl<T: Sample> Pool<T> {
         // grants them, also cut page-fault work while decoding. Purely a hint.
         #[cfg(target_os = "linux")]
         let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(Pool { map, n_slots, n_cells, _type: PhantomData })
+        Ok(Pool { map, n_slots, n_cells, decoding: None, _type: PhantomData })
     }
 
     /// A pool filled from `values` laid out `[slot][cell]` (tests and tools).
@@ -81,6 +119,15 @@ impl<T: Sample> Pool<T> {
             *dst = T::from_f64(*src);
         }
         Ok(pool)
+    }
+
+    /// Set the table that decodes an int16 pool's values (see `impl Sample for i16`).
+    pub fn set_decoding(&mut self, decoding: Option<Decoding>) {
+        self.decoding = decoding;
+    }
+
+    pub fn decoding(&self) -> Option<&Decoding> {
+        self.decoding.as_ref()
     }
 
     pub fn n_slots(&self) -> usize {
@@ -98,7 +145,7 @@ impl<T: Sample> Pool<T> {
 
     pub fn as_slice(&self) -> &[T] {
         // SAFETY: the mapping is page aligned (so aligned for T), at least
-        // n_slots * n_cells * size_of::<T>() bytes long, and every bit pattern is a valid f32/f64.
+        // n_slots * n_cells * size_of::<T>() bytes long, and every bit pattern is a valid T.
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<T>(), self.n_slots * self.n_cells) }
     }
 
@@ -124,6 +171,7 @@ impl<T: Sample> Pool<T> {
 pub enum PoolRef<'a> {
     F64(&'a Pool<f64>),
     F32(&'a Pool<f32>),
+    I16(&'a Pool<i16>),
 }
 
 impl PoolRef<'_> {
@@ -131,6 +179,7 @@ impl PoolRef<'_> {
         match self {
             PoolRef::F64(p) => p.n_slots(),
             PoolRef::F32(p) => p.n_slots(),
+            PoolRef::I16(p) => p.n_slots(),
         }
     }
 
@@ -138,6 +187,7 @@ impl PoolRef<'_> {
         match self {
             PoolRef::F64(p) => p.n_cells(),
             PoolRef::F32(p) => p.n_cells(),
+            PoolRef::I16(p) => p.n_cells(),
         }
     }
 }
@@ -150,6 +200,9 @@ pub enum PoolType {
     F64,
     /// Half the memory; values rounded to float32 after decoding.
     F32,
+    /// A quarter of the memory, exact: int16-packed input's integers as stored, decoded
+    /// through the file's scale, offset and missing values (refused for other input).
+    I16,
 }
 
 impl PoolType {
@@ -157,6 +210,7 @@ impl PoolType {
         match self {
             PoolType::F64 => 8,
             PoolType::F32 => 4,
+            PoolType::I16 => 2,
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, Storage, VarLayout};
 use crate::output::{self, utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
-use crate::pool::{Pool, PoolType, Sample};
+use crate::pool::{int16_decoding, Decoding, Pool, PoolType, Sample};
 use crate::progress::Ui;
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 use crate::window::{WindowPlan, WindowSpec};
@@ -90,19 +90,34 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let engine = plan.backend.engine(plan.device, &plan.gpu)?;
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
     match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), ui, timer, wall),
+        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
+        PoolType::I16 => {
+            if !matches!(job.layout.storage, Storage::I16 | Storage::I8 | Storage::U8) {
+                return Err(Error::Failed(format!(
+                    "--pool i16 keeps the input's packed integers, but '{}' in {} is stored as {}; use f32 or f64 \
+                     (packing float input into int16 is not implemented)",
+                    job.layout.name,
+                    job.first.display(),
+                    job.layout.storage.name()
+                )));
+            }
+            let packing = &job.layout.packing;
+            let decoding = int16_decoding(|stored| packing.decode(stored));
+            run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall)
+        }
     }
 }
 
-/// The pool type when `--pool` is not given: float32 on GPU engines for inputs stored as
-/// floats (half the bytes to move; results equal the CPU engine on the same pool), float64
-/// (exact) otherwise. Packed int16 input stays float64: its decoded values are not float32s.
+/// The pool type when `--pool` is not given: on GPU engines, the input's own int16 integers
+/// for int16-packed input (exact, a quarter of float64's bytes) and float32 for inputs stored
+/// as floats (half the bytes; results equal the CPU engine on the same pool); float64 (exact)
+/// on host engines.
 fn default_pool(engine: &dyn Engine, storage: Storage) -> PoolType {
-    if engine.is_device() && matches!(storage, Storage::F32 | Storage::F64) {
-        PoolType::F32
-    } else {
-        PoolType::F64
+    match storage {
+        Storage::I16 if engine.is_device() => PoolType::I16,
+        Storage::F32 | Storage::F64 if engine.is_device() => PoolType::F32,
+        _ => PoolType::F64,
     }
 }
 
@@ -136,6 +151,7 @@ fn run_tiles<T: Sample>(
     plan: &JobPlan,
     job: &Job,
     engine: &dyn Engine,
+    decoding: Option<Decoding>,
     ui: &Ui,
     mut timer: StageTimer,
     wall: Instant,
@@ -176,6 +192,7 @@ fn run_tiles<T: Sample>(
     for (i, region) in regions.iter().enumerate() {
         let mut pool = Pool::<T>::new(n_slots, region.n_cells())
             .map_err(|cause| Error::Alloc { bytes: n_slots * region.n_cells() * std::mem::size_of::<T>(), cause })?;
+        pool.set_decoding(decoding.clone());
         let bar = ui.bar(n_slots as u64, &format!("read {}/{}", i + 1, regions.len()));
         bytes_read += timer.time(Stage::Read, || read_tile(job, region, i == 0, plan.threads, &mut pool, &bar))?;
         bar.finish_and_clear();

@@ -1,6 +1,7 @@
-//! Backend selection from the command line: a GPU backend that cannot run here is a one-line
-//! error (exit 2, no output), never a panic; `--backend auto` falls back to the CPU engine and
-//! gives its results; GPU engines default to a float32 pool for float input.
+//! Backend and pool selection from the command line: a GPU backend that cannot run here is a
+//! one-line error (exit 2, no output), never a panic; `--backend auto` falls back to the CPU
+//! engine and gives its results; GPU engines default to a float32 pool for float input; the
+//! int16 pool is exact for int16-packed input and refused for float input.
 
 mod common;
 
@@ -71,4 +72,27 @@ fn auto_backend_equals_the_cpu_engine_and_pools_follow_the_engine() {
         report(&cpu32, with(job(&data, &cpu32), &["--backend", "cpu", "--pool", "f32"]));
         ok(&["compare", &s(&cpu32), &s(&auto)]);
     }
+}
+
+#[test]
+fn int16_pool_is_exact_for_packed_input_and_refused_for_floats() {
+    let dir = tempfile::tempdir().unwrap();
+    let packed = dir.path().join("packed");
+    generate(&packed, &["--grid", "16x9", "--years", "2001-2003", "--doys", "100-112", "--storage", "i16"]);
+    let f64_out = dir.path().join("f64");
+    let r = report(&f64_out, with(job(&packed, &f64_out), &["--backend", "cpu", "--pool", "f64"]));
+    assert_eq!(r["pool"], "f64");
+    for backend in ["cpu", "reference"] {
+        let out = dir.path().join(format!("i16-{backend}"));
+        let r = report(&out, with(job(&packed, &out), &["--backend", backend, "--pool", "i16"]));
+        assert_eq!(r["pool"], "i16");
+        ok(&["compare", &s(&f64_out), &s(&out)]);
+    }
+    let floats = dataset(dir.path());
+    let out = dir.path().join("refused");
+    let args = with(job(&floats, &out), &["--backend", "cpu", "--pool", "i16"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    assert!(err.contains("--pool i16") && err.contains("float64"), "{err}");
+    assert!(entries(&out).is_empty());
 }

@@ -27,8 +27,15 @@ pub struct CpuEngine;
 impl HostEngine for CpuEngine {
     const NAME: &'static str = "cpu";
 
-    fn compute_typed<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
-        compute(pool, n_cells, plan, stats, out);
+    fn compute_typed<T: Sample, D: Fn(T) -> f64 + Sync>(
+        pool: &[T],
+        decode: D,
+        n_cells: usize,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) {
+        compute(pool, &decode, n_cells, plan, stats, out);
     }
 }
 
@@ -47,7 +54,14 @@ struct Scratch {
     rank_values: Vec<f64>,
 }
 
-fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
+fn compute<T: Sample, D: Fn(T) -> f64 + Sync>(
+    pool: &[T],
+    decode: &D,
+    n_cells: usize,
+    plan: &WindowPlan,
+    stats: &StatSpec,
+    out: &mut TileResult,
+) {
     let n_slots = plan.slots.len();
     debug_assert_eq!(pool.len(), n_slots * n_cells);
     let offsets = plan.group_offsets();
@@ -71,7 +85,7 @@ fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &Sta
         for slot in 0..n_slots {
             let row = &pool[slot * n_cells + c0..slot * n_cells + c0 + width];
             for (j, v) in row.iter().enumerate() {
-                s.local[j * n_slots + slot] = v.to_f64();
+                s.local[j * n_slots + slot] = decode(*v);
             }
         }
         for j in 0..width {

@@ -150,7 +150,24 @@ pub trait Engine: Sync {
 /// A host engine written once, generically over the pool's element type, that cannot fail.
 trait HostEngine: Sync {
     const NAME: &'static str;
-    fn compute_typed<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult);
+    /// `decode` turns a pool value into the value computed with (NaN: missing).
+    fn compute_typed<T: Sample, D: Fn(T) -> f64 + Sync>(
+        pool: &[T],
+        decode: D,
+        n_cells: usize,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    );
+}
+
+/// An int16 pool's decoder: its table, or the integers themselves.
+fn int16_decoder(pool: &crate::pool::Pool<i16>) -> impl Fn(i16) -> f64 + Sync + '_ {
+    let table = pool.decoding().map(|t| &t[..]);
+    move |v: i16| match table {
+        Some(t) => t[(i32::from(v) + 32768) as usize],
+        None => f64::from(v),
+    }
 }
 
 impl<E: HostEngine> Engine for E {
@@ -166,8 +183,9 @@ impl<E: HostEngine> Engine for E {
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
         match pool {
-            PoolRef::F64(p) => E::compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
-            PoolRef::F32(p) => E::compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
+            PoolRef::F64(p) => E::compute_typed(p.as_slice(), |v| v, p.n_cells(), plan, stats, out),
+            PoolRef::F32(p) => E::compute_typed(p.as_slice(), f64::from, p.n_cells(), plan, stats, out),
+            PoolRef::I16(p) => E::compute_typed(p.as_slice(), int16_decoder(p), p.n_cells(), plan, stats, out),
         }
         Ok(EngineTimes::default())
     }

@@ -15,12 +15,26 @@ pub struct ReferenceEngine;
 impl HostEngine for ReferenceEngine {
     const NAME: &'static str = "reference";
 
-    fn compute_typed<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
-        compute(pool, n_cells, plan, stats, out);
+    fn compute_typed<T: Sample, D: Fn(T) -> f64 + Sync>(
+        pool: &[T],
+        decode: D,
+        n_cells: usize,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) {
+        compute(pool, &decode, n_cells, plan, stats, out);
     }
 }
 
-fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &StatSpec, out: &mut TileResult) {
+fn compute<T: Sample, D: Fn(T) -> f64 + Sync>(
+    pool: &[T],
+    decode: &D,
+    n_cells: usize,
+    plan: &WindowPlan,
+    stats: &StatSpec,
+    out: &mut TileResult,
+) {
     let n_targets = plan.targets.len();
     let values = DisjointSlice::new(&mut out.values);
     let counts = DisjointSlice::new(&mut out.counts);
@@ -31,7 +45,7 @@ fn compute<T: Sample>(pool: &[T], n_cells: usize, plan: &WindowPlan, stats: &Sta
             for &g in &target.groups {
                 let mut part = 0.0;
                 for &slot in &plan.groups[g as usize].slots {
-                    let v = pool[slot as usize * n_cells + cell].to_f64();
+                    let v = decode(pool[slot as usize * n_cells + cell]);
                     if v.is_finite() {
                         part += v;
                         samples.push(v);

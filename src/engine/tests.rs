@@ -178,6 +178,32 @@ test_every_engine!(equivalent_on_an_odd_grid_of_1037_cells, |engine: &dyn Engine
     assert_equivalent_to_reference(engine, &spec, 1037, &stats(&["90"], 5, 1), 17);
 });
 
+// An int16 pool (packed integers plus a decoding table, some integers decoding as missing)
+// equals the reference on that pool and, being exact, the float64 pool of the decoded values.
+test_every_engine!(equivalent_on_an_int16_pool, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 1991..=2020, doys: (152..=160).collect(), half_window: 5, calendar: Calendar::Ordinal };
+    let plan = WindowPlan::build(&spec, |_| true);
+    let n_cells = 77;
+    let decoding = crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 + 273.15 });
+    let mut rng = SplitMix64::new(23);
+    let values: Vec<f64> = random_values(&plan, n_cells, 29)
+        .into_iter()
+        .map(|v| if v.is_nan() { -32768.0 } else { (v * 10.0).round() * 7.0 + f64::from(rng.below(3) as u16) })
+        .collect();
+    let mut pool = Pool::<i16>::from_values(plan.slots.len(), n_cells, &values).unwrap();
+    pool.set_decoding(Some(decoding.clone()));
+    let decoded: Vec<f64> = pool.as_slice().iter().map(|&r| decoding[(i32::from(r) + 32768) as usize]).collect();
+    let pool64 = Pool::<f64>::from_values(plan.slots.len(), n_cells, &decoded).unwrap();
+    for st in [stats(&["90"], 5, 1), stats(&["10", "50", "99"], 7, 2)] {
+        let want = run(&ReferenceEngine, PoolRef::F64(&pool64), &plan, &st);
+        assert_eq!(run(&ReferenceEngine, PoolRef::I16(&pool), &plan, &st).count_differences(&want), 0);
+        let got = run(engine, PoolRef::I16(&pool), &plan, &st);
+        assert_eq!(got.count_differences(&want), 0, "{} on an int16 pool", engine.name());
+        assert!(want.counts.iter().any(|&c| c == 0) && want.counts.iter().any(|&c| c >= 250), "empty and dense cells");
+    }
+});
+
 // One cell, two years, three-day windows, values worked by hand.
 test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
     let spec = WindowSpec { years: 2001..=2002, doys: vec![11, 12], half_window: 1, calendar: Calendar::Ordinal };

@@ -110,7 +110,8 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
     debug_assert_eq!(dest.len(), nr * nc);
     if !transpose {
         for (d, r) in dest.iter_mut().zip(raw) {
-            *d = T::from_f64(packing.decode((*r).into()));
+            let stored = (*r).into();
+            *d = T::from_stored(stored, packing.decode(stored));
         }
         return;
     }
@@ -119,7 +120,8 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
         for r0 in (0..nr).step_by(B) {
             for c in c0..(c0 + B).min(nc) {
                 for r in r0..(r0 + B).min(nr) {
-                    dest[r * nc + c] = T::from_f64(packing.decode(raw[c * nr + r].into()));
+                    let stored = raw[c * nr + r].into();
+                    dest[r * nc + c] = T::from_stored(stored, packing.decode(stored));
                 }
             }
         }

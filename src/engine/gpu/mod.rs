@@ -139,6 +139,7 @@ pub struct KernelParams {
     pub pos_lo: DevPtr,
     pub pos_frac: DevPtr,
     pub ring_global: DevPtr,
+    pub lut: DevPtr,
     pub pool_stride: i64,
     pub out_cell_stride: i64,
     pub n_cells: i32,
@@ -203,6 +204,12 @@ impl GpuSample for f32 {
 
 impl GpuSample for f64 {
     const KERNEL: &'static str = "f64";
+    const KEY_BYTES: usize = 8;
+}
+
+/// Int16 pools are decoded through their table into float64 on the device.
+impl GpuSample for i16 {
+    const KERNEL: &'static str = "i16";
     const KEY_BYTES: usize = 8;
 }
 
@@ -461,6 +468,7 @@ const B_LISTS: usize = 8;
 const B_NL: usize = 9;
 const B_GROUP_OFF: usize = 10;
 const B_GROUP_ROWS: usize = 11;
+const B_LUT: usize = 12;
 
 /// A GPU engine over any [`Device`].
 pub struct GpuEngine<D: Device> {
@@ -493,6 +501,7 @@ impl<D: Device> GpuEngine<D> {
     fn compute_typed<T: GpuSample>(
         &self,
         pool: &[T],
+        decoding: Option<&[f64]>,
         n_cells: usize,
         plan: &WindowPlan,
         stats: &StatSpec,
@@ -510,7 +519,7 @@ impl<D: Device> GpuEngine<D> {
         tracing::debug!("{}: {lp:?}", self.name);
         let pinned = Pinned::new(&mut st.device, pool);
         times.pin = Duration::from_secs_f64(pinned.seconds);
-        let result = self.run_plan(&mut st, pool, n_cells, plan, stats, out, &lp, &mut times);
+        let result = self.run_plan(&mut st, pool, decoding, n_cells, plan, stats, out, &lp, &mut times);
         pinned.release(&mut st.device);
         result.map_err(|e| self.error(e))?;
         Ok(times)
@@ -521,6 +530,7 @@ impl<D: Device> GpuEngine<D> {
         &self,
         st: &mut State<D>,
         pool: &[T],
+        decoding: Option<&[f64]>,
         n_cells: usize,
         plan: &WindowPlan,
         stats: &StatSpec,
@@ -546,6 +556,20 @@ impl<D: Device> GpuEngine<D> {
         st.device.prepare(&lp.kernel, lp.smem)?;
         let d_pos_lo = st.upload(B_POS_LO, &pos_lo)?;
         let d_pos_frac = st.upload(B_POS_FRAC, &pos_frac)?;
+        // int16 pools: the decoding table (without one, a value is its integer)
+        let d_lut = if T::KERNEL == "i16" {
+            let identity: Vec<f64>;
+            let table = match decoding {
+                Some(t) => t,
+                None => {
+                    identity = (0..65536).map(|i| f64::from(i - 32768)).collect();
+                    &identity
+                }
+            };
+            st.upload(B_LUT, table)?
+        } else {
+            0
+        };
         let d_pool = st.buffer(B_POOL, lp.pool_rows * lp.chunk * sample)?;
         let d_values = st.buffer(B_VALUES, n_stats * n_targets * lp.chunk * 8)?;
         let d_counts = st.buffer(B_COUNTS, n_targets * lp.chunk * 4)?;
@@ -589,6 +613,7 @@ impl<D: Device> GpuEngine<D> {
                     pos_lo: d_pos_lo,
                     pos_frac: d_pos_frac,
                     ring_global: d_ring,
+                    lut: d_lut,
                     pool_stride: width as i64,
                     out_cell_stride: width as i64,
                     n_cells: width as i32,
@@ -773,8 +798,11 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
         match pool {
-            PoolRef::F64(p) => self.compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
-            PoolRef::F32(p) => self.compute_typed(p.as_slice(), p.n_cells(), plan, stats, out),
+            PoolRef::F64(p) => self.compute_typed(p.as_slice(), None, p.n_cells(), plan, stats, out),
+            PoolRef::F32(p) => self.compute_typed(p.as_slice(), None, p.n_cells(), plan, stats, out),
+            PoolRef::I16(p) => {
+                self.compute_typed(p.as_slice(), p.decoding().map(|t| &t[..]), p.n_cells(), plan, stats, out)
+            }
         }
     }
 }
