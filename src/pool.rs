@@ -86,7 +86,7 @@ pub type Decoding = std::sync::Arc<[f64]>;
 
 /// The decoding table of an int16 pool from a decoder of stored values.
 pub fn int16_decoding(decode: impl Fn(f64) -> f64) -> Decoding {
-    (0..65536).map(|i| decode(f64::from(i as i32 - 32768))).collect()
+    (0..65536).map(|i: i32| decode(f64::from(i - 32768))).collect()
 }
 
 /// `n_slots x n_cells` values of type `T` in one anonymous mapping.

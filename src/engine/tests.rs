@@ -200,7 +200,7 @@ test_every_engine!(equivalent_on_an_int16_pool, |engine: &dyn Engine| {
         assert_eq!(run(&ReferenceEngine, PoolRef::I16(&pool), &plan, &st).count_differences(&want), 0);
         let got = run(engine, PoolRef::I16(&pool), &plan, &st);
         assert_eq!(got.count_differences(&want), 0, "{} on an int16 pool", engine.name());
-        assert!(want.counts.iter().any(|&c| c == 0) && want.counts.iter().any(|&c| c >= 250), "empty and dense cells");
+        assert!(want.counts.contains(&0) && want.counts.iter().any(|&c| c >= 250), "empty and dense cells");
     }
 });
 
