@@ -185,7 +185,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     let engine = args.backend.engine(args.device, &opts)?;
     let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
     let started = Instant::now();
-    let first = engine.compute(T::wrap(&pool), &plan, &stats, &mut out)?;
+    let first = engine.compute(T::wrap(pool.view()), &plan, &stats, &mut out)?;
     let first_call_seconds = started.elapsed().as_secs_f64();
     eprintln!("bench: first call {first_call_seconds:.2} s (kernel {:.3} ms)", first.kernel.as_secs_f64() * 1e3);
     let (mut kernel, mut h2d, mut d2h, mut pin) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -194,7 +194,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         // poison the results so every repeat must write every value
         out.values.fill(-12345.0);
         out.counts.fill(u32::MAX);
-        let t = engine.compute(T::wrap(&pool), &plan, &stats, &mut out)?;
+        let t = engine.compute(T::wrap(pool.view()), &plan, &stats, &mut out)?;
         eprintln!(
             "bench: repeat {}: kernel {:.3} ms, h2d {:.3} s",
             i + 1,
@@ -244,7 +244,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     if args.verify || args.f64_error {
         let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
         let started = Instant::now();
-        CpuEngine.compute(T::wrap(&pool), &plan, &stats, &mut want)?;
+        CpuEngine.compute(T::wrap(pool.view()), &plan, &stats, &mut want)?;
         record.cpu_seconds = Some(started.elapsed().as_secs_f64());
         if args.verify {
             record.verified_values = Some(want.values.len() + want.counts.len());
@@ -262,7 +262,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
             Pool::<f64>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells * 8))?;
         crate::generate::fill_pool(&gen, &plan.slots, &mut pool64);
         let mut exact = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
-        CpuEngine.compute(<f64 as Sample>::wrap(&pool64), &plan, &stats, &mut exact)?;
+        CpuEngine.compute(<f64 as Sample>::wrap(pool64.view()), &plan, &stats, &mut exact)?;
         record.f64_error =
             stats.names().iter().enumerate().map(|(s, name)| error_stats(name, &out, &exact, s)).collect();
     }

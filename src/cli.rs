@@ -11,6 +11,7 @@ use crate::calendar::Calendar;
 use crate::engine::{Backend, RingPlace};
 use crate::output::OutputLayout;
 use crate::percentile::{Method, Percentile};
+use crate::pipeline::ReadPath;
 use crate::pool::PoolType;
 
 /// Day-of-year climatologies (mean and exact percentile thresholds) of daily gridded NetCDF data.
@@ -38,6 +39,9 @@ pub enum Command {
     /// Time an engine on a synthetic pool in memory beside the device's copy bandwidths, and
     /// check it against the CPU engine.
     BenchKernel(crate::bench::BenchKernelArgs),
+    /// Time reading every input file of a job whole with pread from all threads (no library,
+    /// no decoding): the floor the pipeline is measured against.
+    BenchRead(crate::readfloor::BenchReadArgs),
 }
 
 /// A year or an inclusive range of years: `1991-2020`, `2005`.
@@ -239,6 +243,24 @@ pub struct RunArgs {
     /// Write the run report (stage times, bytes, peak memory) as JSON.
     #[arg(long)]
     pub timing_json: Option<PathBuf>,
+
+    /// Write the timeline of every stage of every batch (stage, batch, thread, start, end,
+    /// bytes) as JSON; under MPI each rank writes FILE with `.rankN` before the extension.
+    /// `scripts/trace-gantt.py` draws it.
+    #[arg(long, value_name = "FILE")]
+    pub trace_json: Option<PathBuf>,
+
+    /// How to read input files: `auto` reads contiguous uncompressed variables with `pread`
+    /// from all threads and the rest through libnetcdf; `library` sends every file through
+    /// libnetcdf.
+    #[arg(long, value_enum, default_value_t = ReadPath::Auto)]
+    pub read_path: ReadPath,
+
+    /// Segments of target days in the overlapped pipeline: segment i is computed while
+    /// segment i+1's files are read and segment i-1's results are written. 1 runs the stages
+    /// one after another (default: up to 4, by the number of target days).
+    #[arg(long)]
+    pub segments: Option<usize>,
 }
 
 /// Storage of generated files.

@@ -97,6 +97,10 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             println!("demo OK: the {} engine equals the reference engine bit for bit", outcome.run.report.backend);
             Ok(ExitCode::SUCCESS)
         }
+        Command::BenchRead(args) => {
+            print!("{}", sstclim::readfloor::bench_read(&args)?.table());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::BenchKernel(args) => {
             let record = sstclim::bench::bench_kernel(&args)?;
             print!("{}", record.table());

@@ -159,20 +159,33 @@ impl OutputSet {
         Ok(set)
     }
 
-    /// Write the results of one tile of cells into every file.
-    pub fn write_tile(&mut self, region: &Region, result: &TileResult) -> Result<(), OutputError> {
+    /// Write the results of targets `targets` (indices into the job's targets) of one tile of
+    /// cells; `result` holds just those targets, in order.
+    pub fn write_targets(
+        &mut self,
+        region: &Region,
+        targets: std::ops::Range<usize>,
+        result: &TileResult,
+    ) -> Result<(), OutputError> {
+        debug_assert_eq!(result.n_targets, targets.len());
         let mut buf = Vec::new();
         for f in &self.files {
+            let (lo, hi) = (f.targets.start.max(targets.start), f.targets.end.min(targets.end));
+            if lo >= hi {
+                continue;
+            }
             let var_name = &self.stat_names[f.stat];
             let fail = |cause| OutputError::Write { path: f.path.clone(), var: var_name.clone(), cause };
             buf.clear();
-            for t in f.targets.clone() {
-                buf.extend(result.row(f.stat, t).iter().map(|&v| if v.is_nan() { self.fill } else { v }));
+            for t in lo..hi {
+                buf.extend(
+                    result.row(f.stat, t - targets.start).iter().map(|&v| if v.is_nan() { self.fill } else { v }),
+                );
             }
             let mut file = netcdf::append(&f.tmp).map_err(fail)?;
             let mut var = file.variable_mut(var_name).ok_or(netcdf::Error::NotFound(var_name.clone())).map_err(fail)?;
             let extents = vec![
-                Extent::SliceCount { start: 0, count: f.targets.len(), stride: 1 },
+                Extent::SliceCount { start: lo - f.targets.start, count: hi - lo, stride: 1 },
                 Extent::SliceCount { start: region.rows.start, count: region.rows.len(), stride: 1 },
                 Extent::SliceCount { start: region.cols.start, count: region.cols.len(), stride: 1 },
             ];

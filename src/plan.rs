@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::cli::RunArgs;
 use crate::engine::{Backend, GpuOptions, StatSpec};
 use crate::output::OutputSpec;
+use crate::pipeline::ReadPath;
 use crate::pool::PoolType;
 use crate::window::WindowSpec;
 
@@ -29,6 +30,14 @@ pub struct JobPlan {
     pub max_mem: u64,
     pub verify: bool,
     pub timing_json: Option<PathBuf>,
+    /// Where to write the per-rank timeline of stages.
+    pub trace_json: Option<PathBuf>,
+    /// This process's rank and the number of ranks (for the timeline; (0, 1) when alone).
+    pub rank: (usize, usize),
+    /// How input files are read.
+    pub read_path: ReadPath,
+    /// Segments of target days in the overlapped pipeline (`None`: chosen per job).
+    pub segments: Option<usize>,
     /// The command line, for the outputs' `history` attribute.
     pub command_line: String,
 }
@@ -43,6 +52,8 @@ pub enum PlanError {
     MinSamples,
     #[error("--deflate must be 1-9, got {0}")]
     Deflate(u8),
+    #[error("--segments must be at least 1")]
+    Segments,
     #[error("--threads must be at least 1")]
     Threads,
     #[error("--max-mem {0} bytes is too small (at least 1M)")]
@@ -124,6 +135,13 @@ impl JobPlan {
             max_mem,
             verify: args.verify,
             timing_json: args.timing_json.clone(),
+            trace_json: args.trace_json.clone(),
+            rank: (0, 1),
+            read_path: args.read_path,
+            segments: match args.segments {
+                Some(0) => return Err(PlanError::Segments),
+                n => n,
+            },
             command_line,
         })
     }

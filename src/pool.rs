@@ -18,8 +18,8 @@ pub trait Sample: Copy + Send + Sync + 'static {
     fn from_f64(v: f64) -> Self;
     /// The value engines compute with (NaN for missing).
     fn to_f64(self) -> f64;
-    /// The pool as engines receive it.
-    fn wrap(pool: &Pool<Self>) -> PoolRef<'_>;
+    /// A view of a pool (or of some of its slots) as engines receive it.
+    fn wrap(pool: PoolView<'_, Self>) -> PoolRef<'_>;
     /// What a decoder stores for a file value: `stored` as in the file, `decoded` after
     /// unpacking (NaN when missing). Float pools keep the decoded value.
     #[inline]
@@ -38,7 +38,7 @@ impl Sample for f64 {
     fn to_f64(self) -> f64 {
         self
     }
-    fn wrap(pool: &Pool<Self>) -> PoolRef<'_> {
+    fn wrap(pool: PoolView<'_, Self>) -> PoolRef<'_> {
         PoolRef::F64(pool)
     }
 }
@@ -53,7 +53,7 @@ impl Sample for f32 {
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
-    fn wrap(pool: &Pool<Self>) -> PoolRef<'_> {
+    fn wrap(pool: PoolView<'_, Self>) -> PoolRef<'_> {
         PoolRef::F32(pool)
     }
 }
@@ -72,7 +72,7 @@ impl Sample for i16 {
     fn to_f64(self) -> f64 {
         f64::from(self)
     }
-    fn wrap(pool: &Pool<Self>) -> PoolRef<'_> {
+    fn wrap(pool: PoolView<'_, Self>) -> PoolRef<'_> {
         PoolRef::I16(pool)
     }
     #[inline]
@@ -159,6 +159,38 @@ impl<T: Sample> Pool<T> {
         &self.as_slice()[slot * self.n_cells..(slot + 1) * self.n_cells]
     }
 
+    /// Commit every page now, from `threads` threads (before pinning: registering memory that
+    /// is not yet faulted in is slow). Contents become zero.
+    pub fn touch(&mut self, threads: usize) {
+        let bytes = self.map.len();
+        let chunk = bytes.div_ceil(threads.max(1)).next_multiple_of(4096).max(4096);
+        std::thread::scope(|s| {
+            for part in self.map.chunks_mut(chunk) {
+                s.spawn(move || {
+                    for page in part.chunks_mut(4096) {
+                        page[0] = 0;
+                    }
+                });
+            }
+        });
+    }
+
+    /// Start and length of the mapping, for pinning.
+    pub fn mapping(&self) -> (*const u8, usize) {
+        (self.map.as_ptr(), self.map.len())
+    }
+
+    /// The whole pool as engines receive it.
+    pub fn view(&self) -> PoolView<'_, T> {
+        self.view_slots(0..self.n_slots)
+    }
+
+    /// Slots `slots` (consecutive dates in pool order) as a pool of their own.
+    pub fn view_slots(&self, slots: std::ops::Range<usize>) -> PoolView<'_, T> {
+        let data = &self.as_slice()[slots.start * self.n_cells..slots.end * self.n_cells];
+        PoolView { data, n_slots: slots.len(), n_cells: self.n_cells, decoding: self.decoding.as_ref() }
+    }
+
     /// The rows of all slots, each mutable on its own (for decoding files in parallel).
     pub fn slots_mut(&mut self) -> Vec<&mut [T]> {
         let n = self.n_cells.max(1);
@@ -166,12 +198,46 @@ impl<T: Sample> Pool<T> {
     }
 }
 
-/// A pool of either element type, as engines receive it.
+/// Consecutive slots of a pool, read-only: what engines compute from. The pipeline hands
+/// engines the slots one batch of target days needs while later slots are still being read.
+#[derive(Clone, Copy)]
+pub struct PoolView<'a, T: Sample> {
+    data: &'a [T],
+    n_slots: usize,
+    n_cells: usize,
+    decoding: Option<&'a Decoding>,
+}
+
+impl<'a, T: Sample> PoolView<'a, T> {
+    /// `data` as `n_slots` rows of `n_cells` values.
+    pub fn new(data: &'a [T], n_slots: usize, n_cells: usize, decoding: Option<&'a Decoding>) -> Self {
+        assert_eq!(data.len(), n_slots * n_cells, "a pool view is n_slots x n_cells");
+        PoolView { data, n_slots, n_cells, decoding }
+    }
+
+    pub fn as_slice(&self) -> &'a [T] {
+        self.data
+    }
+
+    pub fn n_slots(&self) -> usize {
+        self.n_slots
+    }
+
+    pub fn n_cells(&self) -> usize {
+        self.n_cells
+    }
+
+    pub fn decoding(&self) -> Option<&'a Decoding> {
+        self.decoding
+    }
+}
+
+/// A pool view of either element type, as engines receive it.
 #[derive(Clone, Copy)]
 pub enum PoolRef<'a> {
-    F64(&'a Pool<f64>),
-    F32(&'a Pool<f32>),
-    I16(&'a Pool<i16>),
+    F64(PoolView<'a, f64>),
+    F32(PoolView<'a, f32>),
+    I16(PoolView<'a, i16>),
 }
 
 impl PoolRef<'_> {
@@ -228,5 +294,8 @@ mod tests {
         let mut pool = Pool::<f64>::new(2, 3).unwrap();
         pool.slots_mut()[1].copy_from_slice(&[1.0, 2.0, 3.0]);
         assert_eq!(pool.slot(1), &[1.0, 2.0, 3.0]);
+        let v = pool.view_slots(1..2);
+        assert_eq!((v.n_slots(), v.n_cells(), v.as_slice()), (1, 3, &[1.0, 2.0, 3.0][..]));
+        assert_eq!(pool.view().as_slice().len(), 6);
     }
 }

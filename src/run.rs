@@ -1,6 +1,6 @@
-//! `sstclim run`: find the inputs, then for each tile of cells read every needed file into the
-//! pool, compute the statistics, optionally verify them against the reference engine, and write
-//! them; the outputs are moved into place only after the last tile.
+//! `sstclim run`: find the inputs, choose the engine and pool type, cut the grid into tiles
+//! within the memory budget, and hand each tile to the overlapped pipeline
+//! ([`crate::pipeline`]); the outputs are moved into place only after the last tile.
 //!
 //! Memory stays within `--max-mem`: the grid is cut into bands along the files' slowest
 //! horizontal dimension (so each read is one contiguous hyperslab), as many cells per band as
@@ -12,14 +12,15 @@ use std::time::Instant;
 use tracing::info;
 
 use crate::discover::{discover, Inputs};
-use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
+use crate::engine::Engine;
 use crate::error::Error;
-use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, Storage, VarLayout};
-use crate::output::{self, utc_timestamp, OutputMeta, OutputSet};
+use crate::input::{self, Grid, Region, Storage, VarLayout};
+use crate::output;
+use crate::pipeline::run_tiles;
 use crate::plan::JobPlan;
-use crate::pool::{int16_decoding, Decoding, Pool, PoolType, Sample};
+use crate::pool::{int16_decoding, PoolType};
 use crate::progress::Ui;
-use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
+use crate::timing::{RunReport, Stage, StageTimer};
 use crate::window::{WindowPlan, WindowSpec};
 
 /// What a run produced.
@@ -30,14 +31,14 @@ pub struct RunOutcome {
 }
 
 /// The resolved job: files, their layout and grid, and the window plan.
-struct Job {
-    inputs: Inputs,
-    first: PathBuf,
-    layout: VarLayout,
-    grid: Grid,
-    window: WindowPlan,
+pub(crate) struct Job {
+    pub inputs: Inputs,
+    pub first: PathBuf,
+    pub layout: VarLayout,
+    pub grid: Grid,
+    pub window: WindowPlan,
     /// The input file of each pool slot.
-    files: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
 }
 
 /// A job's input files, and the variable's layout and grid as the first file has them.
@@ -90,8 +91,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let engine = plan.backend.engine(plan.device, &plan.gpu)?;
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
     match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
+        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::I16 => {
             if !matches!(job.layout.storage, Storage::I16 | Storage::I8 | Storage::U8) {
                 return Err(Error::Failed(format!(
@@ -104,7 +105,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             }
             let packing = &job.layout.packing;
             let decoding = int16_decoding(|stored| packing.decode(stored));
-            run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall)
+            run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
         }
     }
 }
@@ -123,7 +124,7 @@ fn default_pool(engine: &dyn Engine, storage: Storage) -> PoolType {
 
 /// Bands of the grid along the files' slowest horizontal dimension, each within `budget` bytes
 /// at `per_cell` bytes per cell.
-fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Region>, Error> {
+pub(crate) fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Region>, Error> {
     let (nlat, nlon) = (layout.nlat(), layout.nlon());
     let (along, across, unit) =
         if layout.lat_is_slow() { (nlat, nlon, "latitude row") } else { (nlon, nlat, "longitude column") };
@@ -145,165 +146,6 @@ fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Regi
             }
         })
         .collect())
-}
-
-fn run_tiles<T: Sample>(
-    plan: &JobPlan,
-    job: &Job,
-    engine: &dyn Engine,
-    decoding: Option<Decoding>,
-    ui: &Ui,
-    mut timer: StageTimer,
-    wall: Instant,
-) -> Result<RunOutcome, Error> {
-    let threads = rayon::ThreadPoolBuilder::new()
-        .num_threads(plan.threads)
-        .build()
-        .map_err(|e| Error::Failed(format!("cannot start {} worker threads: {e}", plan.threads)))?;
-    let (n_slots, n_targets, n_stats) = (job.window.slots.len(), job.window.targets.len(), plan.stats.n_stats());
-    let copies = 1 + u64::from(plan.verify);
-    let in_flight = 3 * plan.threads as u64 + 2;
-    let per_cell = (n_slots * std::mem::size_of::<T>()) as u64
-        + copies * (n_stats * n_targets * 8 + n_targets * 4) as u64
-        + in_flight * job.layout.storage.size() as u64;
-    let regions = plan_tiles(&job.layout, per_cell, plan.max_mem)?;
-    info!(
-        "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool",
-        regions.len(),
-        regions[0].n_cells(),
-        (regions[0].n_cells() as u64 * per_cell) as f64 / 1e9,
-        plan.max_mem as f64 / 1e9,
-        engine.name(),
-        T::NAME
-    );
-    let meta = OutputMeta {
-        stats: plan.stats.clone(),
-        window: plan.window.clone(),
-        grid: job.grid.clone(),
-        input_var: job.layout.name.clone(),
-        var_meta: job.layout.meta.clone(),
-        input_template: job.inputs.template.to_string(),
-        missing_files: job.inputs.missing.len(),
-        history: format!("{}: {} (sstclim {})", utc_timestamp(), plan.command_line, env!("CARGO_PKG_VERSION")),
-    };
-    let mut outputs = timer.time(Stage::Write, || OutputSet::create(&plan.output, &meta))?;
-    let mut bytes_read = 0;
-    let mut device_times = EngineTimes::default();
-    for (i, region) in regions.iter().enumerate() {
-        let mut pool = Pool::<T>::new(n_slots, region.n_cells())
-            .map_err(|cause| Error::Alloc { bytes: n_slots * region.n_cells() * std::mem::size_of::<T>(), cause })?;
-        pool.set_decoding(decoding.clone());
-        let bar = ui.bar(n_slots as u64, &format!("read {}/{}", i + 1, regions.len()));
-        bytes_read += timer.time(Stage::Read, || read_tile(job, region, i == 0, plan.threads, &mut pool, &bar))?;
-        bar.finish_and_clear();
-
-        let mut result = TileResult::new(n_stats, n_targets, region.n_cells());
-        let spinner = ui.spinner(&format!("computing tile {}/{}", i + 1, regions.len()));
-        let started = Instant::now();
-        let times = threads.install(|| engine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut result))?;
-        let elapsed = started.elapsed();
-        timer.add(Stage::HostToDevice, times.h2d);
-        timer.add(Stage::Kernel, times.kernel);
-        timer.add(Stage::DeviceToHost, times.d2h);
-        timer.add(Stage::Compute, elapsed.saturating_sub(times.h2d + times.kernel + times.d2h));
-        device_times.add(&times);
-        spinner.finish_and_clear();
-        if plan.verify {
-            let mut want = TileResult::new(n_stats, n_targets, region.n_cells());
-            timer.time(Stage::Verify, || {
-                threads.install(|| ReferenceEngine.compute(T::wrap(&pool), &job.window, &plan.stats, &mut want))
-            })?;
-            let differences = result.count_differences(&want);
-            if differences > 0 {
-                return Err(Error::Verify { tile: i, differences, engine: engine.name() });
-            }
-        }
-        drop(pool);
-        timer.time(Stage::Write, || outputs.write_tile(region, &result))?;
-    }
-    let paths = timer.time(Stage::Write, || outputs.finish())?;
-    let report = RunReport {
-        sstclim_version: env!("CARGO_PKG_VERSION"),
-        backend: engine.name().into(),
-        device: engine.describe(),
-        bytes_h2d: device_times.bytes_h2d,
-        bytes_d2h: device_times.bytes_d2h,
-        pin_seconds: device_times.pin.as_secs_f64(),
-        kernel_launches: device_times.launches,
-        pool: T::NAME.into(),
-        threads: plan.threads,
-        grid: [job.grid.nlon(), job.grid.nlat()],
-        cells: job.grid.n_cells(),
-        target_days: n_targets,
-        tiles: regions.len(),
-        files_read: n_slots,
-        files_missing: job.inputs.missing.len(),
-        file_reads: n_slots * regions.len(),
-        bytes_read,
-        outputs: paths.len(),
-        verified: plan.verify,
-        stage_seconds: RunReport::stage_seconds(&timer),
-        wall_seconds: wall.elapsed().as_secs_f64(),
-        peak_rss_bytes: peak_rss_bytes(),
-    };
-    if let Some(path) = &plan.timing_json {
-        report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
-    }
-    Ok(RunOutcome { report, outputs: paths })
-}
-
-/// Read `region` of every input file into `pool` (one file per slot). libnetcdf is not
-/// thread-safe, so this thread opens and reads; decoder threads unpack and transpose.
-/// Returns the bytes of stored data read.
-fn read_tile<T: Sample>(
-    job: &Job,
-    region: &Region,
-    check_grid: bool,
-    threads: usize,
-    pool: &mut Pool<T>,
-    bar: &indicatif::ProgressBar,
-) -> Result<u64, Error> {
-    let mut rows: Vec<Option<&mut [T]>> = pool.slots_mut().into_iter().map(Some).collect();
-    let decoders = threads.saturating_sub(1).max(1);
-    std::thread::scope(|scope| {
-        let (tx, rx) = crossbeam_channel::bounded::<(&mut [T], VarLayout, RawData)>(2 * decoders);
-        for _ in 0..decoders {
-            let rx = rx.clone();
-            scope.spawn(move || {
-                for (dest, layout, raw) in rx {
-                    decode_region(&layout, region, &raw, dest);
-                    bar.inc(1);
-                }
-            });
-        }
-        drop(rx);
-        let mut bytes = 0;
-        for (slot, path) in job.files.iter().enumerate() {
-            let file = input::open(path)?;
-            let layout = VarLayout::inspect(&file, path, Some(&job.layout.name), false)?;
-            if layout.nlat() != job.layout.nlat() || layout.nlon() != job.layout.nlon() {
-                return Err(InputError::ShapeMismatch {
-                    path: path.clone(),
-                    var: layout.name.clone(),
-                    found: layout.shape_text(),
-                    expected: job.layout.shape_text(),
-                    first: job.first.clone(),
-                }
-                .into());
-            }
-            if check_grid {
-                job.grid.check_same(&Grid::read(&file, path, &layout)?, path, &job.first)?;
-            }
-            let raw = read_region(&file, path, &layout, region)?;
-            drop(file);
-            bytes += raw.bytes() as u64;
-            let dest = rows[slot].take().expect("every slot is read once");
-            if tx.send((dest, layout, raw)).is_err() {
-                return Err(Error::Failed("a decoder thread stopped".into()));
-            }
-        }
-        Ok(bytes)
-    })
 }
 
 #[cfg(test)]

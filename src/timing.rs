@@ -99,10 +99,15 @@ pub struct RunReport {
     pub cells: usize,
     pub target_days: usize,
     pub tiles: usize,
+    /// Segments of target days per tile in the overlapped pipeline (1: sequential).
+    pub segments: usize,
     pub files_read: usize,
     pub files_missing: usize,
     /// File opens including re-reads of every file per tile.
     pub file_reads: usize,
+    /// File reads that took the direct `pread` path, and those that went through libnetcdf.
+    pub files_direct: usize,
+    pub files_library: usize,
     pub bytes_read: u64,
     /// Bytes copied to and from the device by GPU engines.
     pub bytes_h2d: u64,
@@ -115,6 +120,11 @@ pub struct RunReport {
     pub stage_seconds: StageSeconds,
     pub wall_seconds: f64,
     pub peak_rss_bytes: u64,
+    /// The host memory budget (`--max-mem`) the tiles were planned within.
+    pub max_mem_bytes: u64,
+    /// Device memory the engine held at its peak (GPU engines), and its budget if given.
+    pub device_memory_bytes: Option<u64>,
+    pub max_device_mem_bytes: Option<u64>,
 }
 
 impl RunReport {
@@ -154,12 +164,20 @@ impl RunReport {
             out.push_str(&format!("{name:<16}{secs:>10.3}{share:>8.1}%\n"));
         }
         out.push_str(&format!("{:<16}{:>10.3}\n", "total (wall)", self.wall_seconds));
+        if self.segments > 1 {
+            out.push_str(&format!(
+                "stages overlap ({} segments of target days): their times add up to more than the wall time\n",
+                self.segments
+            ));
+        }
         let gb = self.bytes_read as f64 / 1e9;
         out.push_str(&format!(
-            "files {} read ({} missing, {} opens), {:.2} GB stored data ({:.2} GB/s while reading)\n",
+            "files {} read ({} missing, {} opens: {} direct, {} through libnetcdf), {:.2} GB stored data ({:.2} GB/s while reading)\n",
             self.files_read,
             self.files_missing,
             self.file_reads,
+            self.files_direct,
+            self.files_library,
             gb,
             if s.read > 0.0 { gb / s.read } else { 0.0 }
         ));
@@ -189,7 +207,18 @@ impl RunReport {
                 self.pin_seconds
             ));
         }
-        out.push_str(&format!("peak RSS {:.2} GB\n", self.peak_rss_bytes as f64 / 1e9));
+        out.push_str(&format!(
+            "peak RSS {:.2} GB (--max-mem {:.2} GB for pools and results)",
+            self.peak_rss_bytes as f64 / 1e9,
+            self.max_mem_bytes as f64 / 1e9
+        ));
+        if let Some(dev) = self.device_memory_bytes {
+            out.push_str(&format!("; device memory {:.2} GB", dev as f64 / 1e9));
+            if let Some(max) = self.max_device_mem_bytes {
+                out.push_str(&format!(" (--max-device-mem {:.2} GB)", max as f64 / 1e9));
+            }
+        }
+        out.push('\n');
         out
     }
 

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use serde_json::Value;
+use sstclim::input::direct::{self, DirectBuffer};
 use sstclim::input::{self, decode_region, read_canonical, read_region, Region, VarLayout};
 
 fn expected_value(v: &Value) -> f64 {
@@ -36,6 +37,7 @@ fn decoding_matches_netcdf4_python() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let mut checked = 0;
+    let (mut direct_read, mut not_direct) = (Vec::new(), Vec::new());
     for (name, e) in expected.as_object().unwrap() {
         if name.starts_with('_') {
             continue;
@@ -57,9 +59,46 @@ fn decoding_matches_netcdf4_python() {
         let sub: Vec<f64> =
             region.rows.clone().flat_map(|r| region.cols.clone().map(move |c| r * nlon + c)).map(|i| want[i]).collect();
         check(&format!("{name} region"), &dest, &sub, float64);
+
+        // the direct path, where the variable is contiguous: a band of whole lines along the
+        // slow dimension, read with pread and decoded without the library
+        match direct::probe(&path, &layout) {
+            Ok(d) => {
+                let region = if layout.lat_is_slow() {
+                    Region { rows: 1..nlat, cols: 0..nlon }
+                } else {
+                    Region { rows: 0..nlat, cols: 1..nlon }
+                };
+                let (f, offset) = direct::locate(&path, &d, &layout, None).expect("the probed file qualifies");
+                assert_eq!(offset, d.offset);
+                let mut dest = vec![0.0f64; region.n_cells()];
+                let n = direct::read_into(&f, offset, d.order, &layout, &region, &mut DirectBuffer::new(), &mut dest)
+                    .unwrap();
+                assert_eq!(n as usize, region.n_cells() * layout.storage.size());
+                let sub: Vec<f64> = region
+                    .rows
+                    .clone()
+                    .flat_map(|r| region.cols.clone().map(move |c| r * nlon + c))
+                    .map(|i| want[i])
+                    .collect();
+                check(&format!("{name} direct"), &dest, &sub, float64);
+                direct_read.push((name.clone(), d.format));
+            }
+            Err(why) => not_direct.push((name.clone(), why)),
+        }
         checked += 1;
     }
     assert_eq!(checked, 8);
+    // compressed/chunked storage needs the library; NetCDF-3 and contiguous HDF5 do not
+    assert!(
+        not_direct.iter().any(|(n, why)| n.starts_with("chunked_deflate") && why.contains("not contiguous")),
+        "{not_direct:?}"
+    );
+    assert!(direct_read.iter().any(|(n, f)| n.starts_with("nc3_") && *f == direct::Format::NetCdf3), "{direct_read:?}");
+    assert!(
+        direct_read.iter().filter(|(_, f)| *f == direct::Format::Hdf5).count() >= 5,
+        "{direct_read:?} {not_direct:?}"
+    );
 }
 
 #[test]

@@ -153,6 +153,8 @@ impl<'a> Ranks<'a> {
         rank_plan.window = self.spec.clone();
         rank_plan.output.dir = self.staging.clone();
         rank_plan.timing_json = None;
+        rank_plan.rank = (self.rank, self.size);
+        rank_plan.trace_json = self.plan.trace_json.as_deref().map(|p| crate::pipeline::trace::rank_path(p, self.rank));
         if !given.threads {
             rank_plan.threads = binding.threads;
         }

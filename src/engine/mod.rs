@@ -17,7 +17,7 @@ pub use gpu::{GpuOptions, RingPlace};
 pub use reference::ReferenceEngine;
 
 use crate::percentile::{Method, Percentile, Position};
-use crate::pool::{PoolRef, Sample};
+use crate::pool::{PoolRef, PoolType, Sample};
 use crate::window::WindowPlan;
 
 /// What to compute for every target day and cell.
@@ -136,6 +136,39 @@ pub trait Engine: Sync {
         None
     }
 
+    /// Get ready to compute `plan` on pools of type `pool` and `n_cells` cells (GPU engines
+    /// compile their kernel), so that the first `compute` does not wait; runs while files are
+    /// read. Host engines have nothing to do.
+    fn prepare(
+        &self,
+        _pool: PoolType,
+        _plan: &WindowPlan,
+        _stats: &StatSpec,
+        _n_cells: usize,
+    ) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// Page-lock `len` bytes at `ptr` for DMA until [`Engine::unpin_host`]; `compute` calls
+    /// on pools inside it then copy from pinned memory without pinning again. Returns whether
+    /// the memory was pinned (host engines never pin).
+    ///
+    /// # Safety
+    /// The range must stay mapped until `unpin_host(ptr)` has returned.
+    unsafe fn pin_host(&self, _ptr: *const u8, _len: usize) -> Result<bool, EngineError> {
+        Ok(false)
+    }
+
+    /// Undo [`Engine::pin_host`] (before the memory is unmapped).
+    fn unpin_host(&self, _ptr: *const u8) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    /// Bytes of device memory the engine holds (`None` for host engines).
+    fn device_memory(&self) -> Option<u64> {
+        None
+    }
+
     /// Fill `out` (sized for `plan` and `pool`) with the statistics of every target and cell:
     /// every value and count is written (NaN where a cell has no value), whatever `out` held.
     fn compute(
@@ -162,7 +195,7 @@ trait HostEngine: Sync {
 }
 
 /// An int16 pool's decoder: its table, or the integers themselves.
-fn int16_decoder(pool: &crate::pool::Pool<i16>) -> impl Fn(i16) -> f64 + Sync + '_ {
+fn int16_decoder(pool: crate::pool::PoolView<'_, i16>) -> impl Fn(i16) -> f64 + Sync + '_ {
     let table = pool.decoding().map(|t| &t[..]);
     move |v: i16| match table {
         Some(t) => t[(i32::from(v) + 32768) as usize],

@@ -117,12 +117,12 @@ fn assert_equivalent_to_reference(engine: &dyn Engine, spec: &WindowSpec, n_cell
     let plan = WindowPlan::build(spec, |d| (d.ordinal() * 7 + d.year as u16) % 23 != 0);
     let values = random_values(&plan, n_cells, seed);
     let pool = Pool::<f64>::from_values(plan.slots.len(), n_cells, &values).unwrap();
-    let want = run(&ReferenceEngine, PoolRef::F64(&pool), &plan, st);
-    let got = run(engine, PoolRef::F64(&pool), &plan, st);
+    let want = run(&ReferenceEngine, PoolRef::F64(pool.view()), &plan, st);
+    let got = run(engine, PoolRef::F64(pool.view()), &plan, st);
     assert_eq!(got.count_differences(&want), 0, "{} differs from reference (f64 pool)", engine.name());
     let pool32 = Pool::<f32>::from_values(plan.slots.len(), n_cells, &values).unwrap();
-    let want = run(&ReferenceEngine, PoolRef::F32(&pool32), &plan, st);
-    let got = run(engine, PoolRef::F32(&pool32), &plan, st);
+    let want = run(&ReferenceEngine, PoolRef::F32(pool32.view()), &plan, st);
+    let got = run(engine, PoolRef::F32(pool32.view()), &plan, st);
     assert_eq!(got.count_differences(&want), 0, "{} differs from reference (f32 pool)", engine.name());
     // the inputs really do cover empty and tiny windows
     let mut seen = [false; 4];
@@ -196,9 +196,9 @@ test_every_engine!(equivalent_on_an_int16_pool, |engine: &dyn Engine| {
     let decoded: Vec<f64> = pool.as_slice().iter().map(|&r| decoding[(i32::from(r) + 32768) as usize]).collect();
     let pool64 = Pool::<f64>::from_values(plan.slots.len(), n_cells, &decoded).unwrap();
     for st in [stats(&["90"], 5, 1), stats(&["10", "50", "99"], 7, 2)] {
-        let want = run(&ReferenceEngine, PoolRef::F64(&pool64), &plan, &st);
-        assert_eq!(run(&ReferenceEngine, PoolRef::I16(&pool), &plan, &st).count_differences(&want), 0);
-        let got = run(engine, PoolRef::I16(&pool), &plan, &st);
+        let want = run(&ReferenceEngine, PoolRef::F64(pool64.view()), &plan, &st);
+        assert_eq!(run(&ReferenceEngine, PoolRef::I16(pool.view()), &plan, &st).count_differences(&want), 0);
+        let got = run(engine, PoolRef::I16(pool.view()), &plan, &st);
         assert_eq!(got.count_differences(&want), 0, "{} on an int16 pool", engine.name());
         assert!(want.counts.contains(&0) && want.counts.iter().any(|&c| c >= 250), "empty and dense cells");
     }
@@ -224,7 +224,7 @@ test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
     };
     let values: Vec<f64> = plan.slots.iter().map(|d| by_date(d.ordinal(), d.year)).collect();
     let pool = Pool::<f64>::from_values(plan.slots.len(), 1, &values).unwrap();
-    let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90", "50"], 5, 1));
+    let out = run(engine, PoolRef::F64(pool.view()), &plan, &stats(&["90", "50"], 5, 1));
     // day 11: {1, 2, 3, 10, 4} -> n 5, mean 4, sorted 1 2 3 4 10
     //   p90: r = 4.5 + 0.5 = 5 -> 10;  p50: r = 3 -> 3
     // day 12: {3, 10, 4, 4, 6} -> n 5, mean 27/5, sorted 3 4 4 6 10 -> p90 10, p50 4
@@ -236,8 +236,8 @@ test_every_engine!(hand_worked_values, |engine: &dyn Engine| {
     assert_eq!(out.row(2, 0), [3.0]);
     assert_eq!(out.row(2, 1), [4.0]);
     // type 7: p90 of 1 2 3 4 10: r = 0.9*4 + 1 = 4.6 -> 4 + 0.6*6 = 7.6
-    let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90"], 7, 6));
+    let out = run(engine, PoolRef::F64(pool.view()), &plan, &stats(&["90"], 7, 6));
     assert!(out.row(1, 0)[0].is_nan(), "min-samples 6 must fill a 5-sample window");
-    let out = run(engine, PoolRef::F64(&pool), &plan, &stats(&["90"], 7, 1));
+    let out = run(engine, PoolRef::F64(pool.view()), &plan, &stats(&["90"], 7, 1));
     assert!((out.row(1, 0)[0] - 7.6).abs() < 1e-12);
 });

@@ -90,6 +90,25 @@ impl Packing {
         Ok(Packing { scale, offset, fill, missing, valid_min, valid_max })
     }
 
+    /// Whether only `_FillValue` (no `missing_value`, no valid range) marks missing values:
+    /// then [`Packing::decode_simple`] gives the same results without branches.
+    pub fn is_simple(&self) -> bool {
+        self.missing.is_empty() && self.valid_min.is_none() && self.valid_max.is_none()
+    }
+
+    /// [`Packing::decode`] for packings that are [`Packing::is_simple`], written so that loops
+    /// over it vectorize.
+    #[inline(always)]
+    pub fn decode_simple(stored: f64, fill: f64, scale: f64, offset: f64) -> f64 {
+        let value = stored * scale + offset;
+        // NaN input gives a NaN value; a NaN fill never compares equal
+        if stored == fill || !value.is_finite() {
+            f64::NAN
+        } else {
+            value + 0.0
+        }
+    }
+
     /// The physical value of a stored number, or NaN when it is missing.
     #[inline]
     pub fn decode(&self, stored: f64) -> f64 {
@@ -146,7 +165,16 @@ mod tests {
         assert!(p.decode(f64::NAN).is_nan());
         assert!(p.decode(f64::INFINITY).is_nan());
         assert_eq!(p.decode(-0.0).to_bits(), 0.0f64.to_bits());
+        let simple = |p: &Packing, x: f64| Packing::decode_simple(x, p.fill.unwrap_or(f64::NAN), p.scale, p.offset);
+        assert!(p.is_simple());
+        for x in [9.969209968386869e36, f64::NAN, f64::INFINITY, -0.0, 1.5, -1e300, 1e308] {
+            assert_eq!(simple(&p, x).to_bits(), p.decode(x).to_bits(), "{x}");
+        }
+        let p = packing(&[("scale_factor", AttributeValue::Double(1e300))], Storage::I16);
+        assert!(p.is_simple() && simple(&p, 1000.0).is_nan() && p.decode(1000.0).is_nan());
+        assert!(simple(&p, -32767.0).is_nan());
         let p = packing(&[("missing_value", AttributeValue::Doubles(vec![-999.0, -99.0]))], Storage::F64);
+        assert!(!p.is_simple());
         assert!(p.decode(-99.0).is_nan() && p.decode(-999.0).is_nan());
         assert_eq!(p.decode(-98.0), -98.0);
         let p = packing(&[("valid_range", AttributeValue::Floats(vec![-2.0, 40.0]))], Storage::F32);

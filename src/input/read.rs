@@ -54,6 +54,106 @@ impl RawData {
     }
 }
 
+/// Apply `$body` to the typed vector inside a [`RawData`].
+macro_rules! each_raw {
+    ($raw:expr, $v:ident => $body:expr) => {
+        match $raw {
+            RawData::I8($v) => $body,
+            RawData::U8($v) => $body,
+            RawData::I16($v) => $body,
+            RawData::U16($v) => $body,
+            RawData::I32($v) => $body,
+            RawData::U32($v) => $body,
+            RawData::F32($v) => $body,
+            RawData::F64($v) => $body,
+        }
+    };
+}
+
+impl RawData {
+    /// `n` zero values of type `storage`.
+    pub fn zeroed(storage: Storage, n: usize) -> RawData {
+        match storage {
+            Storage::I8 => RawData::I8(vec![0; n]),
+            Storage::U8 => RawData::U8(vec![0; n]),
+            Storage::I16 => RawData::I16(vec![0; n]),
+            Storage::U16 => RawData::U16(vec![0; n]),
+            Storage::I32 => RawData::I32(vec![0; n]),
+            Storage::U32 => RawData::U32(vec![0; n]),
+            Storage::F32 => RawData::F32(vec![0.0; n]),
+            Storage::F64 => RawData::F64(vec![0.0; n]),
+        }
+    }
+
+    /// Hold `n` values of type `storage` (contents unspecified), reusing the allocation.
+    pub fn resize(&mut self, storage: Storage, n: usize) {
+        let same = matches!(
+            (&*self, storage),
+            (RawData::I8(_), Storage::I8)
+                | (RawData::U8(_), Storage::U8)
+                | (RawData::I16(_), Storage::I16)
+                | (RawData::U16(_), Storage::U16)
+                | (RawData::I32(_), Storage::I32)
+                | (RawData::U32(_), Storage::U32)
+                | (RawData::F32(_), Storage::F32)
+                | (RawData::F64(_), Storage::F64)
+        );
+        if !same {
+            *self = RawData::zeroed(storage, n);
+        }
+        each_raw!(self, v => v.resize(n, Default::default()));
+    }
+
+    /// The values' bytes, to read into.
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: every variant is a Vec of plain numbers; any byte pattern is a valid value
+        // and u8 has no alignment requirement.
+        each_raw!(self, v => unsafe {
+            std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(&v[..]))
+        })
+    }
+
+    /// Values read as big-endian bytes, into native order.
+    pub fn swap_from_big_endian(&mut self) {
+        macro_rules! swap {
+            ($v:expr, $int:ty, $t:ty) => {
+                for x in $v.iter_mut() {
+                    *x = <$t>::from_ne_bytes(<$int>::from_be_bytes(x.to_ne_bytes()).to_ne_bytes());
+                }
+            };
+        }
+        match self {
+            RawData::I8(_) | RawData::U8(_) => {}
+            RawData::I16(v) => swap!(v, i16, i16),
+            RawData::U16(v) => swap!(v, u16, u16),
+            RawData::I32(v) => swap!(v, i32, i32),
+            RawData::U32(v) => swap!(v, u32, u32),
+            RawData::F32(v) => swap!(v, u32, f32),
+            RawData::F64(v) => swap!(v, u64, f64),
+        }
+    }
+
+    /// Values read as little-endian bytes, into native order.
+    pub fn swap_from_little_endian(&mut self) {
+        macro_rules! swap {
+            ($v:expr, $int:ty, $t:ty) => {
+                for x in $v.iter_mut() {
+                    *x = <$t>::from_ne_bytes(<$int>::from_le_bytes(x.to_ne_bytes()).to_ne_bytes());
+                }
+            };
+        }
+        match self {
+            RawData::I8(_) | RawData::U8(_) => {}
+            RawData::I16(v) => swap!(v, i16, i16),
+            RawData::U16(v) => swap!(v, u16, u16),
+            RawData::I32(v) => swap!(v, i32, i32),
+            RawData::U32(v) => swap!(v, u32, u32),
+            RawData::F32(v) => swap!(v, u32, f32),
+            RawData::F64(v) => swap!(v, u64, f64),
+        }
+    }
+}
+
 /// Read `region` of the variable `layout` describes from `file` (opened from `path`).
 pub fn read_region(
     file: &netcdf::File,
@@ -108,10 +208,28 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
 ) {
     debug_assert_eq!(raw.len(), nr * nc);
     debug_assert_eq!(dest.len(), nr * nc);
+    if packing.is_simple() {
+        let (fill, scale, offset) = (packing.fill.unwrap_or(f64::NAN), packing.scale, packing.offset);
+        return slab_with(raw, transpose, nr, nc, dest, |stored| {
+            T::from_stored(stored, Packing::decode_simple(stored, fill, scale, offset))
+        });
+    }
+    slab_with(raw, transpose, nr, nc, dest, |stored| T::from_stored(stored, packing.decode(stored)));
+}
+
+/// Store `f(stored value)` for every value of a slab, transposing when asked.
+#[inline(always)]
+fn slab_with<R: Copy + Into<f64>, T: Sample>(
+    raw: &[R],
+    transpose: bool,
+    nr: usize,
+    nc: usize,
+    dest: &mut [T],
+    f: impl Fn(f64) -> T,
+) {
     if !transpose {
         for (d, r) in dest.iter_mut().zip(raw) {
-            let stored = (*r).into();
-            *d = T::from_stored(stored, packing.decode(stored));
+            *d = f((*r).into());
         }
         return;
     }
@@ -120,8 +238,7 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
         for r0 in (0..nr).step_by(B) {
             for c in c0..(c0 + B).min(nc) {
                 for r in r0..(r0 + B).min(nr) {
-                    let stored = raw[c * nr + r].into();
-                    dest[r * nc + c] = T::from_stored(stored, packing.decode(stored));
+                    dest[r * nc + c] = f(raw[c * nr + r].into());
                 }
             }
         }

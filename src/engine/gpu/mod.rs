@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use self::schedule::Batch;
 use super::{EngineError, EngineTimes, StatSpec, TileResult};
-use crate::pool::{PoolRef, Sample};
+use crate::pool::{PoolRef, PoolType, Sample};
 use crate::window::WindowPlan;
 
 /// The kernel source, shared by HIP and CUDA, and its portability header.
@@ -407,9 +407,22 @@ struct Buffer {
 struct State<D: Device> {
     device: D,
     buffers: Vec<Buffer>,
+    /// Host ranges pinned through `Engine::pin_host`: (start address, bytes).
+    pinned: Vec<(usize, usize)>,
 }
 
 impl<D: Device> State<D> {
+    /// Whether `pool` lies inside a range pinned through `Engine::pin_host`.
+    fn contains_pinned<T>(&self, pool: &[T]) -> bool {
+        let (a, n) = (pool.as_ptr() as usize, std::mem::size_of_val(pool));
+        self.pinned.iter().any(|&(p, len)| a >= p && a + n <= p + len)
+    }
+
+    /// Bytes of device memory held.
+    fn device_bytes(&self) -> u64 {
+        self.buffers.iter().filter(|b| b.ptr != 0).map(|b| b.bytes as u64).sum()
+    }
+
     /// Buffer `i` with room for at least `bytes` (reallocated only to grow).
     fn buffer(&mut self, i: usize, bytes: usize) -> Result<DevPtr, GpuError> {
         if self.buffers.len() <= i {
@@ -446,6 +459,11 @@ impl<D: Device> State<D> {
 impl<D: Device> Drop for State<D> {
     fn drop(&mut self) {
         let _ = self.device.synchronize();
+        for &(ptr, _) in &self.pinned {
+            // SAFETY: pinned by pin_host and still mapped (its caller unpins before unmapping;
+            // this only runs when the engine goes first).
+            let _ = unsafe { self.device.unregister(ptr as *const u8) };
+        }
         for b in &self.buffers {
             if b.ptr != 0 {
                 // SAFETY: the stream is idle.
@@ -479,7 +497,7 @@ pub struct GpuEngine<D: Device> {
 
 impl<D: Device> GpuEngine<D> {
     pub fn new(name: &'static str, device: D, opts: GpuOptions) -> Self {
-        GpuEngine { name, opts, state: Mutex::new(State { device, buffers: Vec::new() }) }
+        GpuEngine { name, opts, state: Mutex::new(State { device, buffers: Vec::new(), pinned: Vec::new() }) }
     }
 
     pub fn info(&self) -> DeviceInfo {
@@ -517,12 +535,30 @@ impl<D: Device> GpuEngine<D> {
         let lp =
             plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget).map_err(|e| self.error(e))?;
         tracing::debug!("{}: {lp:?}", self.name);
-        let pinned = Pinned::new(&mut st.device, pool);
+        let pinned = if st.contains_pinned(pool) { Pinned::already() } else { Pinned::new(&mut st.device, pool) };
         times.pin = Duration::from_secs_f64(pinned.seconds);
         let result = self.run_plan(&mut st, pool, decoding, n_cells, plan, stats, out, &lp, &mut times);
         pinned.release(&mut st.device);
         result.map_err(|e| self.error(e))?;
         Ok(times)
+    }
+
+    /// Compile (and load) the kernel `compute` will launch for this job.
+    fn prepare_typed<T: GpuSample>(
+        &self,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        n_cells: usize,
+    ) -> Result<(), EngineError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind().map_err(|e| self.error(e))?;
+        if plan.targets.is_empty() || n_cells == 0 {
+            return Ok(());
+        }
+        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
+        let lp =
+            plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget).map_err(|e| self.error(e))?;
+        st.device.prepare(&lp.kernel, lp.smem).map_err(|e| self.error(e))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -762,6 +798,11 @@ impl Pinned {
         Pinned { ptr: pool.as_ptr().cast(), ok, seconds: start.elapsed().as_secs_f64() }
     }
 
+    /// For a pool inside memory the caller pinned already.
+    fn already() -> Pinned {
+        Pinned { ptr: std::ptr::null(), ok: false, seconds: 0.0 }
+    }
+
     fn release<D: Device>(self, device: &mut D) {
         if self.ok {
             let _ = device.synchronize();
@@ -788,6 +829,46 @@ impl<D: Device> super::Engine for GpuEngine<D> {
 
     fn probe_bandwidth(&self, bytes: usize, repeats: usize) -> Option<Result<BandwidthProbe, EngineError>> {
         Some(self.measure_bandwidth(bytes, repeats))
+    }
+
+    fn prepare(&self, pool: PoolType, plan: &WindowPlan, stats: &StatSpec, n_cells: usize) -> Result<(), EngineError> {
+        match pool {
+            PoolType::F64 => self.prepare_typed::<f64>(plan, stats, n_cells),
+            PoolType::F32 => self.prepare_typed::<f32>(plan, stats, n_cells),
+            PoolType::I16 => self.prepare_typed::<i16>(plan, stats, n_cells),
+        }
+    }
+
+    unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Result<bool, EngineError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind().map_err(|e| self.error(e))?;
+        // SAFETY: the caller keeps the range mapped until unpin_host.
+        match unsafe { st.device.register(ptr, len) } {
+            Ok(()) => {
+                st.pinned.push((ptr as usize, len));
+                Ok(true)
+            }
+            Err(e) => {
+                tracing::warn!("copying from pageable memory: {e}");
+                Ok(false)
+            }
+        }
+    }
+
+    fn unpin_host(&self, ptr: *const u8) -> Result<(), EngineError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(i) = st.pinned.iter().position(|&(p, _)| p == ptr as usize) else {
+            return Ok(());
+        };
+        st.pinned.swap_remove(i);
+        st.device.bind().map_err(|e| self.error(e))?;
+        st.device.synchronize().map_err(|e| self.error(e))?;
+        // SAFETY: registered by pin_host; the stream is idle, so no copy uses it.
+        unsafe { st.device.unregister(ptr) }.map_err(|e| self.error(e))
+    }
+
+    fn device_memory(&self) -> Option<u64> {
+        Some(self.state.lock().unwrap_or_else(|e| e.into_inner()).device_bytes())
     }
 
     fn compute(

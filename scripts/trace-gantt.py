@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Draw the timeline `sstclim run --trace-json FILE` wrote as a Gantt chart (PNG).
+
+One row per thread (readers, decoders, device set-up, compute, writer), one bar per span,
+coloured by stage, so the overlap of reading, computing and writing can be seen.
+
+    python3 scripts/trace-gantt.py trace.json [trace.rank1.json ...] -o timeline.png
+"""
+import argparse
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLOURS = {
+    "read": "#4c72b0",
+    "compute": "#dd8452",
+    "write": "#55a868",
+    "verify": "#8172b3",
+    "pin": "#c44e52",
+    "touch": "#937860",
+    "prepare": "#da8bc3",
+    "alloc": "#8c8c8c",
+    "unpin": "#c44e52",
+    "free": "#8c8c8c",
+    "create-outputs": "#ccb974",
+    "finish-outputs": "#ccb974",
+}
+
+
+def thread_rank(name):
+    """Order rows: set-up, readers, compute (main), writer."""
+    for i, prefix in enumerate(["main", "device-setup", "read", "decode", "readers", "writer"]):
+        if name.startswith(prefix):
+            return (i, name)
+    return (9, name)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("traces", nargs="+")
+    ap.add_argument("-o", "--output", default="timeline.png")
+    ap.add_argument("--title", default=None)
+    args = ap.parse_args()
+    rows = []
+    for path in args.traces:
+        with open(path) as f:
+            t = json.load(f)
+        prefix = f"rank {t['rank']}: " if t.get("ranks", 1) > 1 else ""
+        for s in t["spans"]:
+            thread = s["thread"]
+            # one row for all reader threads of a rank when there are many
+            rows.append((prefix, thread, s))
+    threads = sorted({(p, th) for p, th, _ in rows}, key=lambda x: (x[0], thread_rank(x[1])))
+    index = {k: i for i, k in enumerate(threads)}
+    height = max(3.0, 0.28 * len(threads) + 1.5)
+    fig, ax = plt.subplots(figsize=(12, height))
+    seen = set()
+    for p, th, s in rows:
+        y = index[(p, th)]
+        stage = s["stage"]
+        label = stage if stage not in seen else None
+        seen.add(stage)
+        ax.barh(y, s["end"] - s["start"], left=s["start"], height=0.8, color=COLOURS.get(stage, "#333333"),
+                edgecolor="none", label=label)
+        if stage in ("compute", "write") and s.get("batch") is not None and s["end"] - s["start"] > 0:
+            ax.text(s["start"] + (s["end"] - s["start"]) / 2, y, str(s["batch"]), ha="center", va="center",
+                    fontsize=7, color="white")
+    ax.set_yticks(range(len(threads)))
+    ax.set_yticklabels([p + th for p, th in threads], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("seconds since the run started")
+    ax.set_title(args.title or "sstclim run timeline")
+    ax.legend(loc="lower right", fontsize=7, ncol=4)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=130)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

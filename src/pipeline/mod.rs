@@ -1,0 +1,403 @@
+//! The rank-local pipeline of one tile of cells: readers fill the pool slot by slot (in date
+//! order), the engine computes a segment of target days as soon as the slots its windows need
+//! are in, and one writer thread writes each segment's results, so reading, computing and
+//! writing overlap:
+//!
+//! ```text
+//! read     [seg 0 files][seg 1 files][seg 2 files][seg 3 files]
+//! compute              [seg 0]      [seg 1]      [seg 2]      [seg 3]
+//! write                       [seg 0]      [seg 1]      [seg 2]      [seg 3]
+//! ```
+//!
+//! With one segment (`--segments 1`) this is the sequential path: read everything, compute,
+//! write; it stays as the reference the overlapped runs must equal bitwise. GPU engines get
+//! their pool page-locked once per tile (touched first, then pinned while the first files are
+//! read) and compile their kernel while files are read.
+
+pub mod readers;
+pub mod segments;
+pub mod trace;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tracing::info;
+
+pub use readers::ReadPath;
+use readers::{read_all, ReadJob, ReadStats, Rows};
+use segments::{plan_segments, Segment};
+use trace::Trace;
+
+use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
+use crate::error::Error;
+use crate::input::direct;
+use crate::output::{utc_timestamp, OutputMeta, OutputSet};
+use crate::plan::JobPlan;
+use crate::pool::{Decoding, Pool, PoolType, Sample};
+use crate::progress::Ui;
+use crate::run::{plan_tiles, Job, RunOutcome};
+use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
+
+/// Segments when `--segments` is not given: enough to overlap reading with computing and
+/// writing, few enough that the days neighbouring segments share (read once, sent to a device
+/// once per segment) stay a small part of each.
+pub fn auto_segments(n_targets: usize, half_window: u16) -> usize {
+    let span = 2 * usize::from(half_window) + 1;
+    (n_targets / (2 * span)).clamp(1, 4)
+}
+
+/// A segment's results on their way to the writer.
+struct Finished {
+    index: usize,
+    targets: std::ops::Range<usize>,
+    result: TileResult,
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_tiles<T: Sample>(
+    plan: &JobPlan,
+    job: &Job,
+    engine: &dyn Engine,
+    pool_type: PoolType,
+    decoding: Option<Decoding>,
+    ui: &Ui,
+    mut timer: StageTimer,
+    wall: Instant,
+) -> Result<RunOutcome, Error> {
+    let trace = Trace::new(wall);
+    let threads = rayon::ThreadPoolBuilder::new()
+        .num_threads(plan.threads)
+        .build()
+        .map_err(|e| Error::Failed(format!("cannot start {} worker threads: {e}", plan.threads)))?;
+    let (n_slots, n_targets, n_stats) = (job.window.slots.len(), job.window.targets.len(), plan.stats.n_stats());
+    let copies = 1 + u64::from(plan.verify);
+    let per_cell = (n_slots * std::mem::size_of::<T>()) as u64
+        + copies * (n_stats * n_targets * 8 + n_targets * 4) as u64
+        + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64;
+    let regions = plan_tiles(&job.layout, per_cell, plan.max_mem)?;
+    let n_segments = plan.segments.unwrap_or_else(|| auto_segments(n_targets, plan.window.half_window));
+    let segments = plan_segments(&job.window, n_segments);
+    let direct = match plan.read_path {
+        ReadPath::Library => None,
+        ReadPath::Auto => match direct::probe(&job.first, &job.layout) {
+            Ok(d) => Some(d),
+            Err(why) => {
+                info!("reading with libnetcdf: {} in {} {why}", job.layout.name, job.first.display());
+                None
+            }
+        },
+    };
+    info!(
+        "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool; {} segment(s); \
+         {}",
+        regions.len(),
+        regions[0].n_cells(),
+        (regions[0].n_cells() as u64 * per_cell) as f64 / 1e9,
+        plan.max_mem as f64 / 1e9,
+        engine.name(),
+        T::NAME,
+        segments.len(),
+        match &direct {
+            Some(d) => format!("direct reads at byte {} ({:?})", d.offset, d.format),
+            None => "reads through libnetcdf".into(),
+        }
+    );
+    let meta = OutputMeta {
+        stats: plan.stats.clone(),
+        window: plan.window.clone(),
+        grid: job.grid.clone(),
+        input_var: job.layout.name.clone(),
+        var_meta: job.layout.meta.clone(),
+        input_template: job.inputs.template.to_string(),
+        missing_files: job.inputs.missing.len(),
+        history: format!("{}: {} (sstclim {})", utc_timestamp(), plan.command_line, env!("CARGO_PKG_VERSION")),
+    };
+    let mut outputs = timer
+        .time(Stage::Write, || trace.span("create-outputs", 0, None, || (OutputSet::create(&plan.output, &meta), 0)))?;
+    let mut totals = Totals::default();
+    for (i, region) in regions.iter().enumerate() {
+        let ctx = TileCtx {
+            plan,
+            job,
+            engine,
+            pool_type,
+            decoding: decoding.as_ref(),
+            region,
+            tile: i,
+            segments: &segments,
+            direct: direct.as_ref(),
+            trace: &trace,
+            threads: &threads,
+        };
+        let bar = ui.spinner(&format!("tile {}/{}: reading, computing, writing", i + 1, regions.len()));
+        outputs = run_tile::<T>(&ctx, outputs, &mut totals)?;
+        bar.finish_and_clear();
+    }
+    let paths = timer.time(Stage::Write, || trace.span("finish-outputs", 0, None, || (outputs.finish(), 0)))?;
+    timer.add(Stage::Read, Duration::from_secs_f64(trace.extent("read")));
+    timer.add(Stage::HostToDevice, totals.device.h2d);
+    timer.add(Stage::Kernel, totals.device.kernel);
+    timer.add(Stage::DeviceToHost, totals.device.d2h);
+    timer.add(
+        Stage::Compute,
+        totals.compute.saturating_sub(totals.device.h2d + totals.device.kernel + totals.device.d2h),
+    );
+    timer.add(Stage::Verify, totals.verify);
+    timer.add(Stage::Write, totals.write);
+    let report = RunReport {
+        sstclim_version: env!("CARGO_PKG_VERSION"),
+        backend: engine.name().into(),
+        device: engine.describe(),
+        bytes_h2d: totals.device.bytes_h2d,
+        bytes_d2h: totals.device.bytes_d2h,
+        pin_seconds: totals.pin.as_secs_f64() + totals.device.pin.as_secs_f64(),
+        kernel_launches: totals.device.launches,
+        pool: T::NAME.into(),
+        threads: plan.threads,
+        grid: [job.grid.nlon(), job.grid.nlat()],
+        cells: job.grid.n_cells(),
+        target_days: n_targets,
+        tiles: regions.len(),
+        segments: segments.len(),
+        files_read: n_slots,
+        files_missing: job.inputs.missing.len(),
+        file_reads: n_slots * regions.len(),
+        files_direct: totals.read.direct_files,
+        files_library: totals.read.library_files,
+        bytes_read: totals.read.bytes,
+        outputs: paths.len(),
+        verified: plan.verify,
+        stage_seconds: RunReport::stage_seconds(&timer),
+        wall_seconds: wall.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak_rss_bytes(),
+        max_mem_bytes: plan.max_mem,
+        device_memory_bytes: totals.device_memory,
+        max_device_mem_bytes: plan.gpu.max_device_mem,
+    };
+    if let Some(path) = &plan.trace_json {
+        trace.write_json(path, plan.rank.0, plan.rank.1).map_err(|cause| Error::Io { path: path.clone(), cause })?;
+    }
+    if let Some(path) = &plan.timing_json {
+        report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
+    }
+    Ok(RunOutcome { report, outputs: paths })
+}
+
+/// Sums over tiles.
+#[derive(Default)]
+struct Totals {
+    device: EngineTimes,
+    read: ReadStats,
+    compute: Duration,
+    verify: Duration,
+    write: Duration,
+    pin: Duration,
+    device_memory: Option<u64>,
+}
+
+/// Everything one tile needs.
+struct TileCtx<'a> {
+    plan: &'a JobPlan,
+    job: &'a Job,
+    engine: &'a dyn Engine,
+    pool_type: PoolType,
+    decoding: Option<&'a Decoding>,
+    region: &'a crate::input::Region,
+    tile: usize,
+    segments: &'a [Segment],
+    direct: Option<&'a direct::DirectLayout>,
+    trace: &'a Trace,
+    threads: &'a rayon::ThreadPool,
+}
+
+/// Page-locked for the engine until dropped (unpinned before the pool is unmapped).
+struct PinGuard<'a> {
+    engine: &'a dyn Engine,
+    ptr: *const u8,
+    pinned: bool,
+}
+
+impl Drop for PinGuard<'_> {
+    fn drop(&mut self) {
+        if self.pinned {
+            if let Err(e) = self.engine.unpin_host(self.ptr) {
+                tracing::warn!("{e}");
+            }
+        }
+    }
+}
+
+fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Totals) -> Result<OutputSet, Error> {
+    let (plan, job, trace, tile, engine) = (ctx.plan, ctx.job, ctx.trace, ctx.tile, ctx.engine);
+    let n_slots = job.window.slots.len();
+    let n_cells = ctx.region.n_cells();
+    let bytes = n_slots * n_cells * std::mem::size_of::<T>();
+    let mut pool = trace
+        .span("alloc", tile, None, || (Pool::<T>::new(n_slots, n_cells), bytes as u64))
+        .map_err(|cause| Error::Alloc { bytes, cause })?;
+    pool.set_decoding(ctx.decoding.cloned());
+    if engine.is_device() {
+        // registering pages that are not yet faulted in is slow: commit them first
+        trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
+    }
+    let (map_ptr, map_len) = pool.mapping();
+    let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
+                                     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
+    let mut guard = PinGuard { engine, ptr: map_ptr, pinned: false };
+    let decoding = pool.decoding().cloned();
+    let rows = Rows::new(pool.as_mut_slice(), n_slots, n_cells);
+    let read_job = ReadJob {
+        files: &job.files,
+        layout: &job.layout,
+        first: &job.first,
+        grid: &job.grid,
+        region: ctx.region,
+        check_grid: tile == 0,
+        threads: plan.threads,
+        direct: ctx.direct,
+        tile,
+    };
+    let stop = AtomicBool::new(false);
+    let outcome = std::thread::scope(|s| {
+        let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, u64)>();
+        let (rows, read_job, stop) = (&rows, &read_job, &stop);
+        let reader = std::thread::Builder::new()
+            .name("readers".into())
+            .spawn_scoped(s, move || read_all(read_job, rows, trace, stop, &done_tx))
+            .expect("spawning the reader thread");
+        // device set-up beside the first reads: pin the pool, compile the kernel
+        let mut setup = engine.is_device().then(|| {
+            let first = &ctx.segments[0];
+            std::thread::Builder::new()
+                .name("device-setup".into())
+                .spawn_scoped(s, move || -> Result<(bool, Duration), Error> {
+                    let start = Instant::now();
+                    // SAFETY: the pool stays mapped until the guard unpins it, after this scope.
+                    let pinned = trace.span("pin", tile, None, || {
+                        (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
+                    })?;
+                    let pin = start.elapsed();
+                    if tile == 0 {
+                        trace.span("prepare", tile, None, || {
+                            (engine.prepare(ctx.pool_type, &first.plan, &plan.stats, n_cells), 0)
+                        })?;
+                    }
+                    Ok((pinned, pin))
+                })
+                .expect("spawning the device set-up thread")
+        });
+        let (res_tx, res_rx) = crossbeam_channel::bounded::<Finished>(1);
+        let writer = std::thread::Builder::new()
+            .name("writer".into())
+            .spawn_scoped(s, move || -> (OutputSet, Result<Duration, Error>) {
+                crate::input::silence_hdf5();
+                let mut outputs = outputs;
+                let mut spent = Duration::ZERO;
+                for f in res_rx {
+                    let start = Instant::now();
+                    let bytes = (f.result.values.len() * 4) as u64;
+                    let r = trace.span("write", tile, Some(f.index), || {
+                        (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
+                    });
+                    spent += start.elapsed();
+                    if let Err(e) = r {
+                        return (outputs, Err(e.into()));
+                    }
+                }
+                (outputs, Ok(spent))
+            })
+            .expect("spawning the writer thread");
+
+        let mut join_setup = |guard: &mut PinGuard<'_>, totals: &mut Totals| -> Result<(), Error> {
+            if let Some(handle) = setup.take() {
+                let r = handle.join().expect("device set-up thread");
+                if let Ok((pinned, pin)) = &r {
+                    guard.pinned = *pinned;
+                    totals.pin += *pin;
+                }
+                r?;
+            }
+            Ok(())
+        };
+        let computed = (|| -> Result<(), Error> {
+            let mut ready = vec![false; n_slots];
+            for (k, seg) in ctx.segments.iter().enumerate() {
+                while !ready[seg.slots.clone()].iter().all(|&r| r) {
+                    match done_rx.recv() {
+                        Ok((slot, _)) => ready[slot] = true,
+                        // the readers stopped early: their error is reported below
+                        Err(_) => return Ok(()),
+                    }
+                }
+                join_setup(&mut guard, totals)?;
+                // SAFETY: every slot of the segment has been reported finished by its reader.
+                let view = unsafe { rows.view(seg.slots.clone(), decoding.as_ref()) };
+                let result = compute_segment::<T>(ctx, k, seg, view, totals)?;
+                if res_tx.send(Finished { index: k, targets: seg.targets.clone(), result }).is_err() {
+                    return Ok(()); // the writer failed: its error is reported below
+                }
+            }
+            Ok(())
+        })();
+        if computed.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        drop(done_rx);
+        drop(res_tx);
+        let set_up = join_setup(&mut guard, totals);
+        let read = reader.join().expect("reader thread");
+        let (outputs, written) = writer.join().expect("writer thread");
+        // the first failure in pipeline order
+        let run = (|| -> Result<(), Error> {
+            let stats = read?;
+            set_up?;
+            computed?;
+            totals.write += written?;
+            totals.read.bytes += stats.bytes;
+            totals.read.direct_files += stats.direct_files;
+            totals.read.library_files += stats.library_files;
+            Ok(())
+        })();
+        (outputs, run)
+    });
+    let (outputs, run) = outcome;
+    if let Some(bytes) = engine.device_memory() {
+        totals.device_memory = Some(totals.device_memory.unwrap_or(0).max(bytes));
+    }
+    trace.span("unpin", tile, None, || (drop(guard), map_len as u64));
+    trace.span("free", tile, None, || (drop(pool), map_len as u64));
+    run.map(|()| outputs)
+}
+
+/// Compute one segment (and check it against the reference engine with `--verify`).
+fn compute_segment<T: Sample>(
+    ctx: &TileCtx<'_>,
+    k: usize,
+    seg: &Segment,
+    view: crate::pool::PoolView<'_, T>,
+    totals: &mut Totals,
+) -> Result<TileResult, Error> {
+    let (plan, engine, tile) = (ctx.plan, ctx.engine, ctx.tile);
+    let n_stats = plan.stats.n_stats();
+    let mut result = TileResult::new(n_stats, seg.targets.len(), view.n_cells());
+    let start = Instant::now();
+    let bytes = (view.as_slice().len() * std::mem::size_of::<T>()) as u64;
+    let times = ctx.trace.span("compute", tile, Some(k), || {
+        (ctx.threads.install(|| engine.compute(T::wrap(view), &seg.plan, &plan.stats, &mut result)), bytes)
+    })?;
+    totals.compute += start.elapsed();
+    totals.device.add(&times);
+    if plan.verify {
+        let start = Instant::now();
+        let mut want = TileResult::new(n_stats, seg.targets.len(), view.n_cells());
+        ctx.trace.span("verify", tile, Some(k), || {
+            (ctx.threads.install(|| ReferenceEngine.compute(T::wrap(view), &seg.plan, &plan.stats, &mut want)), 0)
+        })?;
+        totals.verify += start.elapsed();
+        let differences = result.count_differences(&want);
+        if differences > 0 {
+            return Err(Error::Verify { tile, differences, engine: engine.name() });
+        }
+    }
+    Ok(result)
+}

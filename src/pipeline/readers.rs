@@ -1,0 +1,253 @@
+//! Filling a tile's pool from its files, reporting each finished slot so computation can start
+//! on the first days while later ones are read.
+//!
+//! Files whose variable is contiguous and uncompressed take the direct path (`pread` from all
+//! threads, see [`crate::input::direct`]); the rest go through libnetcdf, which is not
+//! thread-safe: in one thread with decoder threads beside it (`--read-path library`), or in
+//! forked reader processes.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crossbeam_channel::Sender;
+
+use super::trace::Trace;
+use crate::error::Error;
+use crate::input::direct::{self, DirectBuffer, DirectLayout};
+use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, VarLayout};
+use crate::pool::{Decoding, PoolView, Sample};
+
+/// How input files are read (`--read-path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadPath {
+    /// `pread` where the variable is contiguous and uncompressed, libnetcdf otherwise.
+    Auto,
+    /// libnetcdf for every file (one reading thread, decoding on the others).
+    Library,
+}
+
+/// The rows of a pool being filled by readers while engines read finished rows.
+pub struct Rows<T> {
+    base: *mut T,
+    n_slots: usize,
+    n_cells: usize,
+}
+
+// SAFETY: `Rows` hands out each row to one writer (one reader per slot) and read-only views
+// only of rows whose writer has finished (signalled through a channel, which orders memory).
+unsafe impl<T: Send> Send for Rows<T> {}
+unsafe impl<T: Sync> Sync for Rows<T> {}
+
+impl<T: Sample> Rows<T> {
+    pub fn new(pool: &mut [T], n_slots: usize, n_cells: usize) -> Rows<T> {
+        assert_eq!(pool.len(), n_slots * n_cells);
+        Rows { base: pool.as_mut_ptr(), n_slots, n_cells }
+    }
+
+    /// Row `slot`, to write.
+    ///
+    /// # Safety
+    /// No other reference to the row may exist while the returned one lives.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn row(&self, slot: usize) -> &mut [T] {
+        assert!(slot < self.n_slots);
+        // SAFETY: in bounds; exclusivity is the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.base.add(slot * self.n_cells), self.n_cells) }
+    }
+
+    /// Slots `slots` as a pool view.
+    ///
+    /// # Safety
+    /// Every row in `slots` must be finished: no writer may touch them while the view lives.
+    pub unsafe fn view<'a>(&'a self, slots: std::ops::Range<usize>, decoding: Option<&'a Decoding>) -> PoolView<'a, T> {
+        assert!(slots.end <= self.n_slots);
+        // SAFETY: in bounds; no writer touches these rows (the caller's promise).
+        let data = unsafe {
+            std::slice::from_raw_parts(self.base.add(slots.start * self.n_cells), slots.len() * self.n_cells)
+        };
+        PoolView::new(data, slots.len(), self.n_cells, decoding)
+    }
+}
+
+/// What the readers of one tile do.
+pub struct ReadJob<'a> {
+    /// The input file of each pool slot.
+    pub files: &'a [PathBuf],
+    pub layout: &'a VarLayout,
+    pub first: &'a std::path::Path,
+    pub grid: &'a Grid,
+    pub region: &'a Region,
+    /// Check every file's coordinates against the first file's (first tile only).
+    pub check_grid: bool,
+    pub threads: usize,
+    pub direct: Option<&'a DirectLayout>,
+    pub tile: usize,
+}
+
+/// What the readers did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadStats {
+    pub bytes: u64,
+    pub direct_files: usize,
+    pub library_files: usize,
+}
+
+/// Read every slot of `job` into `rows`, sending `(slot, bytes)` on `done` as each finishes.
+/// Stops early (without error) when `stop` is set or `done` is disconnected.
+pub fn read_all<T: Sample>(
+    job: &ReadJob<'_>,
+    rows: &Rows<T>,
+    trace: &Trace,
+    stop: &AtomicBool,
+    done: &Sender<(usize, u64)>,
+) -> Result<ReadStats, Error> {
+    let mut stats = ReadStats::default();
+    let mut library: Vec<usize> = (0..job.files.len()).collect();
+    if let Some(dl) = job.direct {
+        // one thread queries each file's layout (HDF5 is serialized anyway), the others read
+        let fallback = Mutex::new(Vec::new());
+        let bytes = AtomicUsize::new(0);
+        let (tx, rx) = crossbeam_channel::bounded::<(usize, std::fs::File, u64)>(4 * job.threads);
+        std::thread::scope(|s| {
+            let fallback_ref = &fallback;
+            std::thread::Builder::new()
+                .name("locate".into())
+                .spawn_scoped(s, move || {
+                    let grid = job.check_grid.then_some(job.grid);
+                    for (slot, path) in job.files.iter().enumerate() {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let start = trace.now();
+                        let found = direct::locate(path, dl, job.layout, grid);
+                        trace.record("locate", job.tile, Some(slot), start, 0);
+                        match found {
+                            Ok((file, offset)) => {
+                                if tx.send((slot, file, offset)).is_err() {
+                                    break;
+                                }
+                            }
+                            Err(why) => {
+                                tracing::debug!("{}: {why}", path.display());
+                                fallback_ref.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+                            }
+                        }
+                    }
+                })
+                .expect("spawning the locating thread");
+            for t in 0..job.threads.saturating_sub(1).max(1) {
+                let (fallback, bytes, rx) = (&fallback, &bytes, rx.clone());
+                std::thread::Builder::new()
+                    .name(format!("read-{t}"))
+                    .spawn_scoped(s, move || {
+                        let mut buf = DirectBuffer::new();
+                        for (slot, file, offset) in rx {
+                            if stop.load(Ordering::Relaxed) {
+                                break;
+                            }
+                            let read = trace.span("read", job.tile, Some(slot), || {
+                                // SAFETY: each slot is handed to exactly one reader.
+                                let row = unsafe { rows.row(slot) };
+                                let r =
+                                    direct::read_into(&file, offset, dl.order, job.layout, job.region, &mut buf, row);
+                                let n = r.as_ref().map_or(0, |n| *n);
+                                (r, n)
+                            });
+                            match read {
+                                Ok(n) => {
+                                    bytes.fetch_add(n as usize, Ordering::Relaxed);
+                                    if done.send((slot, n)).is_err() {
+                                        break;
+                                    }
+                                }
+                                Err(_) => fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot),
+                            }
+                        }
+                    })
+                    .expect("spawning a reader thread");
+            }
+            drop(rx);
+        });
+        library = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
+        library.sort_unstable();
+        stats.bytes = bytes.into_inner() as u64;
+        stats.direct_files = job.files.len() - library.len();
+        if stop.load(Ordering::Relaxed) {
+            return Ok(stats);
+        }
+    }
+    if !library.is_empty() {
+        if job.direct.is_some() {
+            tracing::info!("{} file(s) not stored like the first file: reading them with libnetcdf", library.len());
+        }
+        stats.bytes += read_library(job, &library, rows, trace, stop, done)?;
+        stats.library_files = library.len();
+    }
+    Ok(stats)
+}
+
+/// Read `slots` with libnetcdf: this thread opens and reads (the library is not
+/// thread-safe), decoder threads unpack and transpose. Returns the bytes of stored data read.
+fn read_library<T: Sample>(
+    job: &ReadJob<'_>,
+    slots: &[usize],
+    rows: &Rows<T>,
+    trace: &Trace,
+    stop: &AtomicBool,
+    done: &Sender<(usize, u64)>,
+) -> Result<u64, Error> {
+    let decoders = job.threads.saturating_sub(1).max(1);
+    std::thread::scope(|scope| {
+        let (tx, rx) = crossbeam_channel::bounded::<(usize, VarLayout, RawData, f64)>(2 * decoders);
+        for d in 0..decoders {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("decode-{d}"))
+                .spawn_scoped(scope, move || {
+                    for (slot, layout, raw, start) in rx {
+                        // SAFETY: each slot is sent to one decoder once.
+                        decode_region(&layout, job.region, &raw, unsafe { rows.row(slot) });
+                        let n = raw.bytes() as u64;
+                        trace.record("read", job.tile, Some(slot), start, n);
+                        if done.send((slot, n)).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .expect("spawning a decoder thread");
+        }
+        drop(rx);
+        let mut bytes = 0;
+        for &slot in slots {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let start = trace.now();
+            let path = &job.files[slot];
+            let file = input::open(path)?;
+            let layout = VarLayout::inspect(&file, path, Some(&job.layout.name), false)?;
+            if layout.nlat() != job.layout.nlat() || layout.nlon() != job.layout.nlon() {
+                return Err(InputError::ShapeMismatch {
+                    path: path.clone(),
+                    var: layout.name.clone(),
+                    found: layout.shape_text(),
+                    expected: job.layout.shape_text(),
+                    first: job.first.to_path_buf(),
+                }
+                .into());
+            }
+            if job.check_grid {
+                job.grid.check_same(&Grid::read(&file, path, &layout)?, path, job.first)?;
+            }
+            let raw = read_region(&file, path, &layout, job.region)?;
+            drop(file);
+            bytes += raw.bytes() as u64;
+            if tx.send((slot, layout, raw, start)).is_err() {
+                return Err(Error::Failed("a decoder thread stopped".into()));
+            }
+        }
+        Ok(bytes)
+    })
+}

@@ -1,0 +1,127 @@
+//! The per-rank timeline of a run: every stage of every batch as a span (stage, tile, batch,
+//! thread, start, end, bytes), so overlap can be seen (`--trace-json`, drawn by
+//! `scripts/trace-gantt.py`). Each span is also a `tracing` span for log subscribers.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::Serialize;
+
+/// One stage of one batch on one thread, in seconds since the run started.
+#[derive(Clone, Debug, Serialize)]
+pub struct Span {
+    pub stage: &'static str,
+    pub tile: usize,
+    /// Segment of target days (or file slot, for reads); none for whole-run stages.
+    pub batch: Option<usize>,
+    pub thread: String,
+    pub start: f64,
+    pub end: f64,
+    pub bytes: u64,
+}
+
+/// Collects spans from any thread.
+pub struct Trace {
+    t0: Instant,
+    spans: Mutex<Vec<Span>>,
+}
+
+/// The timeline as written.
+#[derive(Serialize)]
+struct TraceFile<'a> {
+    rank: usize,
+    ranks: usize,
+    spans: &'a [Span],
+}
+
+impl Trace {
+    pub fn new(t0: Instant) -> Trace {
+        Trace { t0, spans: Mutex::new(Vec::new()) }
+    }
+
+    /// Run `f` as stage `stage` of `batch`; `f` returns its result and the bytes it moved.
+    pub fn span<R>(&self, stage: &'static str, tile: usize, batch: Option<usize>, f: impl FnOnce() -> (R, u64)) -> R {
+        let _entered = tracing::debug_span!("stage", stage, tile, batch).entered();
+        let start = self.t0.elapsed().as_secs_f64();
+        let (r, bytes) = f();
+        self.record(stage, tile, batch, start, bytes);
+        r
+    }
+
+    /// Record a span that started at `start` (seconds since the run started) and ends now.
+    pub fn record(&self, stage: &'static str, tile: usize, batch: Option<usize>, start: f64, bytes: u64) {
+        let end = self.t0.elapsed().as_secs_f64();
+        let thread = std::thread::current().name().unwrap_or("worker").to_string();
+        let span = Span { stage, tile, batch, thread, start, end, bytes };
+        self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
+    }
+
+    /// Seconds since the run started.
+    pub fn now(&self) -> f64 {
+        self.t0.elapsed().as_secs_f64()
+    }
+
+    /// Wall-clock extent of stage `stage` (first start to last end), in seconds.
+    pub fn extent(&self, stage: &str) -> f64 {
+        let spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+        let mut it = spans.iter().filter(|s| s.stage == stage);
+        let Some(first) = it.next() else { return 0.0 };
+        let (a, b) = it.fold((first.start, first.end), |(a, b), s| (a.min(s.start), b.max(s.end)));
+        b - a
+    }
+
+    pub fn write_json(&self, path: &Path, rank: usize, ranks: usize) -> std::io::Result<()> {
+        let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        spans.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let text = serde_json::to_string_pretty(&TraceFile { rank, ranks, spans: &spans })?;
+        std::fs::write(path, text)
+    }
+}
+
+/// `FILE` with `.rankN` before its extension (`trace.json` -> `trace.rank3.json`).
+pub fn rank_path(path: &Path, rank: usize) -> std::path::PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.rank{rank}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.rank{rank}"),
+    };
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_files_keep_the_extension() {
+        assert_eq!(rank_path(Path::new("/tmp/t.json"), 3), Path::new("/tmp/t.rank3.json"));
+        assert_eq!(rank_path(Path::new("trace"), 0), Path::new("trace.rank0"));
+    }
+
+    #[test]
+    fn spans_are_recorded_with_bytes_and_extents() {
+        let trace = Trace::new(Instant::now());
+        let x = trace.span("read", 0, Some(3), || {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            (7, 100)
+        });
+        assert_eq!(x, 7);
+        std::thread::scope(|s| {
+            s.spawn(|| trace.span("read", 0, Some(4), || ((), 50)));
+        });
+        trace.span("write", 0, None, || ((), 1));
+        assert!(trace.extent("read") >= 0.005);
+        assert_eq!(trace.extent("kernel"), 0.0);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        trace.write_json(&path, 1, 2).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["rank"], 1);
+        let spans = v["spans"].as_array().unwrap();
+        assert_eq!(spans.len(), 3);
+        assert_eq!(spans[0]["stage"], "read");
+        assert_eq!(spans[0]["bytes"], 100);
+        assert!(spans.iter().all(|s| s["end"].as_f64() >= s["start"].as_f64()));
+    }
+}

@@ -1,0 +1,138 @@
+//! `sstclim bench-read`: the pure read floor of a job, the yardstick for the pipeline. Every
+//! input file the job needs is read whole with `pread` from all threads into per-thread
+//! buffers, with no library and no decoding; the time is what reading alone costs on this
+//! machine (warm page cache after the first repeat).
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::calendar::Calendar;
+use crate::cli::{DoyList, YearRange};
+use crate::discover::discover;
+use crate::error::Error;
+use crate::window::WindowSpec;
+
+/// Flags of `sstclim bench-read`: the job's inputs as `sstclim run` names them.
+#[derive(clap::Args, Debug)]
+pub struct BenchReadArgs {
+    /// Input files (template or directory), as for `sstclim run`.
+    #[arg(long, short)]
+    pub input: String,
+    #[arg(long)]
+    pub years: YearRange,
+    #[arg(long, default_value = "1-366")]
+    pub doys: DoyList,
+    #[arg(long, default_value_t = 5)]
+    pub half_window: u16,
+    #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
+    pub calendar: Calendar,
+    /// Reading threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Timed passes over all files (the median is reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    /// Write the result as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// What `bench-read` measured.
+#[derive(Debug, Serialize)]
+pub struct ReadFloor {
+    pub files: usize,
+    pub bytes: u64,
+    pub threads: usize,
+    /// Seconds of each pass, in order.
+    pub passes: Vec<f64>,
+    pub median_seconds: f64,
+    pub gb_per_s: f64,
+}
+
+impl ReadFloor {
+    pub fn table(&self) -> String {
+        format!(
+            "read floor: {} files, {:.2} GB, {} threads: median {:.3} s ({:.1} GB/s); passes {:?}\n",
+            self.files,
+            self.bytes as f64 / 1e9,
+            self.threads,
+            self.median_seconds,
+            self.gb_per_s,
+            self.passes.iter().map(|s| (s * 1000.0).round() / 1000.0).collect::<Vec<_>>()
+        )
+    }
+}
+
+pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
+    let spec = WindowSpec {
+        years: args.years.0.clone(),
+        doys: args.doys.0.clone(),
+        half_window: args.half_window,
+        calendar: args.calendar,
+    };
+    let inputs = discover(&args.input, &spec.required_dates(), true)?;
+    let files: Vec<PathBuf> = inputs.files.values().cloned().collect();
+    if files.is_empty() {
+        return Err(Error::NoInputs(spec.required_dates().len()));
+    }
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let mut passes = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..args.repeats.max(1) {
+        let (secs, n) = one_pass(&files, threads)?;
+        passes.push(secs);
+        bytes = n;
+    }
+    let mut sorted = passes.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let floor = ReadFloor {
+        files: files.len(),
+        bytes,
+        threads,
+        passes,
+        median_seconds: median,
+        gb_per_s: bytes as f64 / median / 1e9,
+    };
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&floor).map_err(|e| Error::Failed(e.to_string()))?;
+        std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+    }
+    Ok(floor)
+}
+
+/// Read every file once; returns seconds and bytes.
+fn one_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
+    let next = AtomicUsize::new(0);
+    let total = AtomicU64::new(0);
+    let start = Instant::now();
+    std::thread::scope(|s| -> Result<(), Error> {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| -> Result<(), Error> {
+                    let mut buf = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = files.get(i) else { return Ok(()) };
+                        let io = |cause| Error::Io { path: path.clone(), cause };
+                        let f = File::open(path).map_err(io)?;
+                        let len = f.metadata().map_err(io)?.len() as usize;
+                        buf.resize(len, 0u8);
+                        f.read_exact_at(&mut buf, 0).map_err(io)?;
+                        total.fetch_add(len as u64, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().expect("reader thread")?;
+        }
+        Ok(())
+    })?;
+    Ok((start.elapsed().as_secs_f64(), total.into_inner()))
+}

@@ -1,0 +1,137 @@
+//! The rank-local pipeline: the direct `pread` path and the overlapped segments must give the
+//! same outputs, bit for bit, as the sequential path through libnetcdf (the reference), and
+//! the timeline must show every stage of every batch.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+fn outputs(dir: &Path) -> Vec<(String, Vec<u64>)> {
+    let mut names: Vec<String> = entries(dir).into_iter().filter(|n| n.ends_with(".nc")).collect();
+    names.sort();
+    assert!(!names.is_empty(), "no outputs in {}", dir.display());
+    names
+        .into_iter()
+        .map(|n| {
+            let var = if n.contains("mean") { "mean" } else { "p90" };
+            let (v, _) = read(&dir.join(&n), var);
+            (n, v.iter().map(|x| x.to_bits()).collect())
+        })
+        .collect()
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Run the job with `flags`; returns the outputs and the run report.
+fn job(data: &Path, root: &Path, name: &str, flags: &[&str]) -> (Vec<(String, Vec<u64>)>, Value) {
+    let out = root.join(name);
+    let report = root.join(format!("{name}.json"));
+    let mut args = run_args(data, &out, "2001-2004", "100-130");
+    args.extend(["--half-window", "3", "--allow-missing", "--timing-json", &s(&report)].map(String::from));
+    ok(&with(args, flags));
+    (outputs(&out), json(&report))
+}
+
+#[test]
+fn direct_and_overlapped_runs_equal_the_sequential_library_run() {
+    let dir = tmp();
+    for (storage, order) in [("f64", "lon-lat"), ("i16", "lat-lon")] {
+        let data = dir.path().join(format!("data-{storage}"));
+        generate(
+            &data,
+            &[
+                "--grid",
+                "37x23",
+                "--years",
+                "2001-2004",
+                "--doys",
+                "95-135",
+                "--storage",
+                storage,
+                "--dim-order",
+                order,
+            ],
+        );
+        let _ = std::fs::remove_file(data.join(if storage == "f64" { "sst_2002_110.nc" } else { "sst_2003_101.nc" }));
+        let root = dir.path().join(format!("runs-{storage}"));
+        let (want, r) = job(&data, &root, "seq", &["--read-path", "library", "--segments", "1"]);
+        assert_eq!((r["files_direct"].as_u64(), r["segments"].as_u64()), (Some(0), Some(1)));
+        let files = r["files_read"].as_u64().unwrap();
+        assert_eq!(r["files_library"].as_u64(), Some(files));
+        for (name, flags) in [
+            ("direct", &["--segments", "1"][..]),
+            ("overlap3", &["--segments", "3"][..]),
+            ("overlap31", &["--segments", "31", "--threads", "3"][..]),
+            ("library-overlap", &["--read-path", "library", "--segments", "4"][..]),
+            ("tiles", &["--segments", "2", "--max-mem", "1M"][..]),
+        ] {
+            let (got, r) = job(&data, &root, name, flags);
+            assert_eq!(got, want, "{storage} {name}: outputs differ from the sequential library run");
+            let direct = if name.starts_with("library") { 0 } else { files * r["tiles"].as_u64().unwrap() };
+            assert_eq!(r["files_direct"].as_u64(), Some(direct), "{storage} {name}: {r}");
+        }
+    }
+}
+
+#[test]
+fn a_file_with_another_layout_goes_through_the_library() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    let other = dir.path().join("other");
+    let common = ["--grid", "30x20", "--years", "2001-2004", "--doys", "95-135"];
+    generate(&data, &common);
+    generate(&other, &[&common[..], &["--time-dim", "--seed", "7"]].concat());
+    // same name, other structure (a time dimension), other values
+    std::fs::copy(other.join("sst_2003_112.nc"), data.join("sst_2003_112.nc")).unwrap();
+    let root = dir.path().join("runs");
+    let (want, _) = job(&data, &root, "seq", &["--read-path", "library", "--segments", "1"]);
+    let (got, r) = job(&data, &root, "auto", &["--segments", "3"]);
+    assert_eq!(got, want);
+    assert_eq!(r["files_library"].as_u64(), Some(1), "{r}");
+    assert_eq!(r["files_direct"].as_u64().unwrap() + 1, r["files_read"].as_u64().unwrap());
+}
+
+#[test]
+fn the_timeline_has_every_stage_of_every_batch() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "30x20", "--years", "2001-2004", "--doys", "95-135"]);
+    let trace = dir.path().join("trace.json");
+    let (_, r) = job(&data, dir.path(), "run", &["--segments", "3", "--trace-json", &s(&trace)]);
+    let t = json(&trace);
+    assert_eq!((t["rank"].as_u64(), t["ranks"].as_u64()), (Some(0), Some(1)));
+    let spans = t["spans"].as_array().unwrap();
+    let of = |stage: &str| spans.iter().filter(|s| s["stage"] == stage).collect::<Vec<_>>();
+    let files = r["files_read"].as_u64().unwrap() as usize;
+    assert_eq!(of("read").len(), files);
+    let read_bytes: u64 = of("read").iter().map(|s| s["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(read_bytes, r["bytes_read"].as_u64().unwrap());
+    for stage in ["compute", "write"] {
+        let batches: Vec<u64> = of(stage).iter().map(|s| s["batch"].as_u64().unwrap()).collect();
+        assert_eq!(batches, [0, 1, 2], "{stage}");
+    }
+    assert_eq!(of("alloc").len(), 1);
+    for s in spans {
+        let (a, b) = (s["start"].as_f64().unwrap(), s["end"].as_f64().unwrap());
+        assert!(0.0 <= a && a <= b && b <= r["wall_seconds"].as_f64().unwrap() + 1.0, "{s}");
+    }
+    // a segment is computed only once its files are in, and written after it is computed
+    let last_read_of = |slots_needed: usize| {
+        let mut ends: Vec<f64> = of("read").iter().map(|s| s["end"].as_f64().unwrap()).collect();
+        ends.sort_by(f64::total_cmp);
+        ends[slots_needed - 1]
+    };
+    let compute = of("compute");
+    let write = of("write");
+    assert!(compute[0]["start"].as_f64().unwrap() >= last_read_of(1));
+    for k in 0..3 {
+        assert!(write[k]["start"].as_f64().unwrap() >= compute[k]["end"].as_f64().unwrap());
+    }
+    let reads_before_last_compute = compute[2]["start"].as_f64().unwrap() >= last_read_of(files);
+    assert!(reads_before_last_compute, "the last segment needs the last files");
+}
