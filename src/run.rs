@@ -14,7 +14,9 @@ use tracing::info;
 use crate::discover::{discover, Inputs};
 use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
 use crate::error::Error;
-use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, Storage, VarLayout};
+use crate::input::{
+    self, decode_region, read_forked, read_region, Grid, InputError, RawData, ReaderOptions, Region, Storage, VarLayout,
+};
 use crate::output::{self, utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
 use crate::pool::{int16_decoding, Decoding, Pool, PoolType, Sample};
@@ -190,7 +192,8 @@ fn run_tiles<T: Sample>(
     let mut bytes_read = 0;
     let mut device_times = EngineTimes::default();
     for (i, region) in regions.iter().enumerate() {
-        let mut pool = Pool::<T>::new(n_slots, region.n_cells())
+        let new_pool = if forked_reads() { Pool::<T>::new_shared } else { Pool::<T>::new };
+        let mut pool = new_pool(n_slots, region.n_cells())
             .map_err(|cause| Error::Alloc { bytes: n_slots * region.n_cells() * std::mem::size_of::<T>(), cause })?;
         pool.set_decoding(decoding.clone());
         let bar = ui.bar(n_slots as u64, &format!("read {}/{}", i + 1, regions.len()));
@@ -263,6 +266,9 @@ fn read_tile<T: Sample>(
     pool: &mut Pool<T>,
     bar: &indicatif::ProgressBar,
 ) -> Result<u64, Error> {
+    if forked_reads() {
+        return read_tile_forked(job, region, check_grid, threads, pool, bar);
+    }
     let mut rows: Vec<Option<&mut [T]>> = pool.slots_mut().into_iter().map(Some).collect();
     let decoders = threads.saturating_sub(1).max(1);
     std::thread::scope(|scope| {
@@ -304,6 +310,30 @@ fn read_tile<T: Sample>(
         }
         Ok(bytes)
     })
+}
+
+/// Whether files are read by forked reader processes (`SSTCLIM_READ_FORKED=1`; a stand-in
+/// for the run option that will choose the read path).
+fn forked_reads() -> bool {
+    std::env::var_os("SSTCLIM_READ_FORKED").is_some_and(|v| v == "1")
+}
+
+/// [`read_tile`] through forked reader processes (`input::read_forked`), `threads` of them at
+/// a time, into a pool made with [`Pool::new_shared`].
+fn read_tile_forked<T: Sample>(
+    job: &Job,
+    region: &Region,
+    check_grid: bool,
+    threads: usize,
+    pool: &mut Pool<T>,
+    bar: &indicatif::ProgressBar,
+) -> Result<u64, Error> {
+    let files: Vec<(usize, PathBuf)> = job.files.iter().cloned().enumerate().collect();
+    // several batches per reader keep the readers busy to the end; each process is short-lived
+    let per_child = files.len().div_ceil(4 * threads.max(1)).clamp(1, 64);
+    let opts = ReaderOptions::new(threads, per_child).test_hook_from_env();
+    let grid = check_grid.then_some(&job.grid);
+    Ok(read_forked(&files, &job.layout, &job.first, grid, region, pool, &opts, &mut |_, _| bar.inc(1))?)
 }
 
 #[cfg(test)]

@@ -6,16 +6,20 @@
 //! order and transposed into the canonical `(lat, lon)` order while decoding.
 
 mod error;
+mod forked;
 mod grid;
 mod layout;
 mod packing;
 mod read;
+mod shared;
 
 pub use error::InputError;
+pub use forked::{read_forked, ReaderError, ReaderOptions};
 pub use grid::{Coord, Grid};
 pub use layout::{Storage, VarLayout, VarMeta};
 pub use packing::Packing;
 pub use read::{decode_region, read_canonical, read_region, RawData, Region};
+pub use shared::SharedMap;
 
 use std::path::Path;
 
