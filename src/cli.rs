@@ -251,10 +251,16 @@ pub struct RunArgs {
     pub trace_json: Option<PathBuf>,
 
     /// How to read input files: `auto` reads contiguous uncompressed variables with `pread`
-    /// from all threads and the rest through libnetcdf; `library` sends every file through
-    /// libnetcdf.
+    /// from all threads and the rest through libnetcdf in forked reader processes; `library`
+    /// reads every file through libnetcdf in this process (the sequential reference);
+    /// `forked` reads every file through libnetcdf in reader processes.
     #[arg(long, value_enum, default_value_t = ReadPath::Auto)]
     pub read_path: ReadPath,
+
+    /// Reader processes at a time for files read through libnetcdf (default: --threads).
+    /// Each reads a batch of files and exits, so process limits (Slurm cgroups) hold.
+    #[arg(long)]
+    pub readers: Option<usize>,
 
     /// Segments of target days in the overlapped pipeline: segment i is computed while
     /// segment i+1's files are read and segment i-1's results are written. 1 runs the stages

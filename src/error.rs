@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::discover::DiscoverError;
 use crate::engine::{BackendError, EngineError};
-use crate::input::InputError;
+use crate::input::{InputError, ReaderError};
 use crate::output::OutputError;
 use crate::plan::PlanError;
 
@@ -17,6 +17,8 @@ pub enum Error {
     Discover(#[from] DiscoverError),
     #[error(transparent)]
     Input(#[from] InputError),
+    #[error(transparent)]
+    Reader(#[from] ReaderError),
     #[error(transparent)]
     Output(#[from] OutputError),
     #[error(transparent)]

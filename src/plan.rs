@@ -36,6 +36,8 @@ pub struct JobPlan {
     pub rank: (usize, usize),
     /// How input files are read.
     pub read_path: ReadPath,
+    /// Reader processes at a time for files read through libnetcdf.
+    pub readers: usize,
     /// Segments of target days in the overlapped pipeline (`None`: chosen per job).
     pub segments: Option<usize>,
     /// The command line, for the outputs' `history` attribute.
@@ -52,6 +54,8 @@ pub enum PlanError {
     MinSamples,
     #[error("--deflate must be 1-9, got {0}")]
     Deflate(u8),
+    #[error("--readers must be at least 1")]
+    Readers,
     #[error("--segments must be at least 1")]
     Segments,
     #[error("--threads must be at least 1")]
@@ -138,6 +142,11 @@ impl JobPlan {
             trace_json: args.trace_json.clone(),
             rank: (0, 1),
             read_path: args.read_path,
+            readers: match args.readers {
+                Some(0) => return Err(PlanError::Readers),
+                Some(n) => n,
+                None => threads,
+            },
             segments: match args.segments {
                 Some(0) => return Err(PlanError::Segments),
                 n => n,

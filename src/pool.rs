@@ -3,12 +3,15 @@
 //! addresses (coalesced on GPUs, streaming on CPUs).
 //!
 //! The pool lives in an anonymous memory mapping rather than a `Vec`: pages are committed only
-//! when decoded into, and the same mapping can later be shared with reader processes or pinned
-//! for DMA. Missing values are NaN.
+//! when decoded into, and the mapping can be pinned for DMA. [`Pool::new_shared`] makes it a
+//! `MAP_SHARED` mapping that reader processes forked afterwards decode into. Missing values are
+//! NaN.
 
 use std::marker::PhantomData;
 
 use memmap2::MmapMut;
+
+use crate::input::SharedMap;
 
 /// A value type a pool can hold. Decoding always happens in float64; a narrower pool rounds.
 pub trait Sample: Copy + Send + Sync + 'static {
@@ -89,9 +92,46 @@ pub fn int16_decoding(decode: impl Fn(f64) -> f64) -> Decoding {
     (0..65536).map(|i: i32| decode(f64::from(i - 32768))).collect()
 }
 
+/// The memory under a pool.
+enum Backing {
+    /// Private to this process (copied on write in forked children).
+    Private(MmapMut),
+    /// Shared with processes forked after it was made.
+    Shared(SharedMap),
+}
+
+impl Backing {
+    fn as_ptr(&self) -> *const u8 {
+        match self {
+            Backing::Private(m) => m.as_ptr(),
+            Backing::Shared(m) => m.as_ptr(),
+        }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        match self {
+            Backing::Private(m) => m.as_mut_ptr(),
+            Backing::Shared(m) => m.as_mut_ptr(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Backing::Private(m) => m.len(),
+            Backing::Shared(m) => m.len(),
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        let len = self.len();
+        // SAFETY: the mapping is `len` bytes, readable and writable, and `&mut self` is exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.as_mut_ptr(), len) }
+    }
+}
+
 /// `n_slots x n_cells` values of type `T` in one anonymous mapping.
 pub struct Pool<T: Sample> {
-    map: MmapMut,
+    map: Backing,
     n_slots: usize,
     n_cells: usize,
     decoding: Option<Decoding>,
@@ -108,7 +148,19 @@ impl<T: Sample> Pool<T> {
         // grants them, also cut page-fault work while decoding. Purely a hint.
         #[cfg(target_os = "linux")]
         let _ = map.advise(memmap2::Advice::HugePage);
-        Ok(Pool { map, n_slots, n_cells, decoding: None, _type: PhantomData })
+        Ok(Pool { map: Backing::Private(map), n_slots, n_cells, decoding: None, _type: PhantomData })
+    }
+
+    /// A pool (zeroed) in an anonymous `MAP_SHARED` mapping: processes forked after this call
+    /// write into the same memory (see `input::read_forked`).
+    pub fn new_shared(n_slots: usize, n_cells: usize) -> std::io::Result<Self> {
+        let map = SharedMap::new(n_slots * n_cells * std::mem::size_of::<T>())?;
+        Ok(Pool { map: Backing::Shared(map), n_slots, n_cells, decoding: None, _type: PhantomData })
+    }
+
+    /// Whether the pool's memory is shared with forked children ([`Pool::new_shared`]).
+    pub fn is_shared(&self) -> bool {
+        matches!(self.map, Backing::Shared(_))
     }
 
     /// A pool filled from `values` laid out `[slot][cell]` (tests and tools).
@@ -165,7 +217,7 @@ impl<T: Sample> Pool<T> {
         let bytes = self.map.len();
         let chunk = bytes.div_ceil(threads.max(1)).next_multiple_of(4096).max(4096);
         std::thread::scope(|s| {
-            for part in self.map.chunks_mut(chunk) {
+            for part in self.map.bytes_mut().chunks_mut(chunk) {
                 s.spawn(move || {
                     for page in part.chunks_mut(4096) {
                         page[0] = 0;
@@ -297,5 +349,11 @@ mod tests {
         let v = pool.view_slots(1..2);
         assert_eq!((v.n_slots(), v.n_cells(), v.as_slice()), (1, 3, &[1.0, 2.0, 3.0][..]));
         assert_eq!(pool.view().as_slice().len(), 6);
+        assert!(!pool.is_shared());
+        let mut shared = Pool::<i16>::new_shared(2, 3).unwrap();
+        assert!(shared.is_shared());
+        shared.slots_mut()[1].copy_from_slice(&[1, 2, 3]);
+        assert_eq!(shared.slot(1), &[1, 2, 3]);
+        assert_eq!(shared.slot(0), &[0, 0, 0]);
     }
 }

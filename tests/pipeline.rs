@@ -68,6 +68,7 @@ fn direct_and_overlapped_runs_equal_the_sequential_library_run() {
             ("overlap3", &["--segments", "3"][..]),
             ("overlap31", &["--segments", "31", "--threads", "3"][..]),
             ("library-overlap", &["--read-path", "library", "--segments", "4"][..]),
+            ("library-forked", &["--read-path", "forked", "--segments", "3", "--readers", "3"][..]),
             ("tiles", &["--segments", "2", "--max-mem", "1M"][..]),
         ] {
             let (got, r) = job(&data, &root, name, flags);

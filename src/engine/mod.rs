@@ -160,7 +160,10 @@ pub trait Engine: Sync {
     }
 
     /// Undo [`Engine::pin_host`] (before the memory is unmapped).
-    fn unpin_host(&self, _ptr: *const u8) -> Result<(), EngineError> {
+    ///
+    /// # Safety
+    /// `ptr` must be an address given to `pin_host` whose memory is still mapped.
+    unsafe fn unpin_host(&self, _ptr: *const u8) -> Result<(), EngineError> {
         Ok(())
     }
 

@@ -7,16 +7,20 @@
 
 pub mod direct;
 mod error;
+mod forked;
 mod grid;
 mod layout;
 mod packing;
 mod read;
+mod shared;
 
 pub use error::InputError;
+pub use forked::{read_forked, read_forked_into, ReaderError, ReaderOptions, SharedRows};
 pub use grid::{Coord, Grid};
 pub use layout::{Storage, VarLayout, VarMeta};
 pub use packing::Packing;
 pub use read::{decode_region, read_canonical, read_region, RawData, Region};
+pub use shared::SharedMap;
 
 use std::path::Path;
 

@@ -78,7 +78,7 @@ pub(crate) fn run_tiles<T: Sample>(
     let n_segments = plan.segments.unwrap_or_else(|| auto_segments(n_targets, plan.window.half_window));
     let segments = plan_segments(&job.window, n_segments);
     let direct = match plan.read_path {
-        ReadPath::Library => None,
+        ReadPath::Library | ReadPath::Forked => None,
         ReadPath::Auto => match direct::probe(&job.first, &job.layout) {
             Ok(d) => Some(d),
             Err(why) => {
@@ -220,7 +220,9 @@ struct PinGuard<'a> {
 impl Drop for PinGuard<'_> {
     fn drop(&mut self) {
         if self.pinned {
-            if let Err(e) = self.engine.unpin_host(self.ptr) {
+            // SAFETY: pinned through pin_host; the pool is still mapped (the guard is dropped
+            // before it).
+            if let Err(e) = unsafe { self.engine.unpin_host(self.ptr) } {
                 tracing::warn!("{e}");
             }
         }
@@ -232,8 +234,15 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     let n_slots = job.window.slots.len();
     let n_cells = ctx.region.n_cells();
     let bytes = n_slots * n_cells * std::mem::size_of::<T>();
+    // forked readers fill a shared mapping; every other reader writes from this process
+    let forked = match plan.read_path {
+        ReadPath::Forked => true,
+        ReadPath::Auto => ctx.direct.is_none(),
+        ReadPath::Library => false,
+    };
+    let new_pool = if forked { Pool::<T>::new_shared } else { Pool::<T>::new };
     let mut pool = trace
-        .span("alloc", tile, None, || (Pool::<T>::new(n_slots, n_cells), bytes as u64))
+        .span("alloc", tile, None, || (new_pool(n_slots, n_cells), bytes as u64))
         .map_err(|cause| Error::Alloc { bytes, cause })?;
     pool.set_decoding(ctx.decoding.cloned());
     if engine.is_device() {
@@ -245,7 +254,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                                      // declared before the rows borrow the pool, so it unpins before the pool is unmapped
     let mut guard = PinGuard { engine, ptr: map_ptr, pinned: false };
     let decoding = pool.decoding().cloned();
-    let rows = Rows::new(pool.as_mut_slice(), n_slots, n_cells);
+    let rows = Rows::new(&mut pool);
     let read_job = ReadJob {
         files: &job.files,
         layout: &job.layout,
@@ -255,6 +264,8 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         check_grid: tile == 0,
         threads: plan.threads,
         direct: ctx.direct,
+        forked,
+        readers: plan.readers,
         tile,
     };
     let stop = AtomicBool::new(false);
@@ -381,7 +392,7 @@ fn compute_segment<T: Sample>(
     let n_stats = plan.stats.n_stats();
     let mut result = TileResult::new(n_stats, seg.targets.len(), view.n_cells());
     let start = Instant::now();
-    let bytes = (view.as_slice().len() * std::mem::size_of::<T>()) as u64;
+    let bytes = std::mem::size_of_val(view.as_slice()) as u64;
     let times = ctx.trace.span("compute", tile, Some(k), || {
         (ctx.threads.install(|| engine.compute(T::wrap(view), &seg.plan, &plan.stats, &mut result)), bytes)
     })?;

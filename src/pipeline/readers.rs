@@ -15,7 +15,10 @@ use crossbeam_channel::Sender;
 use super::trace::Trace;
 use crate::error::Error;
 use crate::input::direct::{self, DirectBuffer, DirectLayout};
-use crate::input::{self, decode_region, read_region, Grid, InputError, RawData, Region, VarLayout};
+use crate::input::{
+    self, decode_region, read_forked_into, read_region, Grid, InputError, RawData, ReaderOptions, Region, SharedRows,
+    VarLayout,
+};
 use crate::pool::{Decoding, PoolView, Sample};
 
 /// How input files are read (`--read-path`).
@@ -24,8 +27,11 @@ use crate::pool::{Decoding, PoolView, Sample};
 pub enum ReadPath {
     /// `pread` where the variable is contiguous and uncompressed, libnetcdf otherwise.
     Auto,
-    /// libnetcdf for every file (one reading thread, decoding on the others).
+    /// libnetcdf for every file, in this process (one reading thread, decoding on the
+    /// others): the sequential reference.
     Library,
+    /// libnetcdf for every file, in forked reader processes (`--readers` at a time).
+    Forked,
 }
 
 /// The rows of a pool being filled by readers while engines read finished rows.
@@ -33,6 +39,8 @@ pub struct Rows<T> {
     base: *mut T,
     n_slots: usize,
     n_cells: usize,
+    /// The pool is a shared mapping (forked readers can fill it).
+    shared: bool,
 }
 
 // SAFETY: `Rows` hands out each row to one writer (one reader per slot) and read-only views
@@ -41,9 +49,9 @@ unsafe impl<T: Send> Send for Rows<T> {}
 unsafe impl<T: Sync> Sync for Rows<T> {}
 
 impl<T: Sample> Rows<T> {
-    pub fn new(pool: &mut [T], n_slots: usize, n_cells: usize) -> Rows<T> {
-        assert_eq!(pool.len(), n_slots * n_cells);
-        Rows { base: pool.as_mut_ptr(), n_slots, n_cells }
+    pub fn new(pool: &mut crate::pool::Pool<T>) -> Rows<T> {
+        let (n_slots, n_cells, shared) = (pool.n_slots(), pool.n_cells(), pool.is_shared());
+        Rows { base: pool.as_mut_slice().as_mut_ptr(), n_slots, n_cells, shared }
     }
 
     /// Row `slot`, to write.
@@ -83,6 +91,11 @@ pub struct ReadJob<'a> {
     pub check_grid: bool,
     pub threads: usize,
     pub direct: Option<&'a DirectLayout>,
+    /// Send the files the direct path cannot read to forked reader processes (else to the
+    /// library in this process).
+    pub forked: bool,
+    /// Reader processes at a time.
+    pub readers: usize,
     pub tile: usize,
 }
 
@@ -182,10 +195,42 @@ pub fn read_all<T: Sample>(
         if job.direct.is_some() {
             tracing::info!("{} file(s) not stored like the first file: reading them with libnetcdf", library.len());
         }
-        stats.bytes += read_library(job, &library, rows, trace, stop, done)?;
+        stats.bytes += if job.forked && rows.shared {
+            read_forked(job, &library, rows, trace, done)?
+        } else {
+            read_library(job, &library, rows, trace, stop, done)?
+        };
         stats.library_files = library.len();
     }
     Ok(stats)
+}
+
+/// Read `slots` with libnetcdf in forked reader processes, straight into the shared pool.
+fn read_forked<T: Sample>(
+    job: &ReadJob<'_>,
+    slots: &[usize],
+    rows: &Rows<T>,
+    trace: &Trace,
+    done: &Sender<(usize, u64)>,
+) -> Result<u64, Error> {
+    let files: Vec<(usize, PathBuf)> = slots.iter().map(|&s| (s, job.files[s].clone())).collect();
+    // a few batches per reader, so that short-lived processes share the work evenly
+    let per_child = files.len().div_ceil(4 * job.readers.max(1)).clamp(1, 64);
+    let opts = ReaderOptions::new(job.readers, per_child).test_hook_from_env();
+    let dest = SharedRows { base: rows.base, n_slots: rows.n_slots, n_cells: rows.n_cells, shared: rows.shared };
+    let mut last = trace.now();
+    let mut progress = |slot: usize, bytes: u64| {
+        // completion intervals: reader processes report files as they finish them
+        trace.record("read", job.tile, Some(slot), last, bytes);
+        last = trace.now();
+        let _ = done.send((slot, bytes));
+    };
+    let grid = job.check_grid.then_some(job.grid);
+    // SAFETY: the rows of `slots` are untouched by anyone else until reported finished, and
+    // the pool outlives this call.
+    let bytes =
+        unsafe { read_forked_into(&files, job.layout, job.first, grid, job.region, dest, &opts, &mut progress) }?;
+    Ok(bytes)
 }
 
 /// Read `slots` with libnetcdf: this thread opens and reads (the library is not

@@ -116,6 +116,7 @@ mod tests {
             }
         }
         assert_eq!(segs[0].slots.end, whole.slots.len());
-        assert!(plan_segments(&plan(2001..=2001, 10..=9, 2), 4).is_empty());
+        let none = WindowSpec { years: 2001..=2001, doys: vec![], half_window: 2, calendar: Calendar::Ordinal };
+        assert!(plan_segments(&WindowPlan::build(&none, |_| true), 4).is_empty());
     }
 }

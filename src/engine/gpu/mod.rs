@@ -855,7 +855,7 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         }
     }
 
-    fn unpin_host(&self, ptr: *const u8) -> Result<(), EngineError> {
+    unsafe fn unpin_host(&self, ptr: *const u8) -> Result<(), EngineError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let Some(i) = st.pinned.iter().position(|&(p, _)| p == ptr as usize) else {
             return Ok(());

@@ -1,0 +1,553 @@
+//! Forked reader processes: the fallback read path for files libnetcdf must decode itself
+//! (chunked or compressed variables, NetCDF-3 record variables).
+//!
+//! libnetcdf and libhdf5 are not thread-safe, so reading in threads serializes on one global
+//! lock. Here each batch of files is read by a short-lived child process forked from the
+//! calling thread: the child opens each file with its own copy of the library, checks it like
+//! the first file (shape, and grid when asked), reads the region and decodes it straight into
+//! its rows of the pool, an anonymous `MAP_SHARED` mapping made before the fork
+//! ([`Pool::new_shared`]). It reports every finished file on a pipe and leaves with `_exit`
+//! (no destructors, no atexit handlers, no flushing of the parent's open files).
+//!
+//! At most [`ReaderOptions::readers`] children live at once, each for
+//! [`ReaderOptions::files_per_child`] files, so a rank stays within Slurm's cgroup process
+//! limits. The first failure ends the read: the child's message (file, variable, cause) comes
+//! back as [`ReaderError::File`]; a child that dies without a message (a signal, an exit) is
+//! noticed by the end of its pipe and `waitpid`. Every other child is then killed and every
+//! child is reaped, on every path out of [`read_forked`] (errors and panics included).
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+
+use super::error::InputError;
+use super::grid::Grid;
+use super::layout::VarLayout;
+use super::read::{decode_region, read_region, Region};
+use crate::pool::{Pool, Sample};
+
+/// Test hook: with `SSTCLIM_TEST_READER_SIGNAL=<slot>` (read by
+/// [`ReaderOptions::test_hook_from_env`]), the reader process given that pool slot kills itself
+/// with SIGKILL before reading it. Only for testing how a killed reader is reported.
+pub const TEST_SIGNAL_ENV: &str = "SSTCLIM_TEST_READER_SIGNAL";
+
+/// How many reader processes, and how many files each reads before it exits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReaderOptions {
+    /// Reader processes alive at once (at least 1).
+    pub readers: usize,
+    /// Files one process reads before it exits (at least 1).
+    pub files_per_child: usize,
+    /// Test hook (see [`TEST_SIGNAL_ENV`]): the reader given this slot kills itself.
+    #[doc(hidden)]
+    pub test_kill_slot: Option<usize>,
+}
+
+impl ReaderOptions {
+    pub fn new(readers: usize, files_per_child: usize) -> Self {
+        ReaderOptions { readers: readers.max(1), files_per_child: files_per_child.max(1), test_kill_slot: None }
+    }
+
+    /// These options with the test hook [`TEST_SIGNAL_ENV`] applied when it is set.
+    pub fn test_hook_from_env(mut self) -> Self {
+        self.test_kill_slot = std::env::var(TEST_SIGNAL_ENV).ok().and_then(|v| v.trim().parse().ok());
+        self
+    }
+}
+
+impl Default for ReaderOptions {
+    /// One reader per core available to this process, 32 files each.
+    fn default() -> Self {
+        ReaderOptions::new(std::thread::available_parallelism().map_or(1, |n| n.get()), 32)
+    }
+}
+
+/// Why forked reading failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReaderError {
+    /// A reader could not read or check a file; `message` is the input error as the reader
+    /// wrote it (it names the file and the variable).
+    #[error("{message}")]
+    File { path: PathBuf, slot: usize, message: String },
+    #[error("reader process {pid} was killed by signal {signal} ({}) while reading {}", signal_name(*signal), list(files))]
+    Signal { pid: i32, signal: i32, files: Vec<PathBuf> },
+    #[error("reader process {pid} exited with status {code} before finishing {}", list(files))]
+    Exited { pid: i32, code: i32, files: Vec<PathBuf> },
+    #[error("reader process {pid} sent a malformed report ({detail}) while reading {}", list(files))]
+    Protocol { pid: i32, detail: String, files: Vec<PathBuf> },
+    #[error("forked readers need a pool in shared memory (Pool::new_shared); this pool is private to the process")]
+    PrivatePool,
+    #[error("the pool has {pool_cells} cells per slot but the region has {region_cells}")]
+    PoolShape { pool_cells: usize, region_cells: usize },
+    #[error("{}: pool slot {slot} {problem}", path.display())]
+    BadSlot { path: PathBuf, slot: usize, problem: String },
+    #[error("cannot {what} for a reader process: {cause}")]
+    System { what: &'static str, cause: io::Error },
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGUSR2 => "SIGUSR2",
+        _ => "unnamed",
+    }
+}
+
+/// Up to four file names, then how many more.
+fn list(files: &[PathBuf]) -> String {
+    let mut s: Vec<String> = files.iter().take(4).map(|p| p.display().to_string()).collect();
+    if files.len() > 4 {
+        s.push(format!("and {} more", files.len() - 4));
+    }
+    if s.is_empty() {
+        "no file".into()
+    } else {
+        s.join(", ")
+    }
+}
+
+/// What every reader needs to know about the job.
+struct Job<'a> {
+    expected: &'a VarLayout,
+    first: &'a Path,
+    check_grid: Option<&'a Grid>,
+    region: &'a Region,
+    kill_slot: Option<usize>,
+}
+
+/// Read `region` of every file in `files` (each with its pool slot) into `pool` using forked
+/// reader processes. Each file gets the checks of the library read path: the variable
+/// `expected.name` with the shape of `expected` (from `first`), and the grid `check_grid` when
+/// given. `progress(slot, bytes)` is called in this process as each file is complete in the
+/// pool, in no particular order. Returns the bytes of stored data read.
+///
+/// Call it from the thread that owns the work: the fork happens on the calling thread, while it
+/// holds the libnetcdf/libhdf5 lock (so no other thread is inside the library at that moment).
+#[allow(clippy::too_many_arguments)]
+pub fn read_forked<T: Sample>(
+    files: &[(usize, PathBuf)],
+    expected: &VarLayout,
+    first: &Path,
+    check_grid: Option<&Grid>,
+    region: &Region,
+    pool: &mut Pool<T>,
+    opts: &ReaderOptions,
+    progress: &mut dyn FnMut(usize, u64),
+) -> Result<u64, ReaderError> {
+    let dest = SharedRows {
+        base: pool.as_mut_slice().as_mut_ptr(),
+        n_slots: pool.n_slots(),
+        n_cells: pool.n_cells(),
+        shared: pool.is_shared(),
+    };
+    // SAFETY: `pool` is borrowed mutably for the call, so nothing else touches its rows.
+    unsafe { read_forked_into(files, expected, first, check_grid, region, dest, opts, progress) }
+}
+
+/// Pool rows that forked readers write: `n_slots` rows of `n_cells` values at `base`.
+#[derive(Clone, Copy)]
+pub struct SharedRows<T> {
+    pub base: *mut T,
+    pub n_slots: usize,
+    pub n_cells: usize,
+    /// Whether the memory is a `MAP_SHARED` mapping (writes by children reach this process).
+    pub shared: bool,
+}
+
+/// [`read_forked`] into rows given by address, for callers that read other rows of the same
+/// pool while files are being read (the overlapped pipeline).
+///
+/// # Safety
+/// `dest` must describe live memory (shared when `dest.shared`) that stays mapped for the
+/// call, and no other code may access the rows of `files`' slots until each is reported
+/// through `progress`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn read_forked_into<T: Sample>(
+    files: &[(usize, PathBuf)],
+    expected: &VarLayout,
+    first: &Path,
+    check_grid: Option<&Grid>,
+    region: &Region,
+    dest: SharedRows<T>,
+    opts: &ReaderOptions,
+    progress: &mut dyn FnMut(usize, u64),
+) -> Result<u64, ReaderError> {
+    if !dest.shared {
+        return Err(ReaderError::PrivatePool);
+    }
+    if dest.n_cells != region.n_cells() {
+        return Err(ReaderError::PoolShape { pool_cells: dest.n_cells, region_cells: region.n_cells() });
+    }
+    let mut taken = vec![false; dest.n_slots];
+    for (slot, path) in files {
+        let problem = match taken.get_mut(*slot) {
+            None => format!("is outside the pool ({} slots)", dest.n_slots),
+            Some(true) => "is given to two files".into(),
+            Some(t) => {
+                *t = true;
+                continue;
+            }
+        };
+        return Err(ReaderError::BadSlot { path: path.clone(), slot: *slot, problem });
+    }
+    let (n_cells, base) = (dest.n_cells, dest.base);
+    let job = Job { expected, first, check_grid, region, kill_slot: opts.test_kill_slot };
+    let mut batches = files.chunks(opts.files_per_child.max(1));
+    let mut readers = Readers { live: Vec::new() };
+    let mut bytes = 0;
+    loop {
+        while readers.live.len() < opts.readers.max(1) {
+            let Some(batch) = batches.next() else { break };
+            readers.live.push(spawn(batch, base, n_cells, &job)?);
+        }
+        if readers.live.is_empty() {
+            return Ok(bytes);
+        }
+        readers.step(&mut |slot, b| {
+            bytes += b;
+            progress(slot, b);
+        })?;
+    }
+}
+
+/// One reader process and what it has reported.
+struct Reader<'a> {
+    pid: libc::pid_t,
+    pipe: OwnedFd,
+    files: &'a [(usize, PathBuf)],
+    done: Vec<bool>,
+    buf: Vec<u8>,
+}
+
+impl Reader<'_> {
+    fn unfinished(&self) -> Vec<PathBuf> {
+        self.files.iter().zip(&self.done).filter(|(_, d)| !**d).map(|((_, p), _)| p.clone()).collect()
+    }
+
+    fn protocol(&self, detail: &str) -> ReaderError {
+        ReaderError::Protocol { pid: self.pid, detail: detail.into(), files: self.unfinished() }
+    }
+
+    /// Handle every complete message in the buffer.
+    fn parse(&mut self, on_done: &mut dyn FnMut(usize, u64)) -> Result<(), ReaderError> {
+        let mut at = 0;
+        let result = loop {
+            let rest = &self.buf[at..];
+            match rest.first() {
+                None => break Ok(()),
+                Some(&DONE) if rest.len() >= DONE_LEN => {
+                    let slot = u64_at(rest, 1) as usize;
+                    let bytes = u64_at(rest, 9);
+                    at += DONE_LEN;
+                    match self.files.iter().position(|(s, _)| *s == slot) {
+                        Some(i) if !self.done[i] => {
+                            self.done[i] = true;
+                            on_done(slot, bytes);
+                        }
+                        _ => break Err(self.protocol(&format!("slot {slot} is not one of its files"))),
+                    }
+                }
+                Some(&FAILED) if rest.len() >= FAILED_HEAD => {
+                    let slot = u64_at(rest, 1) as usize;
+                    let len = u64_at(rest, 9) as usize;
+                    if rest.len() < FAILED_HEAD + len {
+                        break Ok(());
+                    }
+                    let message = String::from_utf8_lossy(&rest[FAILED_HEAD..FAILED_HEAD + len]).into_owned();
+                    let path = match self.files.iter().find(|(s, _)| *s == slot) {
+                        Some((_, p)) => p.clone(),
+                        None => break Err(self.protocol(&format!("slot {slot} is not one of its files"))),
+                    };
+                    break Err(ReaderError::File { path, slot, message });
+                }
+                Some(&DONE) | Some(&FAILED) => break Ok(()),
+                Some(other) => break Err(self.protocol(&format!("unknown message type {other}"))),
+            }
+        };
+        self.buf.drain(..at);
+        result
+    }
+
+    /// The reader's pipe is closed: reap it and judge how it ended.
+    fn finish(&mut self) -> Result<(), ReaderError> {
+        let pid = self.pid;
+        let status = reap(pid);
+        self.pid = 0; // reaped: nothing left to kill
+        let files = self.unfinished();
+        match status {
+            Some((_, st)) if libc::WIFSIGNALED(st) => {
+                Err(ReaderError::Signal { pid, signal: libc::WTERMSIG(st), files: self.files_or_all(files) })
+            }
+            Some((_, st)) if libc::WIFEXITED(st) && libc::WEXITSTATUS(st) != 0 => {
+                Err(ReaderError::Exited { pid, code: libc::WEXITSTATUS(st), files: self.files_or_all(files) })
+            }
+            _ if !self.buf.is_empty() => Err(ReaderError::Protocol {
+                pid,
+                detail: "an incomplete message".into(),
+                files: self.files_or_all(files),
+            }),
+            // exit status 0, or unknown (SIGCHLD ignored): complete only if every file came in
+            _ if files.is_empty() => Ok(()),
+            Some(_) => Err(ReaderError::Exited { pid, code: 0, files }),
+            None => Err(ReaderError::Exited { pid, code: -1, files }),
+        }
+    }
+
+    /// `files`, or every file the reader held when it had reported them all.
+    fn files_or_all(&self, files: Vec<PathBuf>) -> Vec<PathBuf> {
+        if files.is_empty() {
+            self.files.iter().map(|(_, p)| p.clone()).collect()
+        } else {
+            files
+        }
+    }
+}
+
+/// The live readers. Dropping it kills and reaps every one still running, so no path out of
+/// [`read_forked`] (error or panic) leaves a child running or a zombie behind.
+struct Readers<'a> {
+    live: Vec<Reader<'a>>,
+}
+
+impl Readers<'_> {
+    /// Wait for news from any reader and handle it.
+    fn step(&mut self, on_done: &mut dyn FnMut(usize, u64)) -> Result<(), ReaderError> {
+        let mut fds: Vec<libc::pollfd> = self
+            .live
+            .iter()
+            .map(|r| libc::pollfd { fd: r.pipe.as_raw_fd(), events: libc::POLLIN, revents: 0 })
+            .collect();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        if n < 0 {
+            let cause = io::Error::last_os_error();
+            return if cause.kind() == io::ErrorKind::Interrupted {
+                Ok(())
+            } else {
+                Err(ReaderError::System { what: "wait", cause })
+            };
+        }
+        // backwards, so `swap_remove` only moves readers already handled
+        for k in (0..fds.len()).rev() {
+            if fds[k].revents == 0 {
+                continue;
+            }
+            let mut chunk = [0u8; 8192];
+            // SAFETY: reads at most `chunk.len()` bytes into `chunk` from a pipe we own.
+            let got = unsafe { libc::read(fds[k].fd, chunk.as_mut_ptr().cast(), chunk.len()) };
+            if got < 0 {
+                let cause = io::Error::last_os_error();
+                if matches!(cause.kind(), io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock) {
+                    continue;
+                }
+                return Err(ReaderError::System { what: "read the report", cause });
+            }
+            let reader = &mut self.live[k];
+            if got > 0 {
+                reader.buf.extend_from_slice(&chunk[..got as usize]);
+                reader.parse(on_done)?;
+            } else {
+                let result = reader.finish();
+                self.live.swap_remove(k);
+                result?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Readers<'_> {
+    fn drop(&mut self) {
+        for r in self.live.iter().filter(|r| r.pid > 0) {
+            // SAFETY: `pid` is our child and not yet reaped, so it cannot be another process.
+            unsafe {
+                libc::kill(r.pid, libc::SIGKILL);
+            }
+        }
+        for r in self.live.iter_mut().filter(|r| r.pid > 0) {
+            reap(r.pid);
+            r.pid = 0;
+        }
+    }
+}
+
+/// Wait for the child `pid` to end: its pid and wait status, or `None` when it cannot be
+/// waited for (already reaped, e.g. with SIGCHLD ignored).
+fn reap(pid: libc::pid_t) -> Option<(libc::pid_t, libc::c_int)> {
+    loop {
+        let mut status = 0;
+        // SAFETY: waits for our own child; `status` is a valid out pointer.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            return Some((pid, status));
+        }
+        if r < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+            continue;
+        }
+        return None;
+    }
+}
+
+/// Messages from a reader: `DONE slot:u64 bytes:u64`, `FAILED slot:u64 len:u64 message`.
+const DONE: u8 = b'D';
+const DONE_LEN: usize = 17;
+const FAILED: u8 = b'E';
+const FAILED_HEAD: usize = 17;
+/// Longest error message sent (longer ones are cut).
+const MAX_MESSAGE: usize = 16 << 10;
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// Fork a reader for `batch`.
+fn spawn<'a, T: Sample>(
+    batch: &'a [(usize, PathBuf)],
+    base: *mut T,
+    n_cells: usize,
+    job: &Job<'_>,
+) -> Result<Reader<'a>, ReaderError> {
+    // Holding the libnetcdf/libhdf5 lock across the fork: no other thread of this process is
+    // inside the library (its state is consistent in the child), and pipes and forks of
+    // concurrent callers do not interleave (no child inherits another reader's write end).
+    let lock = hdf5_metno_sys::LOCK.lock();
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(ReaderError::System { what: "create a pipe", cause: io::Error::last_os_error() });
+    }
+    // SAFETY: pipe2 just returned these two descriptors, owned by nothing else.
+    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: the child only runs `reader_main`, which ends in `_exit`; see there.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // The child owns the (reentrant) lock through this thread: keep it locked, so its own
+        // library calls re-enter it and never touch the parked-thread queue of the parent.
+        std::mem::forget(lock);
+        drop(read_end);
+        reader_main(batch, write_end.as_raw_fd(), base, n_cells, job);
+    }
+    drop(write_end);
+    drop(lock);
+    if pid < 0 {
+        return Err(ReaderError::System { what: "fork", cause: io::Error::last_os_error() });
+    }
+    Ok(Reader { pid, pipe: read_end, files: batch, done: vec![false; batch.len()], buf: Vec::new() })
+}
+
+/// The body of a reader process: read, check and decode each file into its pool row, report
+/// it, and leave with `_exit` (never returning into the parent's code, never unwinding).
+fn reader_main<T: Sample>(batch: &[(usize, PathBuf)], fd: RawFd, base: *mut T, n_cells: usize, job: &Job<'_>) -> ! {
+    let current = std::cell::Cell::new(None);
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<(), (usize, String)> {
+        for (slot, path) in batch {
+            current.set(Some(*slot));
+            if job.kill_slot == Some(*slot) {
+                // SAFETY: raising a signal on ourselves (the test hook).
+                unsafe {
+                    libc::raise(libc::SIGKILL);
+                }
+            }
+            // SAFETY: the slot was checked to lie inside the pool and to belong to this file
+            // only, so this row is written by this process alone; the parent does not touch it
+            // until the report below.
+            let dest = unsafe { std::slice::from_raw_parts_mut(base.add(slot * n_cells), n_cells) };
+            let bytes = read_checked(path, job, dest).map_err(|e| (*slot, e.to_string()))?;
+            let mut msg = [0u8; DONE_LEN];
+            msg[0] = DONE;
+            msg[1..9].copy_from_slice(&(*slot as u64).to_le_bytes());
+            msg[9..17].copy_from_slice(&bytes.to_le_bytes());
+            if !send(fd, &msg) {
+                return Err((*slot, String::new())); // the parent is gone
+            }
+        }
+        Ok(())
+    }));
+    let failed = match outcome {
+        Ok(Ok(())) => None,
+        Ok(Err(failure)) => Some((failure, 2)),
+        Err(_) => Some(((current.get().unwrap_or(0), "a reader process panicked".to_string()), 3)),
+    };
+    let code = match failed {
+        None => 0,
+        Some(((slot, mut message), code)) => {
+            if !message.is_empty() {
+                if message.len() > MAX_MESSAGE {
+                    let mut end = MAX_MESSAGE;
+                    while !message.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    message.truncate(end);
+                }
+                let mut msg = Vec::with_capacity(FAILED_HEAD + message.len());
+                msg.push(FAILED);
+                msg.extend_from_slice(&(slot as u64).to_le_bytes());
+                msg.extend_from_slice(&(message.len() as u64).to_le_bytes());
+                msg.extend_from_slice(message.as_bytes());
+                send(fd, &msg);
+            }
+            code
+        }
+    };
+    // SAFETY: ends this process at once: no destructors, atexit handlers or stdio flushing,
+    // which belong to the parent (its open output files, MPI, buffered output).
+    unsafe { libc::_exit(code) }
+}
+
+/// Write all of `msg` to `fd`; false when the parent is gone.
+fn send(fd: RawFd, msg: &[u8]) -> bool {
+    let mut at = 0;
+    while at < msg.len() {
+        // SAFETY: writes from a valid buffer to our own pipe.
+        let n = unsafe { libc::write(fd, msg[at..].as_ptr().cast(), msg.len() - at) };
+        if n < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return false;
+        }
+        at += n as usize;
+    }
+    true
+}
+
+/// Open `path`, check it like the first file (the variable's shape, and the grid when asked),
+/// read the region and decode it into `dest`. Returns the bytes of stored data read. The same
+/// checks as the library read path in `run::read_tile`.
+fn read_checked<T: Sample>(path: &Path, job: &Job<'_>, dest: &mut [T]) -> Result<u64, InputError> {
+    let file = super::open(path)?;
+    let layout = VarLayout::inspect(&file, path, Some(&job.expected.name), false)?;
+    if layout.nlat() != job.expected.nlat() || layout.nlon() != job.expected.nlon() {
+        return Err(InputError::ShapeMismatch {
+            path: path.into(),
+            var: layout.name.clone(),
+            found: layout.shape_text(),
+            expected: job.expected.shape_text(),
+            first: job.first.into(),
+        });
+    }
+    if let Some(grid) = job.check_grid {
+        grid.check_same(&Grid::read(&file, path, &layout)?, path, job.first)?;
+    }
+    let raw = read_region(&file, path, &layout, job.region)?;
+    drop(file);
+    decode_region(&layout, job.region, &raw, dest);
+    Ok(raw.bytes() as u64)
+}
+
+#[cfg(test)]
+mod tests;
