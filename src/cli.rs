@@ -38,6 +38,9 @@ pub enum Command {
     /// Time an engine on a synthetic pool in memory beside the device's copy bandwidths, and
     /// check it against the CPU engine.
     BenchKernel(crate::bench::BenchKernelArgs),
+    /// Time our GPU kernel against the source documents' GPU designs on the same synthetic
+    /// pool, with their errors against our exact result (CUDA).
+    BenchBaselines(crate::bench_baselines::BenchBaselinesArgs),
 }
 
 /// A year or an inclusive range of years: `1991-2020`, `2005`.
