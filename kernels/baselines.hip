@@ -47,6 +47,9 @@ struct BaseParams {
     int pad_;
 };
 
+// Loads issued together before their values are used (memory-level parallelism per thread).
+#define SC_BASE_CHUNK 8
+
 SC_DEVICE bool sc_finite(float v) { return (sc_float_bits(v) & 0x7f800000u) != 0x7f800000u; }
 
 SC_DEVICE double sc_nan() { return sc_bits_double(0x7ff8000000000000ull); }
@@ -90,16 +93,23 @@ SC_DEVICE void base_topk(const BaseParams& p) {
     const int d0 = __ldg(p.win_day0 + t);
     double total = 0.0;
     int n = 0;
+    const float nan = sc_bits_float(0x7fc00000u);
     for (int w = 0; w < p.window; ++w) {
         const float* __restrict__ rows = p.pool + ((sc_i64)(d0 + w) * p.years) * p.n_cells + cell;
         double day_sum = 0.0;
-#pragma unroll 6
-        for (int y = 0; y < p.years; ++y) {
-            const float v = __ldg(rows + (sc_i64)y * p.n_cells);
-            if (sc_finite(v)) {
-                day_sum = sc_add(day_sum, (double)v);
-                ++n;
-                topk_insert<K>(top, v);
+        // years in chunks: a chunk's loads are issued together, then its samples inserted
+        for (int y0 = 0; y0 < p.years; y0 += SC_BASE_CHUNK) {
+            float v[SC_BASE_CHUNK];
+#pragma unroll
+            for (int j = 0; j < SC_BASE_CHUNK; ++j)
+                v[j] = y0 + j < p.years ? __ldg(rows + (sc_i64)(y0 + j) * p.n_cells) : nan;
+#pragma unroll
+            for (int j = 0; j < SC_BASE_CHUNK; ++j) {
+                if (sc_finite(v[j])) {
+                    day_sum = sc_add(day_sum, (double)v[j]);
+                    ++n;
+                    topk_insert<K>(top, v[j]);
+                }
             }
         }
         total = sc_add(total, day_sum);
@@ -191,8 +201,14 @@ SC_DEVICE void base_tblock(const BaseParams& p) {
         for (int r = 0; r < rows; ++r) stage[r * tile + tid] = nan;
         return;
     }
-#pragma unroll 8
-    for (int r = 0; r < rows; ++r) stage[r * tile + tid] = __ldg(src + (sc_i64)r * p.n_cells);
+    for (int r0 = 0; r0 < rows; r0 += SC_BASE_CHUNK) {
+        float v[SC_BASE_CHUNK];
+#pragma unroll
+        for (int j = 0; j < SC_BASE_CHUNK; ++j) v[j] = r0 + j < rows ? __ldg(src + (sc_i64)(r0 + j) * p.n_cells) : nan;
+#pragma unroll
+        for (int j = 0; j < SC_BASE_CHUNK; ++j)
+            if (r0 + j < rows) stage[(r0 + j) * tile + tid] = v[j];
+    }
     // Phase 2: each target of the batch from shared memory
     for (int t = t0; t < t1; ++t) {
         const int off = __ldg(p.win_day0 + t) - dmin;
@@ -253,16 +269,21 @@ SC_DEVICE void base_moments(const BaseParams& p) {
     if (cell >= p.n_cells || d >= p.n_days) return;
     const float* __restrict__ rows = p.pool + (sc_i64)d * p.years * p.n_cells + cell;
     double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0;
-#pragma unroll 6
-    for (int y = 0; y < p.years; ++y) {
-        const float v = __ldg(rows + (sc_i64)y * p.n_cells);
-        if (sc_finite(v)) {
-            const double x = (double)v, x2 = x * x;
-            s0 += 1.0;
-            s1 += x;
-            s2 += x2;
-            s3 += x2 * x;
-            s4 += x2 * x2;
+    const float nan = sc_bits_float(0x7fc00000u);
+    for (int y0 = 0; y0 < p.years; y0 += SC_BASE_CHUNK) {
+        float v[SC_BASE_CHUNK];
+#pragma unroll
+        for (int j = 0; j < SC_BASE_CHUNK; ++j) v[j] = y0 + j < p.years ? __ldg(rows + (sc_i64)(y0 + j) * p.n_cells) : nan;
+#pragma unroll
+        for (int j = 0; j < SC_BASE_CHUNK; ++j) {
+            if (sc_finite(v[j])) {
+                const double x = (double)v[j], x2 = x * x;
+                s0 += 1.0;
+                s1 += x;
+                s2 += x2;
+                s3 += x2 * x;
+                s4 += x2 * x2;
+            }
         }
     }
     const sc_i64 plane = (sc_i64)p.n_days * p.n_cells;

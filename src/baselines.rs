@@ -520,6 +520,10 @@ mod tests {
         let spans = l.batch_spans(10);
         assert_eq!(spans.len(), 10);
         assert_eq!((spans[0], spans[9]), (20, 12), "10 days of batches of 10, the last of 2");
+        // the GPU test's job
+        let plan = WindowPlan::build(&spec(2001..=2012, 150..=175, 5), |_| true);
+        let l = Layout::from_plan(&plan).unwrap();
+        assert_eq!((l.years, l.n_days, l.window, l.win_day0.len()), (12, 36, 11, 26));
         // a missing date makes the pool irregular
         let plan = WindowPlan::build(&spec(1991..=2020, 152..=243, 5), |d| !(d.year == 2000 && d.ordinal() == 160));
         assert!(matches!(Layout::from_plan(&plan), Err(BaselineError::Layout(_))));
