@@ -430,6 +430,7 @@ impl BaselinesRecord {
                 if x > 1.0 { "met" } else { "NOT met" }
             );
         }
+        s += "\nThe designs, their fidelity to the source documents and the corrections made: `src/baselines.rs`.\n";
         s
     }
 }
