@@ -65,19 +65,17 @@ SC_DEVICE double sc_base_lerp(double lo, double hi, double frac) {
 // ---------------------------------------------------------------------------------------------
 
 // Insert `v` into the descending array `top` (K largest so far), dropping the smallest. The
-// guard skips most samples once the array is full of large values; the body is branch-free
-// (every index is a compile-time constant, so the array stays in registers). Document 003's
-// loop wrote top[K] (one past the end) and compared against every slot; this is the same
-// insertion without the overflow.
+// guard skips a sample smaller than all K (a warp skips when all its lanes do); the body is
+// branch-free, two instructions a slot: new top[i] = max(top[i], min(v, top[i-1])) (every index
+// is a compile-time constant, so the array stays in registers). Document 003's loop did a
+// compare-and-swap per slot and wrote top[K], one past the end; this is the same insertion,
+// in bounds.
 template <int K>
 SC_DEVICE void topk_insert(float (&top)[K], float v) {
     if (v > top[K - 1]) {
 #pragma unroll
-        for (int i = K - 1; i > 0; --i) {
-            const float up = top[i - 1];
-            top[i] = v > up ? up : (v > top[i] ? v : top[i]);
-        }
-        top[0] = v > top[0] ? v : top[0];
+        for (int i = K - 1; i > 0; --i) top[i] = fmaxf(top[i], fminf(v, top[i - 1]));
+        top[0] = fmaxf(top[0], v);
     }
 }
 

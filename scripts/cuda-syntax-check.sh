@@ -31,6 +31,8 @@ __device__ double __ldg(const double*);
 __device__ int __ldg(const int*);
 __device__ short __ldg(const short*);
 __device__ double sqrt(double);
+__device__ float fminf(float, float);
+__device__ float fmaxf(float, float);
 H
 grep -v "#pragma once" kernels/sstclim_port.h > "$tmp/port.h"
 status=0
