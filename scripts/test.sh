@@ -10,5 +10,11 @@ cd "$(dirname "$0")/.."
 cargo test --release --locked --all-targets
 echo "== kernels/climatology.hip with hipcc for gfx906" >&2
 hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/climatology-gfx906.hsaco kernels/climatology.hip
+echo "== kernels/baselines.hip with hipcc for gfx906" >&2
+hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/baselines-gfx906.hsaco kernels/baselines.hip
+echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit needed)" >&2
+scripts/cuda-syntax-check.sh
+echo "== kernels/baselines.hip emulated on the host against a naive reference" >&2
+scripts/baselines-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip

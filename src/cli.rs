@@ -42,6 +42,9 @@ pub enum Command {
     /// Time reading every input file of a job whole with pread from all threads (no library,
     /// no decoding): the floor the pipeline is measured against.
     BenchRead(crate::readfloor::BenchReadArgs),
+    /// Time our GPU kernel against the source documents' GPU designs on the same synthetic
+    /// pool, with their errors against our exact result (CUDA).
+    BenchBaselines(crate::bench_baselines::BenchBaselinesArgs),
 }
 
 /// A year or an inclusive range of years: `1991-2020`, `2005`.

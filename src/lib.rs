@@ -6,7 +6,9 @@
 //! files into a [`pool`], an [`engine`] computes the statistics, and [`output`] writes CF
 //! NetCDF. [`run`] ties these together tile by tile within a memory budget.
 
+pub mod baselines;
 pub mod bench;
+pub mod bench_baselines;
 pub mod calendar;
 pub mod cli;
 pub mod compare;

@@ -109,5 +109,13 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::BenchBaselines(args) => {
+            let record = sstclim::bench_baselines::bench_baselines(&args)?;
+            print!("{}", record.markdown());
+            if record.ours_check.differences > 0 {
+                return Ok(ExitCode::from(1));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

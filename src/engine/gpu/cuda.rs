@@ -116,14 +116,15 @@ impl CudaDevice {
     }
 
     /// Machine code (CUBIN) of kernel `name` for this device's architecture, compiled by NVRTC
-    /// from the kernel source once per process (only that instantiation, so neither NVRTC nor
-    /// the driver compiles the others; no PTX is left for the driver to translate at load).
-    fn cubin(&self, name: &str) -> Result<Vec<u8>, GpuError> {
+    /// from the kernel source `file` (text from `source`) once per process (only that
+    /// instantiation, so neither NVRTC nor the driver compiles the others; no PTX is left for
+    /// the driver to translate at load).
+    fn cubin(&self, file: &str, source: &dyn Fn() -> String, name: &str) -> Result<Vec<u8>, GpuError> {
         type Cache = std::sync::Mutex<HashMap<((i32, i32), String), Vec<u8>>>;
         static CACHE: OnceLock<Cache> = OnceLock::new();
         let cache = CACHE.get_or_init(Default::default);
         let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (self.arch, name.to_string());
+        let key = (self.arch, format!("{file}:{name}"));
         if let Some(image) = cache.get(&key) {
             return Ok(image.clone());
         }
@@ -148,8 +149,8 @@ impl CudaDevice {
             options.push(format!("--maxrregcount={cap}"));
         }
         let started = std::time::Instant::now();
-        let src = CString::new(kernel_source_inlined()).expect("the kernel source has no NUL");
-        let file = CString::new("climatology.hip").expect("no NUL");
+        let src = CString::new(source()).expect("the kernel source has no NUL");
+        let file = CString::new(file).expect("no NUL");
         let prog =
             nvrtc_result::create_program(&src, Some(&file)).map_err(|e| nvrtc("nvrtcCreateProgram", e.to_string()))?;
         // SAFETY: `prog` is live until destroyed below; buffers are sized by NVRTC's answers.
@@ -184,6 +185,94 @@ impl CudaDevice {
         tracing::info!("compiled {name} for {arch} in {:.2} s", started.elapsed().as_secs_f64());
         cache.insert(key, image.clone());
         Ok(image)
+    }
+
+    /// Load kernel `name` (once) from the kernel source `file`, whose text `source` gives (asked
+    /// only when this process has not compiled the kernel yet), and allow it `smem` bytes of
+    /// dynamic shared memory. The source defines its entry points `extern "C"` and builds only
+    /// the one asked for under `-DSC_SELECT -DSC_WANT_<name>`.
+    pub fn prepare_source(
+        &mut self,
+        file: &str,
+        source: &dyn Fn() -> String,
+        name: &str,
+        smem: usize,
+    ) -> Result<(), GpuError> {
+        let (module, func) = match self.functions.get(name) {
+            Some(&(_, _, set)) if set >= smem => return Ok(()),
+            Some(&(m, f, _)) => (m, f),
+            None => {
+                let image = self.cubin(file, source, name)?;
+                // SAFETY: `image` is a complete CUBIN that lives through the call.
+                let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
+                    .map_err(|e| self.err("cuModuleLoadData", e))?;
+                // SAFETY: the module is loaded and holds kernel `name`.
+                let func = unsafe {
+                    result::module::get_function(module, CString::new(name).expect("kernel names have no NUL"))
+                }
+                .map_err(|e| self.err("cuModuleGetFunction", e))?;
+                (module, func)
+            }
+        };
+        // SAFETY: valid function; the value is within the device's opt-in limit (checked by
+        // the launch plan).
+        unsafe {
+            result::function::set_function_attribute(
+                func,
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                smem as i32,
+            )
+        }
+        .map_err(|e| self.err("cuFuncSetAttribute", e))?;
+        // L1 / shared memory split (percent shared), for measuring
+        if let Some(carveout) = std::env::var("SSTCLIM_CUDA_CARVEOUT").ok().and_then(|v| v.parse::<i32>().ok()) {
+            // SAFETY: valid function; the driver clamps the preference to what the launch needs.
+            unsafe {
+                result::function::set_function_attribute(
+                    func,
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                    carveout,
+                )
+            }
+            .map_err(|e| self.err("cuFuncSetAttribute (carveout)", e))?;
+        }
+        self.functions.insert(name.to_string(), (module, func, smem));
+        Ok(())
+    }
+
+    /// Launch prepared kernel `name` on a 3-D grid, with one pointer per kernel parameter (each
+    /// at a value of that parameter's type).
+    ///
+    /// # Safety
+    /// `args` match the kernel's parameters, and every address they hold is valid for what the
+    /// kernel reads and writes.
+    pub unsafe fn launch_args(
+        &mut self,
+        name: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        smem: usize,
+        args: &mut [*mut c_void],
+    ) -> Result<(), GpuError> {
+        let Some(&(_, func, _)) = self.functions.get(name) else {
+            return Err(GpuError {
+                api: "CUDA",
+                call: "cuLaunchKernel",
+                device: self.info.description.clone(),
+                detail: format!("kernel {name} was not prepared"),
+            });
+        };
+        let (grid, block) = ((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]));
+        result::launch_kernel(func, grid, block, smem as u32, self.stream, args)
+            .map_err(|e| self.err("cuLaunchKernel", e))?;
+        // launch errors (bad configuration) are reported here; faults at the next sync
+        sys::cuStreamQuery(self.stream).result().or_else(|e| {
+            if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY {
+                Ok(())
+            } else {
+                Err(self.err("cuLaunchKernel", e))
+            }
+        })
     }
 }
 
@@ -279,46 +368,7 @@ impl Device for CudaDevice {
     }
 
     fn prepare(&mut self, name: &str, smem: usize) -> Result<(), GpuError> {
-        let (module, func) = match self.functions.get(name) {
-            Some(&(_, _, set)) if set >= smem => return Ok(()),
-            Some(&(m, f, _)) => (m, f),
-            None => {
-                let image = self.cubin(name)?;
-                // SAFETY: `image` is a complete CUBIN that lives through the call.
-                let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
-                    .map_err(|e| self.err("cuModuleLoadData", e))?;
-                // SAFETY: the module is loaded and holds kernel `name`.
-                let func = unsafe {
-                    result::module::get_function(module, CString::new(name).expect("kernel names have no NUL"))
-                }
-                .map_err(|e| self.err("cuModuleGetFunction", e))?;
-                (module, func)
-            }
-        };
-        // SAFETY: valid function; the value is within the device's opt-in limit (checked by
-        // the launch plan).
-        unsafe {
-            result::function::set_function_attribute(
-                func,
-                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                smem as i32,
-            )
-        }
-        .map_err(|e| self.err("cuFuncSetAttribute", e))?;
-        // L1 / shared memory split (percent shared), for measuring
-        if let Some(carveout) = std::env::var("SSTCLIM_CUDA_CARVEOUT").ok().and_then(|v| v.parse::<i32>().ok()) {
-            // SAFETY: valid function; the driver clamps the preference to what the launch needs.
-            unsafe {
-                result::function::set_function_attribute(
-                    func,
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                    carveout,
-                )
-            }
-            .map_err(|e| self.err("cuFuncSetAttribute (carveout)", e))?;
-        }
-        self.functions.insert(name.to_string(), (module, func, smem));
-        Ok(())
+        self.prepare_source("climatology.hip", &kernel_source_inlined, name, smem)
     }
 
     unsafe fn launch(
@@ -329,25 +379,8 @@ impl Device for CudaDevice {
         smem: usize,
         params: &KernelParams,
     ) -> Result<(), GpuError> {
-        let Some(&(_, func, _)) = self.functions.get(name) else {
-            return Err(GpuError {
-                api: "CUDA",
-                call: "cuLaunchKernel",
-                device: self.info.description.clone(),
-                detail: format!("kernel {name} was not prepared"),
-            });
-        };
         let mut args = [params as *const KernelParams as *mut c_void];
-        result::launch_kernel(func, (grid, 1, 1), (block, 1, 1), smem as u32, self.stream, &mut args)
-            .map_err(|e| self.err("cuLaunchKernel", e))?;
-        // launch errors (bad configuration) are reported here; faults at the next sync
-        sys::cuStreamQuery(self.stream).result().or_else(|e| {
-            if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY {
-                Ok(())
-            } else {
-                Err(self.err("cuLaunchKernel", e))
-            }
-        })
+        self.launch_args(name, [grid, 1, 1], [block, 1, 1], smem, &mut args)
     }
 
     fn timer_start(&mut self) -> Result<(), GpuError> {

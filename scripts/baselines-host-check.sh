@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Run kernels/baselines.hip on the host (scripts/baselines_host_check.cpp: every thread in turn,
+# CUDA built-ins replaced by host equivalents) and check it against a naive reference: (a) and
+# (b) bit for bit, (c) against the textbook Cornish-Fisher formula. For machines without a GPU;
+# the GPU test (`cargo test baselines`) is the real check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# the kernel source with the portability header pasted in (CUDA branch: no HIP macros defined)
+sed -e '/#include "sstclim_port.h"/{r kernels/sstclim_port.h' -e 'd}' kernels/baselines.hip | grep -v "#pragma once" \
+    > "$tmp/baselines_inlined.inc"
+${CXX:-g++} -std=c++17 -O1 -ffp-contract=off -Wno-unknown-pragmas -I"$tmp" -o "$tmp/check" scripts/baselines_host_check.cpp
+"$tmp/check"

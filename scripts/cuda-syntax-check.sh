@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Compile-check the kernels as CUDA device code where there is no CUDA toolkit (no nvcc, no
+# NVRTC): clang's CUDA front end with a small prelude standing in for what NVRTC declares
+# implicitly, one -DSC_SELECT -DSC_WANT_<name> instantiation at a time, as the CUDA backend
+# compiles them. Catches HIP-only constructs and selection mistakes; it is not NVRTC, so the
+# real check remains a run on a CUDA machine.
+#
+#   scripts/cuda-syntax-check.sh [CLANG]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+clang=${1:-$(ls /usr/lib/llvm-*/bin/clang++ 2>/dev/null | sort -V | tail -1)}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/prelude.h" <<'H'
+#include <__clang_cuda_builtin_vars.h>
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __forceinline__ __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+__device__ unsigned int __float_as_uint(float);
+__device__ float __uint_as_float(unsigned int);
+__device__ long long __double_as_longlong(double);
+__device__ double __longlong_as_double(long long);
+__device__ double __dadd_rn(double, double);
+__device__ double __dsub_rn(double, double);
+__device__ double __dmul_rn(double, double);
+__device__ double __ddiv_rn(double, double);
+__device__ float __ldg(const float*);
+__device__ double __ldg(const double*);
+__device__ int __ldg(const int*);
+__device__ short __ldg(const short*);
+__device__ double sqrt(double);
+__device__ float fminf(float, float);
+__device__ float fmaxf(float, float);
+H
+grep -v "#pragma once" kernels/sstclim_port.h > "$tmp/port.h"
+status=0
+for src in kernels/climatology.hip kernels/baselines.hip; do
+    sed 's/#include "sstclim_port.h"//' "$src" > "$tmp/k.cu"
+    for name in $(grep -o 'SC_WANT_[a-z0-9_]*' "$src" | sed 's/SC_WANT_//' | sort -u); do
+        if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
+            -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -include "$tmp/prelude.h" \
+            -include "$tmp/port.h" -S -o "$tmp/$name.ptx" "$tmp/k.cu" && grep -q "\.entry $name" "$tmp/$name.ptx"; then
+            echo "ok   $src: $name"
+        else
+            echo "FAIL $src: $name"; status=1
+        fi
+    done
+done
+exit $status
