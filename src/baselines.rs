@@ -567,7 +567,7 @@ mod tests {
         let pool = seeded_pool(&plan, n_cells, 7);
         let st = p90();
         let mut want = TileResult::new(2, plan.targets.len(), n_cells);
-        CpuEngine.compute(PoolRef::F32(&pool), &plan, &st, &mut want).unwrap();
+        CpuEngine.compute(PoolRef::F32(pool.view()), &plan, &st, &mut want).unwrap();
         let mut runner = match BaselineRunner::new(0, pool.as_slice(), n_cells, &plan, &st) {
             Ok(r) => r,
             Err(BaselineError::NoCuda(e)) => {

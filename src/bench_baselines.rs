@@ -226,13 +226,13 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     let engine = Backend::Cuda.engine(args.device, &GpuOptions::default())?;
     let device = engine.describe();
     let mut ours = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
-    let first = engine.compute(PoolRef::F32(&pool), &plan, &stats, &mut ours)?;
+    let first = engine.compute(PoolRef::F32(pool.view()), &plan, &stats, &mut ours)?;
     eprintln!("bench-baselines: ours warm-up {:.3} ms", first.kernel.as_secs_f64() * 1e3);
     let mut ours_ms = Vec::new();
     for i in 0..repeats {
         ours.values.fill(-12345.0);
         ours.counts.fill(u32::MAX);
-        let t = engine.compute(PoolRef::F32(&pool), &plan, &stats, &mut ours)?;
+        let t = engine.compute(PoolRef::F32(pool.view()), &plan, &stats, &mut ours)?;
         ours_ms.push(t.kernel.as_secs_f64() * 1e3);
         eprintln!("bench-baselines: ours repeat {}: {:.3} ms", i + 1, ours_ms[i]);
     }
@@ -248,12 +248,12 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     let started = Instant::now();
     let (want, got) = if cells.len() == n_cells {
         let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
-        CpuEngine.compute(PoolRef::F32(&pool), &plan, &stats, &mut want)?;
+        CpuEngine.compute(PoolRef::F32(pool.view()), &plan, &stats, &mut want)?;
         (want, ours.clone())
     } else {
         let sub = gather(&pool, &cells)?;
         let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), cells.len());
-        CpuEngine.compute(PoolRef::F32(&sub), &plan, &stats, &mut want)?;
+        CpuEngine.compute(PoolRef::F32(sub.view()), &plan, &stats, &mut want)?;
         (want, gather_result(&ours, &cells))
     };
     let ours_check = OursCheck {
