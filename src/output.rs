@@ -82,6 +82,8 @@ pub struct OutputSet {
     stat_names: Vec<String>,
     fill: f64,
     finished: bool,
+    /// Whether the files exist yet (see [`OutputSet::plan`]).
+    created: bool,
 }
 
 /// Create `dir` if needed and check that files can be created in it.
@@ -140,6 +142,15 @@ fn ordinal_suffix(p: &str) -> &'static str {
 impl OutputSet {
     /// Create every output file (under temporary names) with its metadata and coordinates.
     pub fn create(spec: &OutputSpec, meta: &OutputMeta) -> Result<OutputSet, OutputError> {
+        let mut set = OutputSet::plan(spec, meta)?;
+        set.create_files(spec, meta)?;
+        Ok(set)
+    }
+
+    /// The output files a job will write, checked against existing files (without
+    /// `--overwrite`), but not created yet: [`OutputSet::create_files`] does that, on the
+    /// writer thread while the inputs are read.
+    pub fn plan(spec: &OutputSpec, meta: &OutputMeta) -> Result<OutputSet, OutputError> {
         let stat_names = meta.stats.names();
         let planned = plan_files(spec, &stat_names, &meta.window.doys);
         if !spec.overwrite {
@@ -148,15 +159,26 @@ impl OutputSet {
                 return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() });
             }
         }
-        let mut set = OutputSet { files: Vec::new(), stat_names, fill: spec.fill_value, finished: false };
-        for (path, stat, targets) in planned {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let tmp = spec.dir.join(format!(".{name}.partial"));
-            let file = OutFile { tmp, path, stat, targets };
-            create_file(&file, &set.stat_names[stat], spec, meta)?;
-            set.files.push(file);
+        let files = planned
+            .into_iter()
+            .map(|(path, stat, targets)| {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let tmp = spec.dir.join(format!(".{name}.partial"));
+                OutFile { tmp, path, stat, targets }
+            })
+            .collect();
+        Ok(OutputSet { files, stat_names, fill: spec.fill_value, finished: false, created: false })
+    }
+
+    /// Create the planned files (once; later calls do nothing).
+    pub fn create_files(&mut self, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
+        if !self.created {
+            self.created = true;
+            for f in &self.files {
+                create_file(f, &self.stat_names[f.stat], spec, meta)?;
+            }
         }
-        Ok(set)
+        Ok(())
     }
 
     /// Write the results of targets `targets` (indices into the job's targets) of one tile of

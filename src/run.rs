@@ -90,7 +90,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     );
     let engine = plan.backend.engine(plan.device, &plan.gpu)?;
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
-    match pool {
+    let mut outcome = match pool {
         PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::I16 => {
@@ -107,7 +107,15 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             let decoding = int16_decoding(|stored| packing.decode(stored));
             run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
         }
+    }?;
+    // releasing a device (its memory and context) takes a noticeable part of a short run
+    let released = Instant::now();
+    drop(engine);
+    outcome.report.teardown_seconds = released.elapsed().as_secs_f64();
+    if let Some(path) = &plan.timing_json {
+        outcome.report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
     }
+    Ok(outcome)
 }
 
 /// The pool type when `--pool` is not given: on GPU engines, the input's own int16 integers

@@ -125,6 +125,8 @@ pub struct RunReport {
     /// Device memory the engine held at its peak (GPU engines), and its budget if given.
     pub device_memory_bytes: Option<u64>,
     pub max_device_mem_bytes: Option<u64>,
+    /// Releasing the engine after the run (device memory and context), not in `wall_seconds`.
+    pub teardown_seconds: f64,
 }
 
 impl RunReport {

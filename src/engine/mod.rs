@@ -69,6 +69,14 @@ impl TileResult {
         }
     }
 
+    /// Hold `n_targets` targets (contents unspecified: engines write every value), reusing the
+    /// allocation, which never shrinks.
+    pub fn reshape(&mut self, n_targets: usize) {
+        self.n_targets = n_targets;
+        self.values.resize(self.n_stats * n_targets * self.n_cells, f64::NAN);
+        self.counts.resize(n_targets * self.n_cells, 0);
+    }
+
     /// The values of one statistic for one target day, for all cells of the tile.
     pub fn row(&self, stat: usize, target: usize) -> &[f64] {
         let start = (stat * self.n_targets + target) * self.n_cells;

@@ -112,8 +112,8 @@ pub(crate) fn run_tiles<T: Sample>(
         missing_files: job.inputs.missing.len(),
         history: format!("{}: {} (sstclim {})", utc_timestamp(), plan.command_line, env!("CARGO_PKG_VERSION")),
     };
-    let mut outputs = timer
-        .time(Stage::Write, || trace.span("create-outputs", 0, None, || (OutputSet::create(&plan.output, &meta), 0)))?;
+    // checked now, created by the writer thread while the first files are read
+    let mut outputs = OutputSet::plan(&plan.output, &meta)?;
     let mut totals = Totals::default();
     for (i, region) in regions.iter().enumerate() {
         let ctx = TileCtx {
@@ -128,6 +128,7 @@ pub(crate) fn run_tiles<T: Sample>(
             direct: direct.as_ref(),
             trace: &trace,
             threads: &threads,
+            meta: &meta,
         };
         let bar = ui.spinner(&format!("tile {}/{}: reading, computing, writing", i + 1, regions.len()));
         outputs = run_tile::<T>(&ctx, outputs, &mut totals)?;
@@ -173,12 +174,10 @@ pub(crate) fn run_tiles<T: Sample>(
         max_mem_bytes: plan.max_mem,
         device_memory_bytes: totals.device_memory,
         max_device_mem_bytes: plan.gpu.max_device_mem,
+        teardown_seconds: 0.0,
     };
     if let Some(path) = &plan.trace_json {
         trace.write_json(path, plan.rank.0, plan.rank.1).map_err(|cause| Error::Io { path: path.clone(), cause })?;
-    }
-    if let Some(path) = &plan.timing_json {
-        report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
     }
     Ok(RunOutcome { report, outputs: paths })
 }
@@ -208,25 +207,76 @@ struct TileCtx<'a> {
     direct: Option<&'a direct::DirectLayout>,
     trace: &'a Trace,
     threads: &'a rayon::ThreadPool,
+    meta: &'a OutputMeta,
 }
 
-/// Page-locked for the engine until dropped (unpinned before the pool is unmapped).
+/// Memory page-locked for the engine, unpinned when dropped (before the memory is freed).
 struct PinGuard<'a> {
     engine: &'a dyn Engine,
-    ptr: *const u8,
-    pinned: bool,
+    ptrs: Vec<*const u8>,
 }
 
 impl Drop for PinGuard<'_> {
     fn drop(&mut self) {
-        if self.pinned {
-            // SAFETY: pinned through pin_host; the pool is still mapped (the guard is dropped
-            // before it).
-            if let Err(e) = unsafe { self.engine.unpin_host(self.ptr) } {
+        for &ptr in &self.ptrs {
+            // SAFETY: pinned through pin_host; the memory is still allocated (the guard is
+            // dropped before the pool and the result buffers).
+            if let Err(e) = unsafe { self.engine.unpin_host(ptr) } {
                 tracing::warn!("{e}");
             }
         }
     }
+}
+
+/// Result buffers a tile reuses: the compute thread fills one while the writer writes
+/// another. On device engines they are page-locked, so results come back at full speed.
+const RESULT_BUFFERS: usize = 2;
+
+/// Allocate the result buffers (values written, so committed) and, on device engines, pin
+/// them; returns them with the addresses pinned.
+fn result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> (Vec<TileResult>, Vec<*const u8>) {
+    let max_targets = ctx.segments.iter().map(|s| s.targets.len()).max().unwrap_or(0);
+    let mut buffers = Vec::new();
+    let mut pinned = Vec::new();
+    for _ in 0..RESULT_BUFFERS.min(ctx.segments.len()) {
+        let r = TileResult::new(ctx.plan.stats.n_stats(), max_targets, n_cells);
+        if ctx.engine.is_device() {
+            for (ptr, len) in [
+                (r.values.as_ptr().cast::<u8>(), std::mem::size_of_val(&r.values[..])),
+                (r.counts.as_ptr().cast::<u8>(), std::mem::size_of_val(&r.counts[..])),
+            ] {
+                // SAFETY: the buffers are unpinned (below, in run_tile) before they are dropped,
+                // and their heap memory does not move while they are passed around.
+                if len > 0 && unsafe { ctx.engine.pin_host(ptr, len) }.unwrap_or(false) {
+                    pinned.push(ptr);
+                }
+            }
+        }
+        buffers.push(r);
+    }
+    (buffers, pinned)
+}
+
+/// Commit the pages of `len` bytes at `addr` without changing them (MADV_POPULATE_WRITE,
+/// Linux 5.14+), from `threads` threads, so that readers may write concurrently. Returns
+/// false where the kernel lacks it.
+fn populate(addr: usize, len: usize, threads: usize) -> bool {
+    const MADV_POPULATE_WRITE: libc::c_int = 23;
+    let chunk = len.div_ceil(threads.max(1)).next_multiple_of(4096).max(4096);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = (0..len)
+            .step_by(chunk)
+            .map(|start| {
+                s.spawn(move || {
+                    let n = chunk.min(len - start);
+                    // SAFETY: a page-aligned range inside the live pool mapping; populating
+                    // faults pages in without changing their contents.
+                    unsafe { libc::madvise((addr + start) as *mut libc::c_void, n, MADV_POPULATE_WRITE) == 0 }
+                })
+            })
+            .collect();
+        parts.into_iter().all(|p| p.join().unwrap_or(false))
+    })
 }
 
 fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Totals) -> Result<OutputSet, Error> {
@@ -245,14 +295,15 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         .span("alloc", tile, None, || (new_pool(n_slots, n_cells), bytes as u64))
         .map_err(|cause| Error::Alloc { bytes, cause })?;
     pool.set_decoding(ctx.decoding.cloned());
-    if engine.is_device() {
-        // registering pages that are not yet faulted in is slow: commit them first
-        trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
-    }
     let (map_ptr, map_len) = pool.mapping();
     let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
-                                     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
-    let mut guard = PinGuard { engine, ptr: map_ptr, pinned: false };
+    if engine.is_device() && !populate(map_addr, map_len.min(4096), 1) {
+        // no MADV_POPULATE_WRITE: commit the pages before the readers start (registering
+        // pages that are not faulted in is slow)
+        trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
+    }
+    // declared before the rows borrow the pool, so it unpins before the pool is unmapped
+    let mut guard = PinGuard { engine, ptrs: Vec::new() };
     let decoding = pool.decoding().cloned();
     let rows = Rows::new(&mut pool);
     let read_job = ReadJob {
@@ -269,6 +320,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         tile,
     };
     let stop = AtomicBool::new(false);
+    let mut spare: Vec<TileResult> = Vec::new();
     let outcome = std::thread::scope(|s| {
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, u64)>();
         let (rows, read_job, stop) = (&rows, &read_job, &stop);
@@ -276,34 +328,55 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
             .name("readers".into())
             .spawn_scoped(s, move || read_all(read_job, rows, trace, stop, &done_tx))
             .expect("spawning the reader thread");
-        // device set-up beside the first reads: pin the pool, compile the kernel
-        let mut setup = engine.is_device().then(|| {
+        // device set-up beside the reads: commit and pin the pool, compile the kernel, make
+        // pinned result buffers
+        type SetUp = (Vec<*const u8>, Duration, Vec<TileResult>);
+        let setup = engine.is_device().then(|| {
             let first = &ctx.segments[0];
             std::thread::Builder::new()
                 .name("device-setup".into())
-                .spawn_scoped(s, move || -> Result<(bool, Duration), Error> {
+                .spawn_scoped(s, move || -> Result<SendPtrs<SetUp>, Error> {
                     let start = Instant::now();
+                    trace.span("populate", tile, None, || (populate(map_addr, map_len, plan.threads), map_len as u64));
+                    let mut pinned = Vec::new();
                     // SAFETY: the pool stays mapped until the guard unpins it, after this scope.
-                    let pinned = trace.span("pin", tile, None, || {
+                    let ok = trace.span("pin", tile, None, || {
                         (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
-                    })?;
-                    let pin = start.elapsed();
-                    if tile == 0 {
-                        trace.span("prepare", tile, None, || {
-                            (engine.prepare(ctx.pool_type, &first.plan, &plan.stats, n_cells), 0)
-                        })?;
+                    });
+                    if ok.as_ref().is_ok_and(|&p| p) {
+                        pinned.push(map_addr as *const u8);
                     }
-                    Ok((pinned, pin))
+                    let pin = start.elapsed();
+                    let (buffers, more) =
+                        trace.span("result-buffers", tile, None, || (result_buffers(ctx, n_cells), 0));
+                    pinned.extend(more);
+                    let result = ok.map_err(Error::from).and_then(|_| {
+                        if tile == 0 {
+                            trace.span("prepare", tile, None, || {
+                                (engine.prepare(ctx.pool_type, &first.plan, &plan.stats, n_cells), 0)
+                            })?;
+                        }
+                        Ok(())
+                    });
+                    // the pinned addresses go back even on failure, to be unpinned
+                    Ok(SendPtrs((pinned, pin, buffers), result.err()))
                 })
                 .expect("spawning the device set-up thread")
         });
         let (res_tx, res_rx) = crossbeam_channel::bounded::<Finished>(1);
+        let (back_tx, back_rx) = crossbeam_channel::unbounded::<TileResult>();
         let writer = std::thread::Builder::new()
             .name("writer".into())
             .spawn_scoped(s, move || -> (OutputSet, Result<Duration, Error>) {
                 crate::input::silence_hdf5();
                 let mut outputs = outputs;
-                let mut spent = Duration::ZERO;
+                let start = Instant::now();
+                let created =
+                    trace.span("create-outputs", tile, None, || (outputs.create_files(&plan.output, ctx.meta), 0));
+                let mut spent = start.elapsed();
+                if let Err(e) = created {
+                    return (outputs, Err(e.into()));
+                }
                 for f in res_rx {
                     let start = Instant::now();
                     let bytes = (f.result.values.len() * 4) as u64;
@@ -311,6 +384,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                         (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
                     });
                     spent += start.elapsed();
+                    let _ = back_tx.send(f.result);
                     if let Err(e) = r {
                         return (outputs, Err(e.into()));
                     }
@@ -319,19 +393,18 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
             })
             .expect("spawning the writer thread");
 
-        let mut join_setup = |guard: &mut PinGuard<'_>, totals: &mut Totals| -> Result<(), Error> {
-            if let Some(handle) = setup.take() {
-                let r = handle.join().expect("device set-up thread");
-                if let Ok((pinned, pin)) = &r {
-                    guard.pinned = *pinned;
-                    totals.pin += *pin;
-                }
-                r?;
-            }
-            Ok(())
+        let mut setup = setup;
+        let mut join_setup = |guard: &mut PinGuard<'_>, totals: &mut Totals, spare: &mut Vec<TileResult>| {
+            let Some(handle) = setup.take() else { return Ok(()) };
+            let SendPtrs((pinned, pin, buffers), err) = handle.join().expect("device set-up thread")?;
+            guard.ptrs.extend(pinned);
+            totals.pin += pin;
+            spare.extend(buffers);
+            err.map_or(Ok(()), Err)
         };
         let computed = (|| -> Result<(), Error> {
             let mut ready = vec![false; n_slots];
+            let mut made = 0;
             for (k, seg) in ctx.segments.iter().enumerate() {
                 while !ready[seg.slots.clone()].iter().all(|&r| r) {
                     match done_rx.recv() {
@@ -340,11 +413,29 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                         Err(_) => return Ok(()),
                     }
                 }
-                join_setup(&mut guard, totals)?;
+                join_setup(&mut guard, totals, &mut spare)?;
+                // a result buffer: a spare one, a new one (host engines), or one the writer is done with
+                let mut result = match spare.pop() {
+                    Some(r) => r,
+                    None if made < RESULT_BUFFERS && !engine.is_device() => {
+                        made += 1;
+                        TileResult::new(plan.stats.n_stats(), seg.targets.len(), n_cells)
+                    }
+                    None => match back_rx.recv() {
+                        Ok(r) => r,
+                        Err(_) => return Ok(()), // the writer failed: its error is reported below
+                    },
+                };
+                result.reshape(seg.targets.len());
                 // SAFETY: every slot of the segment has been reported finished by its reader.
                 let view = unsafe { rows.view(seg.slots.clone(), decoding.as_ref()) };
-                let result = compute_segment::<T>(ctx, k, seg, view, totals)?;
-                if res_tx.send(Finished { index: k, targets: seg.targets.clone(), result }).is_err() {
+                let computed = compute_segment::<T>(ctx, k, seg, view, &mut result, totals);
+                if let Err(e) = computed {
+                    spare.push(result);
+                    return Err(e);
+                }
+                if let Err(back) = res_tx.send(Finished { index: k, targets: seg.targets.clone(), result }) {
+                    spare.push(back.into_inner().result);
                     return Ok(()); // the writer failed: its error is reported below
                 }
             }
@@ -355,9 +446,10 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         }
         drop(done_rx);
         drop(res_tx);
-        let set_up = join_setup(&mut guard, totals);
+        let set_up = join_setup(&mut guard, totals, &mut spare);
         let read = reader.join().expect("reader thread");
         let (outputs, written) = writer.join().expect("writer thread");
+        spare.extend(back_rx.try_iter());
         // the first failure in pipeline order
         let run = (|| -> Result<(), Error> {
             let stats = read?;
@@ -376,9 +468,15 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         totals.device_memory = Some(totals.device_memory.unwrap_or(0).max(bytes));
     }
     trace.span("unpin", tile, None, || (drop(guard), map_len as u64));
-    trace.span("free", tile, None, || (drop(pool), map_len as u64));
+    trace.span("free", tile, None, || (drop((spare, pool)), map_len as u64));
     run.map(|()| outputs)
 }
+
+/// Pinned host addresses handed between threads (plain addresses; the memory they name is
+/// owned elsewhere), with whatever went wrong.
+struct SendPtrs<T>(T, Option<Error>);
+// SAFETY: the raw pointers inside are only addresses to unpin later; nothing is dereferenced.
+unsafe impl<T> Send for SendPtrs<T> {}
 
 /// Compute one segment (and check it against the reference engine with `--verify`).
 fn compute_segment<T: Sample>(
@@ -386,15 +484,15 @@ fn compute_segment<T: Sample>(
     k: usize,
     seg: &Segment,
     view: crate::pool::PoolView<'_, T>,
+    result: &mut TileResult,
     totals: &mut Totals,
-) -> Result<TileResult, Error> {
+) -> Result<(), Error> {
     let (plan, engine, tile) = (ctx.plan, ctx.engine, ctx.tile);
     let n_stats = plan.stats.n_stats();
-    let mut result = TileResult::new(n_stats, seg.targets.len(), view.n_cells());
     let start = Instant::now();
     let bytes = std::mem::size_of_val(view.as_slice()) as u64;
     let times = ctx.trace.span("compute", tile, Some(k), || {
-        (ctx.threads.install(|| engine.compute(T::wrap(view), &seg.plan, &plan.stats, &mut result)), bytes)
+        (ctx.threads.install(|| engine.compute(T::wrap(view), &seg.plan, &plan.stats, result)), bytes)
     })?;
     totals.compute += start.elapsed();
     totals.device.add(&times);
@@ -410,5 +508,5 @@ fn compute_segment<T: Sample>(
             return Err(Error::Verify { tile, differences, engine: engine.name() });
         }
     }
-    Ok(result)
+    Ok(())
 }
