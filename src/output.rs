@@ -170,6 +170,11 @@ impl OutputSet {
         Ok(OutputSet { files, stat_names, fill: spec.fill_value, finished: false, created: false })
     }
 
+    /// Record that the planned files were created (by a child process).
+    pub fn mark_created(&mut self) {
+        self.created = true;
+    }
+
     /// Create the planned files (once; later calls do nothing).
     pub fn create_files(&mut self, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
         if !self.created {

@@ -5,6 +5,7 @@
 //! coordinate-variable attributes and dimension names, and a region is read in the file's own
 //! order and transposed into the canonical `(lat, lon)` order while decoding.
 
+pub mod child;
 pub mod direct;
 mod error;
 mod forked;

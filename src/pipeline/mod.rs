@@ -14,6 +14,7 @@
 //! their pool page-locked once per tile (touched first, then pinned while the first files are
 //! read) and compile their kernel while files are read.
 
+pub mod locate;
 pub mod readers;
 pub mod segments;
 pub mod trace;
@@ -23,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use tracing::info;
 
+use locate::Locating;
 pub use readers::ReadPath;
 use readers::{read_all, ReadJob, ReadStats, Rows};
 use segments::{plan_segments, Segment};
@@ -232,51 +234,30 @@ impl Drop for PinGuard<'_> {
 /// another. On device engines they are page-locked, so results come back at full speed.
 const RESULT_BUFFERS: usize = 2;
 
-/// Allocate the result buffers (values written, so committed) and, on device engines, pin
-/// them; returns them with the addresses pinned.
-fn result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> (Vec<TileResult>, Vec<*const u8>) {
+/// The result buffers of a tile (values written, so committed).
+fn result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Vec<TileResult> {
     let max_targets = ctx.segments.iter().map(|s| s.targets.len()).max().unwrap_or(0);
-    let mut buffers = Vec::new();
-    let mut pinned = Vec::new();
-    for _ in 0..RESULT_BUFFERS.min(ctx.segments.len()) {
-        let r = TileResult::new(ctx.plan.stats.n_stats(), max_targets, n_cells);
-        if ctx.engine.is_device() {
-            for (ptr, len) in [
-                (r.values.as_ptr().cast::<u8>(), std::mem::size_of_val(&r.values[..])),
-                (r.counts.as_ptr().cast::<u8>(), std::mem::size_of_val(&r.counts[..])),
-            ] {
-                // SAFETY: the buffers are unpinned (below, in run_tile) before they are dropped,
-                // and their heap memory does not move while they are passed around.
-                if len > 0 && unsafe { ctx.engine.pin_host(ptr, len) }.unwrap_or(false) {
-                    pinned.push(ptr);
-                }
-            }
-        }
-        buffers.push(r);
-    }
-    (buffers, pinned)
+    (0..RESULT_BUFFERS.min(ctx.segments.len()))
+        .map(|_| TileResult::new(ctx.plan.stats.n_stats(), max_targets, n_cells))
+        .collect()
 }
 
-/// Commit the pages of `len` bytes at `addr` without changing them (MADV_POPULATE_WRITE,
-/// Linux 5.14+), from `threads` threads, so that readers may write concurrently. Returns
-/// false where the kernel lacks it.
-fn populate(addr: usize, len: usize, threads: usize) -> bool {
-    const MADV_POPULATE_WRITE: libc::c_int = 23;
-    let chunk = len.div_ceil(threads.max(1)).next_multiple_of(4096).max(4096);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = (0..len)
-            .step_by(chunk)
-            .map(|start| {
-                s.spawn(move || {
-                    let n = chunk.min(len - start);
-                    // SAFETY: a page-aligned range inside the live pool mapping; populating
-                    // faults pages in without changing their contents.
-                    unsafe { libc::madvise((addr + start) as *mut libc::c_void, n, MADV_POPULATE_WRITE) == 0 }
-                })
-            })
-            .collect();
-        parts.into_iter().all(|p| p.join().unwrap_or(false))
-    })
+/// Pin result buffers for the engine; returns the addresses pinned.
+fn pin_results(engine: &dyn Engine, buffers: &[TileResult]) -> Vec<*const u8> {
+    let mut pinned = Vec::new();
+    for r in buffers {
+        for (ptr, len) in [
+            (r.values.as_ptr().cast::<u8>(), std::mem::size_of_val(&r.values[..])),
+            (r.counts.as_ptr().cast::<u8>(), std::mem::size_of_val(&r.counts[..])),
+        ] {
+            // SAFETY: the buffers are unpinned (in run_tile) before they are dropped, and their
+            // heap memory does not move while they are passed around.
+            if len > 0 && unsafe { engine.pin_host(ptr, len) }.unwrap_or(false) {
+                pinned.push(ptr);
+            }
+        }
+    }
+    pinned
 }
 
 fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Totals) -> Result<OutputSet, Error> {
@@ -290,6 +271,16 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         ReadPath::Auto => ctx.direct.is_none(),
         ReadPath::Library => false,
     };
+    // children that need no pool are forked before it exists (no copy-on-write of its pages):
+    // the ones locating the variable in every file, and (first tile) the one creating outputs
+    let locating = ctx.direct.map(|dl| {
+        trace.span("fork-locate", tile, None, || {
+            let grid = (tile == 0).then_some(&job.grid);
+            (Locating::spawn(&job.files, dl, &job.layout, grid, (plan.threads / 4).clamp(1, 4)), 0)
+        })
+    });
+    let mut outputs = outputs;
+    let creator = (tile == 0).then(|| fork_output_creator(&mut outputs, ctx)).flatten();
     let new_pool = if forked { Pool::<T>::new_shared } else { Pool::<T>::new };
     let mut pool = trace
         .span("alloc", tile, None, || (new_pool(n_slots, n_cells), bytes as u64))
@@ -297,9 +288,9 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     pool.set_decoding(ctx.decoding.cloned());
     let (map_ptr, map_len) = pool.mapping();
     let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
-    if engine.is_device() && !populate(map_addr, map_len.min(4096), 1) {
-        // no MADV_POPULATE_WRITE: commit the pages before the readers start (registering
-        // pages that are not faulted in is slow)
+    if engine.is_device() {
+        // registering pages that are not faulted in is slow: commit them first, from all
+        // threads, before the readers start (committing them beside the readers contends)
         trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
     }
     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
@@ -326,7 +317,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         let (rows, read_job, stop) = (&rows, &read_job, &stop);
         let reader = std::thread::Builder::new()
             .name("readers".into())
-            .spawn_scoped(s, move || read_all(read_job, rows, trace, stop, &done_tx))
+            .spawn_scoped(s, move || read_all(read_job, locating, rows, trace, stop, &done_tx))
             .expect("spawning the reader thread");
         // device set-up beside the reads: commit and pin the pool, compile the kernel, make
         // pinned result buffers
@@ -337,29 +328,30 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                 .name("device-setup".into())
                 .spawn_scoped(s, move || -> Result<SendPtrs<SetUp>, Error> {
                     let start = Instant::now();
-                    trace.span("populate", tile, None, || (populate(map_addr, map_len, plan.threads), map_len as u64));
-                    let mut pinned = Vec::new();
-                    // SAFETY: the pool stays mapped until the guard unpins it, after this scope.
-                    let ok = trace.span("pin", tile, None, || {
-                        (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
-                    });
-                    if ok.as_ref().is_ok_and(|&p| p) {
-                        pinned.push(map_addr as *const u8);
-                    }
-                    let pin = start.elapsed();
-                    let (buffers, more) =
-                        trace.span("result-buffers", tile, None, || (result_buffers(ctx, n_cells), 0));
-                    pinned.extend(more);
-                    let result = ok.map_err(Error::from).and_then(|_| {
-                        if tile == 0 {
+                    let (buffers, pinned, result) = std::thread::scope(|inner| {
+                        let made = inner
+                            .spawn(|| trace.span("result-buffers", tile, None, || (result_buffers(ctx, n_cells), 0)));
+                        let mut pinned = Vec::new();
+                        let prepared = if tile == 0 {
                             trace.span("prepare", tile, None, || {
                                 (engine.prepare(ctx.pool_type, &first.plan, &plan.stats, n_cells), 0)
-                            })?;
+                            })
+                        } else {
+                            Ok(())
+                        };
+                        // SAFETY: the pool stays mapped until the guard unpins it, after the scope.
+                        let ok = trace.span("pin", tile, None, || {
+                            (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
+                        });
+                        if ok.as_ref().is_ok_and(|&p| p) {
+                            pinned.push(map_addr as *const u8);
                         }
-                        Ok(())
+                        let buffers = made.join().expect("result buffer thread");
+                        pinned.extend(trace.span("pin-results", tile, None, || (pin_results(engine, &buffers), 0)));
+                        (buffers, pinned, prepared.and(ok.map(|_| ())))
                     });
                     // the pinned addresses go back even on failure, to be unpinned
-                    Ok(SendPtrs((pinned, pin, buffers), result.err()))
+                    Ok(SendPtrs((pinned, start.elapsed(), buffers), result.err().map(Error::from)))
                 })
                 .expect("spawning the device set-up thread")
         });
@@ -371,8 +363,14 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                 crate::input::silence_hdf5();
                 let mut outputs = outputs;
                 let start = Instant::now();
-                let created =
-                    trace.span("create-outputs", tile, None, || (outputs.create_files(&plan.output, ctx.meta), 0));
+                let created = trace.span("create-outputs", tile, None, || {
+                    // the creating process's files, or (if it failed) made here, with the error
+                    let forked_ok = creator.is_some_and(crate::input::child::reap);
+                    if forked_ok {
+                        outputs.mark_created();
+                    }
+                    (outputs.create_files(&plan.output, ctx.meta), 0)
+                });
                 let mut spent = start.elapsed();
                 if let Err(e) = created {
                     return (outputs, Err(e.into()));
@@ -470,6 +468,17 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     trace.span("unpin", tile, None, || (drop(guard), map_len as u64));
     trace.span("free", tile, None, || (drop((spare, pool)), map_len as u64));
     run.map(|()| outputs)
+}
+
+/// Fork a process that creates the output files (libhdf5 work that would otherwise hold the
+/// library lock while files are read); its pid, or None where forking failed (the writer then
+/// creates them itself).
+fn fork_output_creator(outputs: &mut OutputSet, ctx: &TileCtx<'_>) -> Option<libc::pid_t> {
+    let (spec, meta) = (&ctx.plan.output, ctx.meta);
+    // SAFETY: the body only creates the files through libnetcdf (under the library lock the
+    // child holds).
+    let forked = unsafe { crate::input::child::fork_child(|_| i32::from(outputs.create_files(spec, meta).is_err())) };
+    forked.map(|(pid, _pipe)| pid).ok()
 }
 
 /// Pinned host addresses handed between threads (plain addresses; the memory they name is

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use crossbeam_channel::Sender;
 
+use super::locate::Locating;
 use super::trace::Trace;
 use crate::error::Error;
 use crate::input::direct::{self, DirectBuffer, DirectLayout};
@@ -111,6 +112,7 @@ pub struct ReadStats {
 /// Stops early (without error) when `stop` is set or `done` is disconnected.
 pub fn read_all<T: Sample>(
     job: &ReadJob<'_>,
+    locating: Option<Locating>,
     rows: &Rows<T>,
     trace: &Trace,
     stop: &AtomicBool,
@@ -119,38 +121,21 @@ pub fn read_all<T: Sample>(
     let mut stats = ReadStats::default();
     let mut library: Vec<usize> = (0..job.files.len()).collect();
     if let Some(dl) = job.direct {
-        // one thread queries each file's layout (HDF5 is serialized anyway), the others read
+        // child processes query each file's layout, all threads read
         let fallback = Mutex::new(Vec::new());
         let bytes = AtomicUsize::new(0);
         let (tx, rx) = crossbeam_channel::bounded::<(usize, std::fs::File, u64)>(4 * job.threads);
         std::thread::scope(|s| {
             let fallback_ref = &fallback;
+            let locating = locating.expect("the direct path comes with its locating processes");
             std::thread::Builder::new()
                 .name("locate".into())
                 .spawn_scoped(s, move || {
-                    let grid = job.check_grid.then_some(job.grid);
-                    for (slot, path) in job.files.iter().enumerate() {
-                        if stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let start = trace.now();
-                        let found = direct::locate(path, dl, job.layout, grid);
-                        trace.record("locate", job.tile, Some(slot), start, 0);
-                        match found {
-                            Ok((file, offset)) => {
-                                if tx.send((slot, file, offset)).is_err() {
-                                    break;
-                                }
-                            }
-                            Err(why) => {
-                                tracing::debug!("{}: {why}", path.display());
-                                fallback_ref.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
-                            }
-                        }
-                    }
+                    locating.collect(job.files, &tx, fallback_ref, trace, job.tile);
+                    drop(tx);
                 })
                 .expect("spawning the locating thread");
-            for t in 0..job.threads.saturating_sub(1).max(1) {
+            for t in 0..job.threads.max(1) {
                 let (fallback, bytes, rx) = (&fallback, &bytes, rx.clone());
                 std::thread::Builder::new()
                     .name(format!("read-{t}"))
