@@ -22,6 +22,7 @@ fn init_logging(quiet: bool) {
 }
 
 fn main() -> ExitCode {
+    let _ = sstclim::timing::PROCESS_START.set(std::time::Instant::now());
     // HDF5's flock on every open costs a third of the per-file metadata query of the direct
     // read path; sstclim only reads its inputs and writes its own temporary outputs, so it
     // does without (unless the user sets the variable). Set before any thread starts.

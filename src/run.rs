@@ -74,6 +74,7 @@ impl Job {
 /// Run the job `plan` describes.
 pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let wall = Instant::now();
+    let startup = crate::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
     let job = timer.time(Stage::Discover, || Job::prepare(plan))?;
@@ -112,6 +113,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let released = Instant::now();
     drop(engine);
     outcome.report.teardown_seconds = released.elapsed().as_secs_f64();
+    outcome.report.startup_seconds = startup;
     if let Some(path) = &plan.timing_json {
         outcome.report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
     }

@@ -127,6 +127,8 @@ pub struct RunReport {
     pub max_device_mem_bytes: Option<u64>,
     /// Releasing the engine after the run (device memory and context), not in `wall_seconds`.
     pub teardown_seconds: f64,
+    /// From the start of `main` to the start of the run (MPI start-up, argument parsing).
+    pub startup_seconds: f64,
 }
 
 impl RunReport {
@@ -228,6 +230,14 @@ impl RunReport {
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
         std::fs::write(path, text + "\n")
     }
+}
+
+/// When `main` started (set first thing in `main`), to report start-up time.
+pub static PROCESS_START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+/// Seconds from `main`'s start to now (0 where `main` did not record its start).
+pub fn since_process_start() -> f64 {
+    PROCESS_START.get().map_or(0.0, |t| t.elapsed().as_secs_f64())
 }
 
 /// Peak resident set size of this process so far, in bytes.

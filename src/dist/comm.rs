@@ -25,11 +25,12 @@ pub struct World {
 }
 
 impl World {
-    /// Start MPI (with the `mpi` feature, unless `SSTCLIM_NO_MPI` is set); a single rank otherwise.
-    /// Only the main thread calls MPI (funneled).
+    /// Start MPI (with the `mpi` feature, when a launcher started this process and
+    /// `SSTCLIM_NO_MPI` is not set); a single rank otherwise. Only the main thread calls MPI
+    /// (funneled).
     pub fn init() -> World {
         #[cfg(feature = "mpi")]
-        if std::env::var_os("SSTCLIM_NO_MPI").is_none() {
+        if std::env::var_os("SSTCLIM_NO_MPI").is_none() && launched_by_mpi() {
             if let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) {
                 let world = universe.world();
                 let comm = Comm { rank: world.rank() as usize, size: world.size() as usize, inner: Some(world) };
@@ -51,6 +52,22 @@ impl World {
     pub fn comm(&self) -> &Comm {
         &self.comm
     }
+}
+
+/// Whether an MPI launcher (mpirun/mpiexec of Open MPI, MPICH or Intel MPI, or Slurm's srun)
+/// started this process. Without one, MPI would start as a singleton, which costs a few
+/// tenths of a second (Open MPI starts a daemon) and gives one rank anyway.
+pub fn launched_by_mpi() -> bool {
+    const VARS: [&str; 7] = [
+        "OMPI_COMM_WORLD_SIZE",
+        "PMIX_RANK",
+        "PMI_RANK",
+        "PMI_SIZE",
+        "MPI_LOCALNRANKS",
+        "SLURM_PROCID",
+        "MV2_COMM_WORLD_SIZE",
+    ];
+    VARS.iter().any(|v| std::env::var_os(v).is_some())
 }
 
 impl Comm {

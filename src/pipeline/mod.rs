@@ -177,6 +177,7 @@ pub(crate) fn run_tiles<T: Sample>(
         device_memory_bytes: totals.device_memory,
         max_device_mem_bytes: plan.gpu.max_device_mem,
         teardown_seconds: 0.0,
+        startup_seconds: 0.0,
     };
     if let Some(path) = &plan.trace_json {
         trace.write_json(path, plan.rank.0, plan.rank.1).map_err(|cause| Error::Io { path: path.clone(), cause })?;
@@ -215,12 +216,16 @@ struct TileCtx<'a> {
 /// Memory page-locked for the engine, unpinned when dropped (before the memory is freed).
 struct PinGuard<'a> {
     engine: &'a dyn Engine,
+    /// The pool at `map` is pinned.
+    pool: bool,
+    map: *const u8,
     ptrs: Vec<*const u8>,
 }
 
 impl Drop for PinGuard<'_> {
     fn drop(&mut self) {
-        for &ptr in &self.ptrs {
+        let pool = self.pool.then_some(self.map);
+        for &ptr in pool.iter().chain(&self.ptrs) {
             // SAFETY: pinned through pin_host; the memory is still allocated (the guard is
             // dropped before the pool and the result buffers).
             if let Err(e) = unsafe { self.engine.unpin_host(ptr) } {
@@ -234,11 +239,33 @@ impl Drop for PinGuard<'_> {
 /// another. On device engines they are page-locked, so results come back at full speed.
 const RESULT_BUFFERS: usize = 2;
 
-/// The result buffers of a tile (values written, so committed).
+/// The result buffers of a tile, every page written (committed) from several threads.
 fn result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Vec<TileResult> {
     let max_targets = ctx.segments.iter().map(|s| s.targets.len()).max().unwrap_or(0);
+    let n_stats = ctx.plan.stats.n_stats();
+    let threads = (ctx.plan.threads / 2).max(1);
     (0..RESULT_BUFFERS.min(ctx.segments.len()))
-        .map(|_| TileResult::new(ctx.plan.stats.n_stats(), max_targets, n_cells))
+        .map(|_| {
+            let (nv, nc) = (n_stats * max_targets * n_cells, max_targets * n_cells);
+            let mut values = Vec::with_capacity(nv);
+            let mut counts = Vec::with_capacity(nc);
+            std::thread::scope(|s| {
+                let spare_values = &mut values.spare_capacity_mut()[..nv];
+                for part in spare_values.chunks_mut(nv.div_ceil(threads).max(1)) {
+                    s.spawn(move || part.iter_mut().for_each(|v| _ = v.write(f64::NAN)));
+                }
+                let spare_counts = &mut counts.spare_capacity_mut()[..nc];
+                for part in spare_counts.chunks_mut(nc.div_ceil(threads).max(1)) {
+                    s.spawn(move || part.iter_mut().for_each(|v| _ = v.write(0u32)));
+                }
+            });
+            // SAFETY: every element up to these lengths was written above.
+            unsafe {
+                values.set_len(nv);
+                counts.set_len(nc);
+            }
+            TileResult { n_stats, n_targets: max_targets, n_cells, values, counts }
+        })
         .collect()
 }
 
@@ -294,7 +321,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
     }
     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
-    let mut guard = PinGuard { engine, ptrs: Vec::new() };
+    let mut guard = PinGuard { engine, pool: false, map: map_ptr, ptrs: Vec::new() };
     let decoding = pool.decoding().cloned();
     let rows = Rows::new(&mut pool);
     let read_job = ReadJob {
@@ -321,7 +348,8 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
             .expect("spawning the reader thread");
         // device set-up beside the reads: commit and pin the pool, compile the kernel, make
         // pinned result buffers
-        type SetUp = (Vec<*const u8>, Duration, Vec<TileResult>);
+        // (pool pinned, result buffers' pinned addresses, time, result buffers)
+        type SetUp = (bool, Vec<*const u8>, Duration, Vec<TileResult>);
         let setup = engine.is_device().then(|| {
             let first = &ctx.segments[0];
             std::thread::Builder::new()
@@ -343,15 +371,14 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                         let ok = trace.span("pin", tile, None, || {
                             (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
                         });
-                        if ok.as_ref().is_ok_and(|&p| p) {
-                            pinned.push(map_addr as *const u8);
-                        }
+                        let pool_pinned = ok.as_ref().is_ok_and(|&p| p);
                         let buffers = made.join().expect("result buffer thread");
                         pinned.extend(trace.span("pin-results", tile, None, || (pin_results(engine, &buffers), 0)));
-                        (buffers, pinned, prepared.and(ok.map(|_| ())))
+                        (buffers, (pool_pinned, pinned), prepared.and(ok.map(|_| ())))
                     });
                     // the pinned addresses go back even on failure, to be unpinned
-                    Ok(SendPtrs((pinned, start.elapsed(), buffers), result.err().map(Error::from)))
+                    let ((pool_pinned, pinned), took) = (pinned, start.elapsed());
+                    Ok(SendPtrs((pool_pinned, pinned, took, buffers), result.err().map(Error::from)))
                 })
                 .expect("spawning the device set-up thread")
         });
@@ -394,7 +421,8 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         let mut setup = setup;
         let mut join_setup = |guard: &mut PinGuard<'_>, totals: &mut Totals, spare: &mut Vec<TileResult>| {
             let Some(handle) = setup.take() else { return Ok(()) };
-            let SendPtrs((pinned, pin, buffers), err) = handle.join().expect("device set-up thread")?;
+            let SendPtrs((pool_pinned, pinned, pin, buffers), err) = handle.join().expect("device set-up thread")?;
+            guard.pool = pool_pinned;
             guard.ptrs.extend(pinned);
             totals.pin += pin;
             spare.extend(buffers);
@@ -446,6 +474,15 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         drop(res_tx);
         let set_up = join_setup(&mut guard, totals, &mut spare);
         let read = reader.join().expect("reader thread");
+        // nothing reads the pool any more: unpin and unmap it while the writer finishes
+        if std::mem::take(&mut guard.pool) {
+            // SAFETY: pinned by the set-up thread (joined); the pool is still mapped.
+            let unpinned = trace.span("unpin", tile, None, || (unsafe { engine.unpin_host(map_ptr) }, map_len as u64));
+            if let Err(e) = unpinned {
+                tracing::warn!("{e}");
+            }
+        }
+        trace.span("free", tile, None, || (drop(pool), map_len as u64));
         let (outputs, written) = writer.join().expect("writer thread");
         spare.extend(back_rx.try_iter());
         // the first failure in pipeline order
@@ -465,8 +502,8 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     if let Some(bytes) = engine.device_memory() {
         totals.device_memory = Some(totals.device_memory.unwrap_or(0).max(bytes));
     }
-    trace.span("unpin", tile, None, || (drop(guard), map_len as u64));
-    trace.span("free", tile, None, || (drop((spare, pool)), map_len as u64));
+    trace.span("unpin-results", tile, None, || (drop(guard), 0));
+    drop(spare);
     run.map(|()| outputs)
 }
 

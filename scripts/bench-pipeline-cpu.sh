@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The pipeline on the CPU backend (issue 5): the overlapped pipeline (--segments R) against the
+# sequential path (--segments 1) on the same dataset, alternating, REPEATS times each, with the
+# run reports and one timeline per setting. Default dataset: 360x181 x 30 years x 102 days.
+#
+#   SSTCLIM=target/release/sstclim scripts/bench-pipeline-cpu.sh OUTDIR [DATA_DIR] [REPEATS] [R...]
+set -euo pipefail
+S=${SSTCLIM:-sstclim}
+OUT=${1:?usage: bench-pipeline-cpu.sh OUTDIR [DATA_DIR] [REPEATS] [R...]}
+DATA=${2:-/tmp/sstclim-cpu360/data}
+REPEATS=${3:-3}
+shift $(( $# < 3 ? $# : 3 ))
+SEGMENTS=("${@:-4}")
+WORK=$(dirname "$DATA")
+mkdir -p "$OUT"
+if [ ! -f "$DATA/.sstclim-dataset.json" ]; then
+  "$S" -q generate --output "$DATA" --grid 360x181 --years 1991-2020 --doys 147-248 > /dev/null
+fi
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "host: $(uname -a)"
+  echo "cores: $(nproc)"
+  echo "load: $(cat /proc/loadavg)"
+  "$S" --version
+} > "$OUT/machine.txt"
+"$S" bench-read --input "$DATA" --years 1991-2020 --doys 152-243 --repeats 3 --json "$OUT/read-floor.json" > "$OUT/read-floor.txt"
+: > "$OUT/runs.txt"
+for i in $(seq 1 "$REPEATS"); do
+  for r in 1 "${SEGMENTS[@]}"; do
+    t0=$(date +%s.%N)
+    "$S" -q run --input "$DATA" --years 1991-2020 --doys 152-243 --backend cpu --segments "$r" \
+      --output "$WORK/out-r$r" --overwrite --timing-json "$OUT/run-r$r-$i.json" --trace-json "$OUT/trace-r$r.json" > /dev/null
+    t1=$(date +%s.%N)
+    echo "R=$r repeat=$i $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s" | tee -a "$OUT/runs.txt"
+  done
+done
+"$S" compare "$WORK/out-r1" "$WORK/out-r${SEGMENTS[0]}" --tolerance 0 > "$OUT/compare.txt" 2>&1 \
+  && echo "outputs equal bitwise" | tee -a "$OUT/runs.txt"
+echo "load after: $(cat /proc/loadavg)" >> "$OUT/machine.txt"
