@@ -23,19 +23,26 @@ COLOURS = {
     "touch": "#937860",
     "prepare": "#da8bc3",
     "alloc": "#8c8c8c",
-    "unpin": "#c44e52",
+    "unpin": "#ff9da7",
     "free": "#8c8c8c",
     "create-outputs": "#ccb974",
     "finish-outputs": "#ccb974",
+    "locate": "#64b5cd",
+    "fork-locate": "#64b5cd",
+    "result-buffers": "#b07aa1",
+    "pin-results": "#9c755f",
+    "unpin-results": "#ff9da7",
 }
 
 
 def thread_rank(name):
-    """Order rows: set-up, readers, compute (main), writer."""
-    for i, prefix in enumerate(["main", "device-setup", "read", "decode", "readers", "writer"]):
+    """Order rows: compute (main), set-up, readers (numbered in order), writer."""
+    base, _, num = name.rpartition("-")
+    key = (base, int(num)) if num.isdigit() else (name, 0)
+    for i, prefix in enumerate(["main", "device-setup", "result-buffers", "locate", "read", "decode", "readers", "writer"]):
         if name.startswith(prefix):
-            return (i, name)
-    return (9, name)
+            return (i, key)
+    return (9, key)
 
 
 def main():
@@ -55,7 +62,7 @@ def main():
             rows.append((prefix, thread, s))
     threads = sorted({(p, th) for p, th, _ in rows}, key=lambda x: (x[0], thread_rank(x[1])))
     index = {k: i for i, k in enumerate(threads)}
-    height = max(3.0, 0.28 * len(threads) + 1.5)
+    height = max(3.5, 0.28 * len(threads) + 2.2)
     fig, ax = plt.subplots(figsize=(12, height))
     seen = set()
     for p, th, s in rows:
@@ -72,8 +79,9 @@ def main():
     ax.set_yticklabels([p + th for p, th in threads], fontsize=7)
     ax.invert_yaxis()
     ax.set_xlabel("seconds since the run started")
+    ax.set_xlim(left=0)
     ax.set_title(args.title or "sstclim run timeline")
-    ax.legend(loc="lower right", fontsize=7, ncol=4)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=7, ncol=8, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(args.output, dpi=130)

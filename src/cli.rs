@@ -267,7 +267,8 @@ pub struct RunArgs {
 
     /// Segments of target days in the overlapped pipeline: segment i is computed while
     /// segment i+1's files are read and segment i-1's results are written. 1 runs the stages
-    /// one after another (default: up to 4, by the number of target days).
+    /// one after another (default: up to 4 on GPUs and 2 on the CPU, by the number of target
+    /// days).
     #[arg(long)]
     pub segments: Option<usize>,
 }

@@ -78,39 +78,42 @@ impl Locating {
     ) {
         fallback.lock().unwrap_or_else(|e| e.into_inner()).append(&mut self.orphans);
         std::thread::scope(|s| {
-            for kid in &mut self.kids {
+            for (k, kid) in self.kids.iter_mut().enumerate() {
                 let mut pipe = kid.pipe.take().expect("collected once");
                 let (pid, slots) = (kid.pid, &kid.slots);
-                s.spawn(move || {
-                    let mut seen = vec![false; slots.len()];
-                    let mut rec = [0u8; RECORD];
-                    let mut last = trace.now();
-                    let mut i = 0;
-                    while pipe.read_exact(&mut rec).is_ok() {
-                        let slot = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes")) as usize;
-                        let offset = u64::from_le_bytes(rec[9..].try_into().expect("8 bytes"));
-                        trace.record("locate", tile, Some(slot), last, 0);
-                        last = trace.now();
-                        // records come in the order of the child's slots
-                        if slots.get(i) != Some(&slot) {
-                            break;
+                let named = std::thread::Builder::new().name(format!("locate-{k}"));
+                named
+                    .spawn_scoped(s, move || {
+                        let mut seen = vec![false; slots.len()];
+                        let mut rec = [0u8; RECORD];
+                        let mut last = trace.now();
+                        let mut i = 0;
+                        while pipe.read_exact(&mut rec).is_ok() {
+                            let slot = u64::from_le_bytes(rec[..8].try_into().expect("8 bytes")) as usize;
+                            let offset = u64::from_le_bytes(rec[9..].try_into().expect("8 bytes"));
+                            trace.record("locate", tile, Some(slot), last, 0);
+                            last = trace.now();
+                            // records come in the order of the child's slots
+                            if slots.get(i) != Some(&slot) {
+                                break;
+                            }
+                            seen[i] = true;
+                            i += 1;
+                            let sent = rec[8] == 1
+                                && match File::open(&files[slot]) {
+                                    Ok(f) => tx.send((slot, f, offset)).is_ok(),
+                                    Err(_) => false,
+                                };
+                            if !sent {
+                                fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+                            }
                         }
-                        seen[i] = true;
-                        i += 1;
-                        let sent = rec[8] == 1
-                            && match File::open(&files[slot]) {
-                                Ok(f) => tx.send((slot, f, offset)).is_ok(),
-                                Err(_) => false,
-                            };
-                        if !sent {
-                            fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
-                        }
-                    }
-                    // a child that died early leaves its remaining files to the library path
-                    let missed = slots.iter().zip(&seen).filter(|(_, &s)| !s).map(|(&slot, _)| slot);
-                    fallback.lock().unwrap_or_else(|e| e.into_inner()).extend(missed);
-                    reap(pid);
-                });
+                        // a child that died early leaves its remaining files to the library path
+                        let missed = slots.iter().zip(&seen).filter(|(_, &s)| !s).map(|(&slot, _)| slot);
+                        fallback.lock().unwrap_or_else(|e| e.into_inner()).extend(missed);
+                        reap(pid);
+                    })
+                    .expect("spawning a locate collector");
             }
         });
         self.kids.clear();

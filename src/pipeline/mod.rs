@@ -41,11 +41,12 @@ use crate::run::{plan_tiles, Job, RunOutcome};
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 
 /// Segments when `--segments` is not given: enough to overlap reading with computing and
-/// writing, few enough that the days neighbouring segments share (read once, sent to a device
-/// once per segment) stay a small part of each.
-pub fn auto_segments(n_targets: usize, half_window: u16) -> usize {
+/// writing, few enough that the days neighbouring segments share stay a small part of each.
+/// A device engine only sends those days twice (4 segments); the CPU engine sorts their groups
+/// again in each segment, which on a few cores costs about what the overlap gains (2).
+pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize {
     let span = 2 * usize::from(half_window) + 1;
-    (n_targets / (2 * span)).clamp(1, 4)
+    (n_targets / (2 * span)).clamp(1, if device { 4 } else { 2 })
 }
 
 /// A segment's results on their way to the writer.
@@ -77,7 +78,8 @@ pub(crate) fn run_tiles<T: Sample>(
         + copies * (n_stats * n_targets * 8 + n_targets * 4) as u64
         + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64;
     let regions = plan_tiles(&job.layout, per_cell, plan.max_mem)?;
-    let n_segments = plan.segments.unwrap_or_else(|| auto_segments(n_targets, plan.window.half_window));
+    let n_segments =
+        plan.segments.unwrap_or_else(|| auto_segments(n_targets, plan.window.half_window, engine.is_device()));
     let segments = plan_segments(&job.window, n_segments);
     let direct = match plan.read_path {
         ReadPath::Library | ReadPath::Forked => None,
@@ -555,4 +557,15 @@ fn compute_segment<T: Sample>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn auto_segments_by_engine_and_job() {
+        assert_eq!(super::auto_segments(92, 5, true), 4);
+        assert_eq!(super::auto_segments(92, 5, false), 2);
+        assert_eq!(super::auto_segments(20, 5, true), 1);
+        assert_eq!(super::auto_segments(366, 15, true), 4);
+    }
 }
