@@ -114,7 +114,8 @@ pub struct BenchRecord {
     pub f64_error: Vec<ErrorStats>,
 }
 
-fn median(v: &[f64]) -> f64 {
+/// The median (upper middle for an even count) of `v`, 0 when empty.
+pub(crate) fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     if s.is_empty() {

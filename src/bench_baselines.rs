@@ -125,15 +125,7 @@ pub struct BaselinesRecord {
     pub cf_speedup: Option<f64>,
 }
 
-fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    if s.is_empty() {
-        0.0
-    } else {
-        s[s.len() / 2]
-    }
-}
+use crate::bench::median;
 
 fn generate_args(grid: &GridSize) -> crate::cli::GenerateArgs {
     let argv = ["sstclim", "generate", "--output", "/nonexistent", "--grid", &format!("{}x{}", grid.nlon, grid.nlat)];

@@ -88,9 +88,7 @@ pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
         passes.push(secs);
         bytes = n;
     }
-    let mut sorted = passes.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
+    let median = crate::bench::median(&passes);
     let floor = ReadFloor {
         files: files.len(),
         bytes,

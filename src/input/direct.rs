@@ -360,10 +360,9 @@ pub fn read_into<T: Sample>(
         let raw = buf.raw.get_or_insert_with(|| RawData::zeroed(layout.storage, 0));
         raw.resize(layout.storage, n * fast_len);
         file.read_exact_at(raw.bytes_mut(), offset + (lines.start * line) as u64)?;
-        if order == ByteOrder::Big {
-            raw.swap_from_big_endian();
-        } else if cfg!(target_endian = "big") {
-            raw.swap_from_little_endian();
+        match order {
+            ByteOrder::Big => raw.swap_from_big_endian(),
+            ByteOrder::Little => raw.swap_from_little_endian(),
         }
         let piece = if layout.lat_is_slow() {
             Region { rows: lines.clone(), cols: region.cols.clone() }

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use super::error::InputError;
 use super::grid::Grid;
 use super::layout::VarLayout;
-use super::read::{decode_region, read_region, Region};
+use super::read::{decode_region, Region};
 use crate::pool::{Pool, Sample};
 
 /// Test hook: with `SSTCLIM_TEST_READER_SIGNAL=<slot>` (read by
@@ -526,25 +526,9 @@ fn send(fd: RawFd, msg: &[u8]) -> bool {
 }
 
 /// Open `path`, check it like the first file (the variable's shape, and the grid when asked),
-/// read the region and decode it into `dest`. Returns the bytes of stored data read. The same
-/// checks as the library read path in `run::read_tile`.
+/// read the region and decode it into `dest`. Returns the bytes of stored data read.
 fn read_checked<T: Sample>(path: &Path, job: &Job<'_>, dest: &mut [T]) -> Result<u64, InputError> {
-    let file = super::open(path)?;
-    let layout = VarLayout::inspect(&file, path, Some(&job.expected.name), false)?;
-    if layout.nlat() != job.expected.nlat() || layout.nlon() != job.expected.nlon() {
-        return Err(InputError::ShapeMismatch {
-            path: path.into(),
-            var: layout.name.clone(),
-            found: layout.shape_text(),
-            expected: job.expected.shape_text(),
-            first: job.first.into(),
-        });
-    }
-    if let Some(grid) = job.check_grid {
-        grid.check_same(&Grid::read(&file, path, &layout)?, path, job.first)?;
-    }
-    let raw = read_region(&file, path, &layout, job.region)?;
-    drop(file);
+    let (layout, raw) = super::read_checked(path, job.expected, job.first, job.check_grid, job.region)?;
     decode_region(&layout, job.region, &raw, dest);
     Ok(raw.bytes() as u64)
 }

@@ -31,6 +31,35 @@ pub fn open(path: &Path) -> Result<netcdf::File, InputError> {
     netcdf::open(path).map_err(|cause| InputError::Open { path: path.to_path_buf(), cause })
 }
 
+/// Open `path` and read `region` of the variable `expected` describes (in the file's own
+/// storage), after the checks every input file gets against the first one (`first`): the
+/// variable's shape, and its coordinates when `grid` is given. Returns the file's own layout
+/// (its packing may differ from the first file's) and the stored values.
+pub fn read_checked(
+    path: &Path,
+    expected: &VarLayout,
+    first: &Path,
+    grid: Option<&Grid>,
+    region: &Region,
+) -> Result<(VarLayout, RawData), InputError> {
+    let file = open(path)?;
+    let layout = VarLayout::inspect(&file, path, Some(&expected.name), false)?;
+    if layout.nlat() != expected.nlat() || layout.nlon() != expected.nlon() {
+        return Err(InputError::ShapeMismatch {
+            path: path.into(),
+            var: layout.name.clone(),
+            found: layout.shape_text(),
+            expected: expected.shape_text(),
+            first: first.into(),
+        });
+    }
+    if let Some(grid) = grid {
+        grid.check_same(&Grid::read(&file, path, &layout)?, path, first)?;
+    }
+    let raw = read_region(&file, path, &layout, region)?;
+    Ok((layout, raw))
+}
+
 /// Stop libhdf5 from printing its error stack on stderr. libnetcdf probes for optional
 /// attributes and handles the failures itself, but some HDF5 builds print each probe; our
 /// errors carry the file and cause instead. Thread-safe HDF5 builds keep this setting per

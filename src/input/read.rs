@@ -115,30 +115,24 @@ impl RawData {
 
     /// Values read as big-endian bytes, into native order.
     pub fn swap_from_big_endian(&mut self) {
-        macro_rules! swap {
-            ($v:expr, $int:ty, $t:ty) => {
-                for x in $v.iter_mut() {
-                    *x = <$t>::from_ne_bytes(<$int>::from_be_bytes(x.to_ne_bytes()).to_ne_bytes());
-                }
-            };
-        }
-        match self {
-            RawData::I8(_) | RawData::U8(_) => {}
-            RawData::I16(v) => swap!(v, i16, i16),
-            RawData::U16(v) => swap!(v, u16, u16),
-            RawData::I32(v) => swap!(v, i32, i32),
-            RawData::U32(v) => swap!(v, u32, u32),
-            RawData::F32(v) => swap!(v, u32, f32),
-            RawData::F64(v) => swap!(v, u64, f64),
+        if cfg!(target_endian = "little") {
+            self.swap_bytes();
         }
     }
 
     /// Values read as little-endian bytes, into native order.
     pub fn swap_from_little_endian(&mut self) {
+        if cfg!(target_endian = "big") {
+            self.swap_bytes();
+        }
+    }
+
+    /// Reverse the bytes of every value.
+    fn swap_bytes(&mut self) {
         macro_rules! swap {
             ($v:expr, $int:ty, $t:ty) => {
                 for x in $v.iter_mut() {
-                    *x = <$t>::from_ne_bytes(<$int>::from_le_bytes(x.to_ne_bytes()).to_ne_bytes());
+                    *x = <$t>::from_ne_bytes(<$int>::from_ne_bytes(x.to_ne_bytes()).swap_bytes().to_ne_bytes());
                 }
             };
         }

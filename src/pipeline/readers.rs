@@ -17,8 +17,7 @@ use super::trace::Trace;
 use crate::error::Error;
 use crate::input::direct::{self, DirectBuffer, DirectLayout};
 use crate::input::{
-    self, decode_region, read_forked_into, read_region, Grid, InputError, RawData, ReaderOptions, Region, SharedRows,
-    VarLayout,
+    self, decode_region, read_forked_into, Grid, RawData, ReaderOptions, Region, SharedRows, VarLayout,
 };
 use crate::pool::{Decoding, PoolView, Sample};
 
@@ -256,23 +255,8 @@ fn read_library<T: Sample>(
             }
             let start = trace.now();
             let path = &job.files[slot];
-            let file = input::open(path)?;
-            let layout = VarLayout::inspect(&file, path, Some(&job.layout.name), false)?;
-            if layout.nlat() != job.layout.nlat() || layout.nlon() != job.layout.nlon() {
-                return Err(InputError::ShapeMismatch {
-                    path: path.clone(),
-                    var: layout.name.clone(),
-                    found: layout.shape_text(),
-                    expected: job.layout.shape_text(),
-                    first: job.first.to_path_buf(),
-                }
-                .into());
-            }
-            if job.check_grid {
-                job.grid.check_same(&Grid::read(&file, path, &layout)?, path, job.first)?;
-            }
-            let raw = read_region(&file, path, &layout, job.region)?;
-            drop(file);
+            let grid = job.check_grid.then_some(job.grid);
+            let (layout, raw) = input::read_checked(path, job.layout, job.first, grid, job.region)?;
             bytes += raw.bytes() as u64;
             if tx.send((slot, layout, raw, start)).is_err() {
                 return Err(Error::Failed("a decoder thread stopped".into()));

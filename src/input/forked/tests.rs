@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::input::{open, silence_hdf5};
+use crate::input::{open, read_region, silence_hdf5};
 
 /// Forking tests run one at a time: the zombie check looks at every child of this process.
 static FORKS: Mutex<()> = Mutex::new(());
