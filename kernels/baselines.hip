@@ -343,7 +343,7 @@ SC_DEVICE void base_cf(const BaseParams& p) {
         const double c3 = m3 - 3.0 * mu * m2 + 2.0 * mu2 * mu;
         const double c4 = m4 - 4.0 * mu * m3 + 6.0 * mu2 * m2 - 3.0 * mu2 * mu2;
         double q = mu;
-        if (n >= 2 && c2 > 1e-12 * fmax(mu2, 1.0)) {
+        if (n >= 2 && c2 > 1e-12 * (mu2 > 1.0 ? mu2 : 1.0)) {
             const double sd = sqrt(c2);
             const double g1 = c3 / (c2 * sd);
             const double g2 = c4 / (c2 * c2) - 3.0;

@@ -63,6 +63,28 @@ pub fn reap(pid: libc::pid_t) -> bool {
     }
 }
 
+/// A child process that is killed and reaped if dropped before [`Child::wait`].
+pub struct Child(Option<libc::pid_t>);
+
+impl Child {
+    pub fn new(pid: libc::pid_t) -> Child {
+        Child(Some(pid))
+    }
+
+    /// Wait for the child; whether it exited with status 0.
+    pub fn wait(mut self) -> bool {
+        self.0.take().is_some_and(reap)
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0.take() {
+            kill(pid);
+        }
+    }
+}
+
 /// Kill child `pid` and reap it.
 pub fn kill(pid: libc::pid_t) {
     // SAFETY: signalling and waiting for our own child.

@@ -394,7 +394,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                 let start = Instant::now();
                 let created = trace.span("create-outputs", tile, None, || {
                     // the creating process's files, or (if it failed) made here, with the error
-                    let forked_ok = creator.is_some_and(crate::input::child::reap);
+                    let forked_ok = creator.is_some_and(crate::input::child::Child::wait);
                     if forked_ok {
                         outputs.mark_created();
                     }
@@ -512,12 +512,12 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
 /// Fork a process that creates the output files (libhdf5 work that would otherwise hold the
 /// library lock while files are read); its pid, or None where forking failed (the writer then
 /// creates them itself).
-fn fork_output_creator(outputs: &mut OutputSet, ctx: &TileCtx<'_>) -> Option<libc::pid_t> {
+fn fork_output_creator(outputs: &mut OutputSet, ctx: &TileCtx<'_>) -> Option<crate::input::child::Child> {
     let (spec, meta) = (&ctx.plan.output, ctx.meta);
     // SAFETY: the body only creates the files through libnetcdf (under the library lock the
     // child holds).
     let forked = unsafe { crate::input::child::fork_child(|_| i32::from(outputs.create_files(spec, meta).is_err())) };
-    forked.map(|(pid, _pipe)| pid).ok()
+    forked.map(|(pid, _pipe)| crate::input::child::Child::new(pid)).ok()
 }
 
 /// Pinned host addresses handed between threads (plain addresses; the memory they name is
