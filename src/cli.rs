@@ -254,9 +254,10 @@ pub struct RunArgs {
     pub trace_json: Option<PathBuf>,
 
     /// How to read input files: `auto` reads contiguous uncompressed variables with `pread`
-    /// from all threads and the rest through libnetcdf in forked reader processes; `library`
-    /// reads every file through libnetcdf in this process (the sequential reference);
-    /// `forked` reads every file through libnetcdf in reader processes.
+    /// from all threads (where the first file's variable is stored otherwise, every file goes
+    /// through libnetcdf in forked reader processes; a file stored unlike the first, through
+    /// libnetcdf in this process); `library` reads every file through libnetcdf in this process
+    /// (the sequential reference); `forked` every file through libnetcdf in reader processes.
     #[arg(long, value_enum, default_value_t = ReadPath::Auto)]
     pub read_path: ReadPath,
 

@@ -25,7 +25,8 @@ use crate::pool::{Decoding, PoolView, Sample};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReadPath {
-    /// `pread` where the variable is contiguous and uncompressed, libnetcdf otherwise.
+    /// `pread` where the variable is contiguous and uncompressed; otherwise libnetcdf (in
+    /// reader processes when the first file is not read directly, else in this process).
     Auto,
     /// libnetcdf for every file, in this process (one reading thread, decoding on the
     /// others): the sequential reference.
