@@ -199,6 +199,17 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     pub pool: Option<PoolType>,
 
+    /// Pack float input into the int16 pool (lossy, opt-in): a value v is stored as
+    /// round((v - OFFSET) / SCALE), so results are within SCALE/2 of the float64 pool's, at a
+    /// quarter of its bytes. Implies `--pool i16`; values outside OFFSET ± 32766·SCALE are an
+    /// error. For int16-packed input the int16 pool is exact without it.
+    #[arg(long, value_name = "SCALE")]
+    pub pack_scale: Option<f64>,
+
+    /// The value stored as 0 by `--pack-scale` (default 0).
+    #[arg(long, value_name = "OFFSET", default_value_t = 0.0, allow_negative_numbers = true)]
+    pub pack_offset: f64,
+
     /// GPU to use, an ordinal among the visible devices (default 0; under MPI each rank takes
     /// its node-local rank's device).
     #[arg(long)]

@@ -37,6 +37,11 @@ pub enum Error {
     Verify { tile: usize, differences: usize, engine: &'static str },
     #[error("{}: {cause}", path.display())]
     Io { path: PathBuf, cause: std::io::Error },
+    #[error(
+        "{}: values outside the int16 packing range {lo}..{hi} of --pack-scale/--pack-offset; choose a larger scale or another offset",
+        path.display()
+    )]
+    PackRange { path: PathBuf, lo: f64, hi: f64 },
     #[error("{0}")]
     Failed(String),
 }

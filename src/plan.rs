@@ -7,7 +7,7 @@ use crate::cli::RunArgs;
 use crate::engine::{Backend, GpuOptions, StatSpec};
 use crate::output::OutputSpec;
 use crate::pipeline::ReadPath;
-use crate::pool::PoolType;
+use crate::pool::{PoolType, Quantize};
 use crate::window::WindowSpec;
 
 /// A validated `run` job.
@@ -22,6 +22,8 @@ pub struct JobPlan {
     pub backend: Backend,
     /// `None`: chosen once the engine and the input's storage are known.
     pub pool: Option<PoolType>,
+    /// Lossy int16 packing of float input (`--pack-scale`).
+    pub pack: Option<Quantize>,
     /// GPU ordinal for GPU engines.
     pub device: usize,
     pub gpu: GpuOptions,
@@ -54,6 +56,10 @@ pub enum PlanError {
     MinSamples,
     #[error("--deflate must be 1-9, got {0}")]
     Deflate(u8),
+    #[error("--pack-scale packs into the int16 pool: it does not go with another --pool")]
+    PackPool,
+    #[error("--pack-scale {0} / --pack-offset {1}: the scale must be positive and both finite")]
+    PackScale(String, String),
     #[error("--readers must be at least 1")]
     Readers,
     #[error("--segments must be at least 1")]
@@ -123,7 +129,18 @@ impl JobPlan {
             },
             allow_missing: args.allow_missing,
             backend: args.backend,
-            pool: args.pool,
+            pool: match (args.pack_scale, args.pool) {
+                (Some(_), None) => Some(PoolType::I16),
+                (Some(_), Some(p)) if p != PoolType::I16 => return Err(PlanError::PackPool),
+                (_, p) => p,
+            },
+            pack: match args.pack_scale {
+                Some(scale) if !(scale > 0.0 && scale.is_finite() && args.pack_offset.is_finite()) => {
+                    return Err(PlanError::PackScale(scale.to_string(), args.pack_offset.to_string()))
+                }
+                Some(scale) => Some(Quantize { scale, offset: args.pack_offset }),
+                None => None,
+            },
             device: args.device.unwrap_or(0),
             gpu: GpuOptions {
                 max_device_mem: match args.max_device_mem {
@@ -185,6 +202,14 @@ mod tests {
         assert_eq!(plan(&["--min-samples", "0"]).unwrap_err(), PlanError::MinSamples);
         assert_eq!(plan(&["--deflate", "12"]).unwrap_err(), PlanError::Deflate(12));
         assert_eq!(plan(&["--threads", "0"]).unwrap_err(), PlanError::Threads);
+        assert!(matches!(plan(&["--pack-scale", "0"]).unwrap_err(), PlanError::PackScale(..)));
+        assert!(matches!(
+            plan(&["--pack-scale", "0.01", "--pack-offset", "inf"]).unwrap_err(),
+            PlanError::PackScale(..)
+        ));
+        assert_eq!(plan(&["--pack-scale", "0.01", "--pool", "f64"]).unwrap_err(), PlanError::PackPool);
+        let p = plan(&["--pack-scale", "0.01", "--pack-offset", "-2"]).unwrap();
+        assert_eq!((p.pool, p.pack), (Some(PoolType::I16), Some(Quantize { scale: 0.01, offset: -2.0 })));
         assert_eq!(plan(&["--max-mem", "512K"]).unwrap_err(), PlanError::MaxMem(512 << 10));
     }
 }

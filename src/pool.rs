@@ -29,6 +29,18 @@ pub trait Sample: Copy + Send + Sync + 'static {
     fn from_stored(_stored: f64, decoded: f64) -> Self {
         Self::from_f64(decoded)
     }
+    /// Whether this is a lossy packing's out-of-range mark (see [`Quantize`]).
+    #[inline]
+    fn pack_overflow(self) -> bool {
+        false
+    }
+    /// What a decoder stores for a decoded value packed into `i` by a lossy int16 packing:
+    /// the integer in an int16 pool (float pools never get a packing).
+    #[inline]
+    fn from_packed(i: i16, decoded: f64) -> Self {
+        let _ = i;
+        Self::from_f64(decoded)
+    }
 }
 
 impl Sample for f64 {
@@ -82,10 +94,65 @@ impl Sample for i16 {
     fn from_stored(stored: f64, _decoded: f64) -> Self {
         stored as i16
     }
+    #[inline]
+    fn from_packed(i: i16, _decoded: f64) -> Self {
+        i
+    }
+    #[inline]
+    fn pack_overflow(self) -> bool {
+        Quantize::out_of_range(self)
+    }
 }
 
 /// Decoded value of every int16 (index: the integer + 32768).
 pub type Decoding = std::sync::Arc<[f64]>;
+
+/// Lossy packing of float input into an int16 pool (`--pool i16 --pack-scale S
+/// [--pack-offset O]`): a value v is stored as round((v - O) / S); -32768 marks a missing value
+/// and ±32767 a value outside the representable range (found before computing, and refused).
+/// Decoded values are O + S·i, within S/2 of the input.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantize {
+    pub scale: f64,
+    pub offset: f64,
+}
+
+impl Quantize {
+    /// Largest integer that stands for a value (beyond it: the out-of-range marks).
+    pub const MAX: i16 = 32766;
+
+    /// The stored integer of a decoded value (NaN: missing).
+    #[inline]
+    pub fn encode(&self, v: f64) -> i16 {
+        if v.is_nan() {
+            return i16::MIN;
+        }
+        let r = ((v - self.offset) / self.scale).round();
+        if r > f64::from(Self::MAX) {
+            Self::MAX + 1
+        } else if r < -f64::from(Self::MAX) {
+            -Self::MAX - 1
+        } else {
+            r as i16
+        }
+    }
+
+    /// Whether `i` marks a value outside the range.
+    pub fn out_of_range(i: i16) -> bool {
+        i == Self::MAX + 1 || i == -Self::MAX - 1
+    }
+
+    /// The decoding table of the pool.
+    pub fn decoding(&self) -> Decoding {
+        int16_decoding(|i| if i.abs() > f64::from(Self::MAX) { f64::NAN } else { self.offset + self.scale * i + 0.0 })
+    }
+
+    /// The range of values that can be stored.
+    pub fn range(&self) -> (f64, f64) {
+        let m = f64::from(Self::MAX);
+        (self.offset - self.scale * m, self.offset + self.scale * m)
+    }
+}
 
 /// The decoding table of an int16 pool from a decoder of stored values.
 pub fn int16_decoding(decode: impl Fn(f64) -> f64) -> Decoding {
@@ -318,8 +385,9 @@ pub enum PoolType {
     F64,
     /// Half the memory; values rounded to float32 after decoding.
     F32,
-    /// A quarter of the memory, exact: int16-packed input's integers as stored, decoded
-    /// through the file's scale, offset and missing values (refused for other input).
+    /// A quarter of the memory: int16-packed input's integers as stored, decoded through the
+    /// file's scale, offset and missing values (exact); float input only with --pack-scale
+    /// (lossy).
     I16,
 }
 
@@ -336,6 +404,27 @@ impl PoolType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lossy_packing_rounds_marks_and_decodes() {
+        let q = Quantize { scale: 0.001, offset: 15.0 };
+        assert_eq!(q.encode(15.0), 0);
+        assert_eq!(q.encode(20.1234), 5123);
+        assert_eq!(q.encode(f64::NAN), i16::MIN);
+        assert_eq!(q.encode(15.0 + 32.7664), 32766);
+        assert!(Quantize::out_of_range(q.encode(15.0 + 32.7666)));
+        assert!(Quantize::out_of_range(q.encode(-1e9)));
+        assert!(!Quantize::out_of_range(q.encode(-17.7)));
+        let table = q.decoding();
+        let dec = |i: i16| table[(i32::from(i) + 32768) as usize];
+        assert!((dec(5123) - 20.123).abs() < 1e-12);
+        assert!(dec(i16::MIN).is_nan() && dec(32767).is_nan() && dec(-32767).is_nan());
+        for v in [-1.8, 0.0, 12.3456, 29.9999, 47.76] {
+            assert!((dec(q.encode(v)) - v).abs() <= 0.0005 + 1e-12, "{v}");
+        }
+        let (lo, hi) = q.range();
+        assert!((lo + 17.766).abs() < 1e-9 && (hi - 47.766).abs() < 1e-9);
+    }
 
     #[test]
     fn pool_rows_are_slots() {

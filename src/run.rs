@@ -77,7 +77,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let startup = crate::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
-    let job = timer.time(Stage::Discover, || Job::prepare(plan))?;
+    let mut job = timer.time(Stage::Discover, || Job::prepare(plan))?;
     info!(
         "{} input files ({} missing) of {} '{}' ({}, {}), {} target days, {} pool slots",
         job.inputs.files.len(),
@@ -95,17 +95,34 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::I16 => {
-            if !matches!(job.layout.storage, Storage::I16 | Storage::I8 | Storage::U8) {
-                return Err(Error::Failed(format!(
-                    "--pool i16 keeps the input's packed integers, but '{}' in {} is stored as {}; use f32 or f64 \
-                     (packing float input into int16 is not implemented)",
-                    job.layout.name,
-                    job.first.display(),
-                    job.layout.storage.name()
-                )));
-            }
-            let packing = &job.layout.packing;
-            let decoding = int16_decoding(|stored| packing.decode(stored));
+            let decoding = match (plan.pack, job.layout.storage) {
+                (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
+                    return Err(Error::Failed(format!(
+                        "--pack-scale packs float input, but '{}' in {} is already stored as {}: --pool i16 keeps \
+                         its integers exactly",
+                        job.layout.name,
+                        job.first.display(),
+                        job.layout.storage.name()
+                    )));
+                }
+                (Some(q), _) => {
+                    job.layout.packing.quantize = Some(q);
+                    q.decoding()
+                }
+                (None, Storage::I16 | Storage::I8 | Storage::U8) => {
+                    let packing = &job.layout.packing;
+                    int16_decoding(|stored| packing.decode(stored))
+                }
+                (None, storage) => {
+                    return Err(Error::Failed(format!(
+                        "--pool i16 keeps the input's packed integers, but '{}' in {} is stored as {}; use f32 or f64, \
+                         or pack it (lossy) with --pack-scale",
+                        job.layout.name,
+                        job.first.display(),
+                        storage.name()
+                    )));
+                }
+            };
             run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
         }
     }?;
@@ -175,7 +192,15 @@ mod tests {
             lat_axis: usize::from(!lat_first),
             lon_axis: usize::from(lat_first),
             dims,
-            packing: Packing { scale: 1.0, offset: 0.0, fill: None, missing: vec![], valid_min: None, valid_max: None },
+            packing: Packing {
+                scale: 1.0,
+                offset: 0.0,
+                fill: None,
+                missing: vec![],
+                valid_min: None,
+                valid_max: None,
+                quantize: None,
+            },
             meta: VarMeta::default(),
         }
     }

@@ -1,7 +1,8 @@
 //! Backend and pool selection from the command line: a GPU backend that cannot run here is a
 //! one-line error (exit 2, no output), never a panic; `--backend auto` falls back to the CPU
 //! engine and gives its results; GPU engines default to a float32 pool for float input; the
-//! int16 pool is exact for int16-packed input and refused for float input.
+//! int16 pool is exact for int16-packed input, and packs float input only when asked (lossy),
+//! within half a packing step of the float64 results.
 
 mod common;
 
@@ -95,4 +96,71 @@ fn int16_pool_is_exact_for_packed_input_and_refused_for_floats() {
     let err = fails(&argv);
     assert!(err.contains("--pool i16") && err.contains("float64"), "{err}");
     assert!(entries(&out).is_empty());
+}
+
+/// Outputs of a run as (file name, values), read with the netcdf crate.
+fn outputs(dir: &Path) -> Vec<(String, Vec<f64>)> {
+    let mut names: Vec<String> = entries(dir).into_iter().filter(|n| n.ends_with(".nc")).collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|n| {
+            let var = if n.contains("mean") { "mean" } else { "p90" };
+            let values = read(&dir.join(&n), var).0;
+            (n, values)
+        })
+        .collect()
+}
+
+#[test]
+fn lossy_int16_packing_of_floats_is_opt_in_and_within_half_a_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let floats = dataset(dir.path());
+    let exact = dir.path().join("f64");
+    report(&exact, with(job(&floats, &exact), &["--backend", "cpu", "--pool", "f64", "--fill-value", "NaN"]));
+    let want = outputs(&exact);
+    assert_eq!(want.len(), 14);
+    // backends: the CPU engines, and whatever --backend auto finds (a GPU where present)
+    for (name, backend, scale) in
+        [("cpu", "cpu", "0.001"), ("reference", "reference", "0.001"), ("auto", "auto", "0.01")]
+    {
+        let out = dir.path().join(format!("packed-{name}"));
+        let flags = ["--backend", backend, "--pack-scale", scale, "--pack-offset", "15", "--fill-value", "NaN"];
+        let r = report(&out, with(job(&floats, &out), &flags));
+        assert_eq!(r["pool"], "i16", "{name}");
+        let half: f64 = scale.parse::<f64>().unwrap() / 2.0 + 1e-9;
+        let (mut worst, mut compared) = (0.0f64, 0);
+        for ((n, a), (m, b)) in want.iter().zip(outputs(&out)) {
+            assert_eq!(n, &m);
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!(x.is_nan(), y.is_nan(), "{name} {n}: missing cells differ");
+                if !x.is_nan() {
+                    worst = worst.max((x - y).abs());
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 1000, "{compared}");
+        assert!(worst <= half, "{name}: {worst} > {half}");
+        assert!(worst > 0.0, "{name}: packing at {scale} cannot be exact for these values");
+    }
+    // the same run twice with the CPU and reference engines: equal on the same pool
+    ok(&["compare", &s(&dir.path().join("packed-cpu")), &s(&dir.path().join("packed-reference"))]);
+    // a range too small for the data: refused, naming a file
+    let out = dir.path().join("narrow");
+    let args = with(job(&floats, &out), &["--backend", "cpu", "--pack-scale", "0.0001", "--pack-offset", "15"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    assert!(err.contains("outside the int16 packing range") && err.contains("sst_200"), "{err}");
+    assert!(entries(&out).is_empty());
+    // with another pool, or on input that is int16-packed already: refused
+    let err = fails(&["run", "-i", "x", "--years", "2001", "--output", "o", "--pack-scale", "0.01", "--pool", "f32"]);
+    assert!(err.contains("does not go with another --pool"), "{err}");
+    let packed = dir.path().join("packed-input");
+    generate(&packed, &["--grid", "16x9", "--years", "2001-2003", "--doys", "100-112", "--storage", "i16"]);
+    let out = dir.path().join("repacked");
+    let args = with(job(&packed, &out), &["--backend", "cpu", "--pack-scale", "0.01"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    assert!(err.contains("already stored as int16"), "{err}");
 }

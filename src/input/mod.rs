@@ -43,7 +43,9 @@ pub fn read_checked(
     region: &Region,
 ) -> Result<(VarLayout, RawData), InputError> {
     let file = open(path)?;
-    let layout = VarLayout::inspect(&file, path, Some(&expected.name), false)?;
+    let mut layout = VarLayout::inspect(&file, path, Some(&expected.name), false)?;
+    // a lossy int16 packing is the job's, not the file's
+    layout.packing.quantize = expected.packing.quantize;
     if layout.nlat() != expected.nlat() || layout.nlon() != expected.nlon() {
         return Err(InputError::ShapeMismatch {
             path: path.into(),

@@ -20,6 +20,8 @@ pub struct Packing {
     pub missing: Vec<f64>,
     pub valid_min: Option<f64>,
     pub valid_max: Option<f64>,
+    /// Packs decoded values into int16 (`--pack-scale`, lossy); never from the attributes.
+    pub quantize: Option<crate::pool::Quantize>,
 }
 
 /// Numeric attribute values as f64 (exact for every NetCDF type up to 32 bits).
@@ -87,13 +89,13 @@ impl Packing {
             valid_min = Some(lo);
             valid_max = Some(hi);
         }
-        Ok(Packing { scale, offset, fill, missing, valid_min, valid_max })
+        Ok(Packing { scale, offset, fill, missing, valid_min, valid_max, quantize: None })
     }
 
     /// Whether only `_FillValue` (no `missing_value`, no valid range) marks missing values:
     /// then [`Packing::decode_simple`] gives the same results without branches.
     pub fn is_simple(&self) -> bool {
-        self.missing.is_empty() && self.valid_min.is_none() && self.valid_max.is_none()
+        self.missing.is_empty() && self.valid_min.is_none() && self.valid_max.is_none() && self.quantize.is_none()
     }
 
     /// [`Packing::decode`] for packings that are [`Packing::is_simple`], written so that loops

@@ -202,6 +202,12 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
 ) {
     debug_assert_eq!(raw.len(), nr * nc);
     debug_assert_eq!(dest.len(), nr * nc);
+    if let Some(q) = packing.quantize {
+        return slab_with(raw, transpose, nr, nc, dest, |stored| {
+            let decoded = packing.decode(stored);
+            T::from_packed(q.encode(decoded), decoded)
+        });
+    }
     if packing.is_simple() {
         let (fill, scale, offset) = (packing.fill.unwrap_or(f64::NAN), packing.scale, packing.offset);
         return slab_with(raw, transpose, nr, nc, dest, |stored| {
@@ -264,8 +270,15 @@ mod tests {
 
     #[test]
     fn transposed_slab_lands_in_lat_lon_order() {
-        let packing =
-            Packing { scale: 1.0, offset: 0.0, fill: None, missing: vec![], valid_min: None, valid_max: None };
+        let packing = Packing {
+            scale: 1.0,
+            offset: 0.0,
+            fill: None,
+            missing: vec![],
+            valid_min: None,
+            valid_max: None,
+            quantize: None,
+        };
         // stored (lon=3, lat=2): lon-major; value = 10*lon + lat
         let raw: Vec<i16> = vec![0, 1, 10, 11, 20, 21];
         let mut dest = vec![0.0f64; 6];

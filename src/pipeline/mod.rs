@@ -457,6 +457,9 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                 result.reshape(seg.targets.len());
                 // SAFETY: every slot of the segment has been reported finished by its reader.
                 let view = unsafe { rows.view(seg.slots.clone(), decoding.as_ref()) };
+                if let Some(q) = plan.pack {
+                    check_packed_range(ctx, &q, seg, view)?;
+                }
                 let computed = compute_segment::<T>(ctx, k, seg, view, &mut result, totals);
                 if let Err(e) = computed {
                     spare.push(result);
@@ -525,6 +528,27 @@ fn fork_output_creator(outputs: &mut OutputSet, ctx: &TileCtx<'_>) -> Option<cra
 struct SendPtrs<T>(T, Option<Error>);
 // SAFETY: the raw pointers inside are only addresses to unpin later; nothing is dereferenced.
 unsafe impl<T> Send for SendPtrs<T> {}
+
+/// A lossy int16 packing marks values outside its range: refuse them, naming the first file.
+fn check_packed_range<T: Sample>(
+    ctx: &TileCtx<'_>,
+    q: &crate::pool::Quantize,
+    seg: &Segment,
+    view: crate::pool::PoolView<'_, T>,
+) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let n = view.n_cells().max(1);
+    let bad = ctx
+        .threads
+        .install(|| view.as_slice().par_chunks(n).position_first(|row| row.iter().any(|v| v.pack_overflow())));
+    match bad {
+        Some(i) => {
+            let (lo, hi) = q.range();
+            Err(Error::PackRange { path: ctx.job.files[seg.slots.start + i].clone(), lo, hi })
+        }
+        None => Ok(()),
+    }
+}
 
 /// Compute one segment (and check it against the reference engine with `--verify`).
 fn compute_segment<T: Sample>(
