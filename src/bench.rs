@@ -19,12 +19,11 @@ use crate::percentile::{Method, Percentile};
 use crate::pool::{Pool, PoolType, Sample};
 use crate::window::{WindowPlan, WindowSpec};
 
-/// Flags of `sstclim bench-kernel`.
+/// The synthetic job the benchmarks time: a pool generated in memory for `grid` cells and the
+/// windows of `doys` over `years`, on device `device`.
 #[derive(Args, Debug, Clone)]
-pub struct BenchKernelArgs {
-    /// Engine to time.
-    #[arg(long, value_enum, default_value_t = Backend::Cuda)]
-    pub backend: Backend,
+pub struct SyntheticJob {
+    /// Device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
     #[arg(long, default_value = "1440x721")]
@@ -36,6 +35,42 @@ pub struct BenchKernelArgs {
     pub doys: DoyList,
     #[arg(long, default_value_t = 5)]
     pub half_window: u16,
+}
+
+impl SyntheticJob {
+    /// The job's window plan (every date present).
+    pub fn plan(&self) -> WindowPlan {
+        let spec = WindowSpec {
+            years: self.years.0.clone(),
+            doys: self.doys.0.clone(),
+            half_window: self.half_window,
+            calendar: Calendar::Ordinal,
+        };
+        WindowPlan::build(&spec, |_| true)
+    }
+
+    pub fn n_cells(&self) -> usize {
+        self.grid.nlon * self.grid.nlat
+    }
+
+    /// The `generate` settings whose field the pool holds.
+    pub fn generate_args(&self) -> crate::cli::GenerateArgs {
+        let grid = format!("{}x{}", self.grid.nlon, self.grid.nlat);
+        match Cli::parse_from(["sstclim", "generate", "--output", "/nonexistent", "--grid", &grid]).command {
+            Command::Generate(g) => g,
+            _ => unreachable!("generate arguments"),
+        }
+    }
+}
+
+/// Flags of `sstclim bench-kernel`.
+#[derive(Args, Debug, Clone)]
+pub struct BenchKernelArgs {
+    /// Engine to time.
+    #[arg(long, value_enum, default_value_t = Backend::Cuda)]
+    pub backend: Backend,
+    #[command(flatten)]
+    pub job: SyntheticJob,
     #[arg(long, value_delimiter = ',', default_value = "90")]
     pub percentile: Vec<Percentile>,
     #[arg(long, default_value = "5")]
@@ -136,33 +171,12 @@ pub fn bench_kernel(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     }
 }
 
-fn generate_args(args: &BenchKernelArgs) -> crate::cli::GenerateArgs {
-    let argv = [
-        "sstclim",
-        "generate",
-        "--output",
-        "/nonexistent",
-        "--grid",
-        &format!("{}x{}", args.grid.nlon, args.grid.nlat),
-    ];
-    match Cli::parse_from(argv).command {
-        Command::Generate(g) => g,
-        _ => unreachable!("generate arguments"),
-    }
-}
-
 fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
-    let spec = WindowSpec {
-        years: args.years.0.clone(),
-        doys: args.doys.0.clone(),
-        half_window: args.half_window,
-        calendar: Calendar::Ordinal,
-    };
-    let plan = WindowPlan::build(&spec, |_| true);
+    let plan = args.job.plan();
     let percentiles = if args.mean_only { Vec::new() } else { args.percentile.clone() };
     let stats = StatSpec { percentiles, method: args.method, min_samples: 1 };
-    let n_cells = args.grid.nlon * args.grid.nlat;
-    let gen = generate_args(args);
+    let n_cells = args.job.n_cells();
+    let gen = args.job.generate_args();
     let started = Instant::now();
     let alloc = |n: usize| Error::Alloc { bytes: n, cause: std::io::Error::other("mmap") };
     let mut pool = Pool::<T>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells))?;
@@ -183,7 +197,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         block: args.gpu_block,
         device_wraps: false,
     };
-    let engine = args.backend.engine(args.device, &opts)?;
+    let engine = args.backend.engine(args.job.device, &opts)?;
     let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
     let started = Instant::now();
     let first = engine.compute(T::wrap(pool.view()), &plan, &stats, &mut out)?;
@@ -219,8 +233,8 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         command: std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" "),
         device: engine.describe(),
         host_threads: rayon::current_num_threads(),
-        grid: [args.grid.nlon, args.grid.nlat],
-        years: args.years.0.clone().count(),
+        grid: [args.job.grid.nlon, args.job.grid.nlat],
+        years: args.job.years.0.clone().count(),
         target_days: plan.targets.len(),
         pool: T::NAME.into(),
         pool_bytes,

@@ -8,36 +8,24 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args, Parser};
+use clap::Args;
 use serde::Serialize;
 
 use crate::baselines::{Baseline, BaselineRunner};
-use crate::bench::{error_stats, ErrorStats};
-use crate::calendar::Calendar;
-use crate::cli::{Cli, Command, DoyList, GridSize, YearRange};
+use crate::bench::{error_stats, ErrorStats, SyntheticJob};
 use crate::engine::gpu::BandwidthProbe;
 use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, StatSpec, TileResult};
 use crate::error::Error;
 use crate::output::utc_timestamp;
 use crate::percentile::{Method, Percentile};
 use crate::pool::{Pool, PoolRef};
-use crate::window::{WindowPlan, WindowSpec};
 
 /// Flags of `sstclim bench-baselines`.
 #[derive(Args, Debug, Clone)]
 pub struct BenchBaselinesArgs {
-    /// CUDA device ordinal.
-    #[arg(long, default_value_t = 0)]
-    pub device: usize,
-    #[arg(long, default_value = "1440x721")]
-    pub grid: GridSize,
-    #[arg(long, default_value = "1991-2020")]
-    pub years: YearRange,
-    /// Target days.
-    #[arg(long, default_value = "152-243")]
-    pub doys: DoyList,
-    #[arg(long, default_value_t = 5)]
-    pub half_window: u16,
+    /// The job (on a CUDA device).
+    #[command(flatten)]
+    pub job: SyntheticJob,
     /// The one percentile compared.
     #[arg(long, default_value = "90")]
     pub percentile: Percentile,
@@ -127,14 +115,6 @@ pub struct BaselinesRecord {
 
 use crate::bench::median;
 
-fn generate_args(grid: &GridSize) -> crate::cli::GenerateArgs {
-    let argv = ["sstclim", "generate", "--output", "/nonexistent", "--grid", &format!("{}x{}", grid.nlon, grid.nlat)];
-    match Cli::parse_from(argv).command {
-        Command::Generate(g) => g,
-        _ => unreachable!("generate arguments"),
-    }
-}
-
 /// At least `want` evenly spaced cells of `n_cells` (all when `want >= n_cells`), always with
 /// the last.
 pub fn sample_cells(n_cells: usize, want: usize) -> Vec<usize> {
@@ -192,20 +172,14 @@ fn ms_stats(ms: &[f64], pool_bytes: u64) -> (f64, f64) {
 
 /// Run the benchmark.
 pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Error> {
-    let spec = WindowSpec {
-        years: args.years.0.clone(),
-        doys: args.doys.0.clone(),
-        half_window: args.half_window,
-        calendar: Calendar::Ordinal,
-    };
-    let plan = WindowPlan::build(&spec, |_| true);
+    let plan = args.job.plan();
     let stats = StatSpec { percentiles: vec![args.percentile.clone()], method: args.method, min_samples: 1 };
-    let n_cells = args.grid.nlon * args.grid.nlat;
+    let n_cells = args.job.n_cells();
     let repeats = args.repeats.max(1);
     let started = Instant::now();
     let mut pool = Pool::<f32>::new(plan.slots.len(), n_cells)
         .map_err(|cause| Error::Alloc { bytes: plan.slots.len() * n_cells * 4, cause })?;
-    crate::generate::fill_pool(&generate_args(&args.grid), &plan.slots, &mut pool);
+    crate::generate::fill_pool(&args.job.generate_args(), &plan.slots, &mut pool);
     let fill_seconds = started.elapsed().as_secs_f64();
     let pool_bytes = pool.bytes() as u64;
     eprintln!(
@@ -215,7 +189,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     );
 
     // ours, through the engine (kernel time between device events, as bench-kernel reports it)
-    let engine = Backend::Cuda.engine(args.device, &GpuOptions::default())?;
+    let engine = Backend::Cuda.engine(args.job.device, &GpuOptions::default())?;
     let device = engine.describe();
     let mut ours = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
     let first = engine.compute(PoolRef::F32(pool.view()), &plan, &stats, &mut ours)?;
@@ -275,7 +249,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     }];
 
     // the baselines, one device runner over one uploaded copy of the pool
-    let mut runner = BaselineRunner::new(args.device, pool.as_slice(), n_cells, &plan, &stats)
+    let mut runner = BaselineRunner::new(args.job.device, pool.as_slice(), n_cells, &plan, &stats)
         .map_err(|e| Error::Failed(e.to_string()))?;
     runner.batch = args.tblock_batch.max(1);
     drop(pool);
@@ -327,10 +301,10 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
         version: env!("CARGO_PKG_VERSION").to_string(),
         device,
         host_threads: rayon::current_num_threads(),
-        grid: [args.grid.nlon, args.grid.nlat],
-        years: args.years.0.clone().count(),
+        grid: [args.job.grid.nlon, args.job.grid.nlat],
+        years: args.job.years.0.clone().count(),
         target_days: plan.targets.len(),
-        window_days: 2 * args.half_window as usize + 1,
+        window_days: 2 * args.job.half_window as usize + 1,
         percentile: args.percentile.text().to_string(),
         method: args.method.number(),
         pool: "f32".into(),

@@ -192,15 +192,7 @@ mod tests {
             lat_axis: usize::from(!lat_first),
             lon_axis: usize::from(lat_first),
             dims,
-            packing: Packing {
-                scale: 1.0,
-                offset: 0.0,
-                fill: None,
-                missing: vec![],
-                valid_min: None,
-                valid_max: None,
-                quantize: None,
-            },
+            packing: Packing::none(),
             meta: VarMeta::default(),
         }
     }

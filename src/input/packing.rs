@@ -53,6 +53,19 @@ pub fn numbers(value: &AttributeValue) -> Option<Vec<f64>> {
 }
 
 impl Packing {
+    /// No packing at all: values as stored, nothing marked missing but NaN.
+    pub fn none() -> Packing {
+        Packing {
+            scale: 1.0,
+            offset: 0.0,
+            fill: None,
+            missing: vec![],
+            valid_min: None,
+            valid_max: None,
+            quantize: None,
+        }
+    }
+
     /// Rules from a variable's attributes; `Err` describes an unusable attribute.
     pub fn from_attributes(storage: Storage, attr: impl Fn(&str) -> Option<AttributeValue>) -> Result<Packing, String> {
         let scalar = |name: &str| -> Result<Option<f64>, String> {

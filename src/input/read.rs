@@ -270,15 +270,7 @@ mod tests {
 
     #[test]
     fn transposed_slab_lands_in_lat_lon_order() {
-        let packing = Packing {
-            scale: 1.0,
-            offset: 0.0,
-            fill: None,
-            missing: vec![],
-            valid_min: None,
-            valid_max: None,
-            quantize: None,
-        };
+        let packing = Packing::none();
         // stored (lon=3, lat=2): lon-major; value = 10*lon + lat
         let raw: Vec<i16> = vec![0, 1, 10, 11, 20, 21];
         let mut dest = vec![0.0f64; 6];
