@@ -17,10 +17,7 @@ while (($#)); do
     esac
 done
 mkdir -p "$out"
-# NVRTC lives beside the CUDA toolkit, which is not always on the loader's path
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    [ -d "$d" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
+. "$(dirname "$0")/cuda-env.sh"
 status=0
 { date -u; uname -a; nproc; free -g | head -2; nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv 2>/dev/null; } | tee "$out/machine.txt"
 if [ -n "$tests" ]; then

@@ -16,6 +16,7 @@ DATA=${2:-/tmp/sstclim-bench/data}
 BACKEND=${3:-cuda}
 WORK=$(dirname "$DATA")
 mkdir -p "$OUT" "$WORK"
+. "$(dirname "$0")/cuda-env.sh"
 JOB=(--input "$DATA" --years 1991-2020 --doys 152-243 --half-window 5)
 
 {
