@@ -7,8 +7,10 @@
 # Measures, in one script: the pure read floor (`sstclim bench-read`: every input byte read
 # with pread from all threads, no decoding), end-to-end `sstclim run` (process wall time, three
 # repeats, with the run report and the timeline), the same with the stages one after another
-# (--segments 1), and the sequential reference (--read-path library --segments 1), whose
-# outputs the overlapped run must equal bitwise (`sstclim compare --tolerance 0`).
+# (--segments 1), with the pool in pinned host memory (--gpu-pool host) instead of device
+# memory, and the sequential reference (--read-path library --segments 1 --gpu-pool host;
+# skipped with SKIP_LIBRARY=1), whose outputs the overlapped run must equal bitwise
+# (`sstclim compare --tolerance 0`).
 set -euo pipefail
 S=${SSTCLIM:-sstclim}
 OUT=${1:?usage: bench-pipeline.sh OUTDIR [DATA_DIR] [BACKEND]}
@@ -56,9 +58,16 @@ run warmup
 for i in 1 2 3; do
   run "pipeline-$i" --trace-json "$OUT/trace-$i.json"
 done
-run sequential-direct --segments 1 --trace-json "$OUT/trace-seq-direct.json"
-run sequential-library --read-path library --segments 1
-"$S" compare "$WORK/pipeline-3" "$WORK/sequential-library" --tolerance 0 --json "$OUT/compare.json" \
-  > "$OUT/compare.out" 2>&1 && echo "outputs equal bitwise" | tee -a "$OUT/e2e.txt" \
-  || echo "OUTPUTS DIFFER" | tee -a "$OUT/e2e.txt"
+run host-pool --gpu-pool host --trace-json "$OUT/trace-host-pool.json"
+run sequential-direct --segments 1 --gpu-pool host --trace-json "$OUT/trace-seq-direct.json"
+reference=sequential-direct
+if [ "${SKIP_LIBRARY:-0}" != 1 ]; then
+  run sequential-library --read-path library --segments 1 --gpu-pool host
+  reference=sequential-library
+fi
+for other in host-pool "$reference"; do
+  "$S" compare "$WORK/pipeline-3" "$WORK/$other" --tolerance 0 --json "$OUT/compare-$other.json" \
+    > "$OUT/compare-$other.out" 2>&1 && echo "outputs equal bitwise: pipeline-3 vs $other" | tee -a "$OUT/e2e.txt" \
+    || echo "OUTPUTS DIFFER: pipeline-3 vs $other" | tee -a "$OUT/e2e.txt"
+done
 echo done

@@ -229,6 +229,14 @@ pub struct RunArgs {
     #[arg(long, hide = true)]
     pub gpu_block: Option<usize>,
 
+    /// Where a GPU rank keeps its pool: `device` sends each decoded file from a small pinned
+    /// staging row straight into device memory (no host pool to commit, pin and unpin);
+    /// `host` holds the whole tile in pinned host memory and copies each segment in (the
+    /// reference path; also used with --verify, --pack-scale, forked readers, or when the
+    /// pool does not fit in device memory).
+    #[arg(long, value_enum, default_value_t = GpuPool::Device)]
+    pub gpu_pool: GpuPool,
+
     /// Start every percentile search at the nearer end instead of the previous day's value
     /// (for measuring the kernel).
     #[arg(long, hide = true)]
@@ -283,6 +291,16 @@ pub struct RunArgs {
     /// days).
     #[arg(long)]
     pub segments: Option<usize>,
+}
+
+/// Where a GPU rank keeps its pool (`--gpu-pool`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GpuPool {
+    /// In device memory, filled through small pinned staging rows.
+    Device,
+    /// In pinned host memory, copied to the device segment by segment.
+    Host,
 }
 
 /// Storage of generated files.

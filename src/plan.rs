@@ -42,6 +42,8 @@ pub struct JobPlan {
     pub readers: usize,
     /// Segments of target days in the overlapped pipeline (`None`: chosen per job).
     pub segments: Option<usize>,
+    /// Where a GPU engine's pool lives.
+    pub gpu_pool: crate::cli::GpuPool,
     /// The command line, for the outputs' `history` attribute.
     pub command_line: String,
 }
@@ -168,6 +170,7 @@ impl JobPlan {
                 Some(0) => return Err(PlanError::Segments),
                 n => n,
             },
+            gpu_pool: args.gpu_pool,
             command_line,
         })
     }

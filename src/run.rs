@@ -77,7 +77,19 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let startup = crate::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
-    let mut job = timer.time(Stage::Discover, || Job::prepare(plan))?;
+    // the engine starts (a GPU context takes a good part of a second) while inputs are found
+    let (job, engine) = std::thread::scope(|s| {
+        let found = s.spawn(|| {
+            let start = Instant::now();
+            (Job::prepare(plan), start.elapsed())
+        });
+        let engine = plan.backend.engine(plan.device, &plan.gpu);
+        let (job, took) = found.join().expect("input discovery thread");
+        timer.add(Stage::Discover, took);
+        (job, engine)
+    });
+    let mut job = job?;
+    let engine = engine?;
     info!(
         "{} input files ({} missing) of {} '{}' ({}, {}), {} target days, {} pool slots",
         job.inputs.files.len(),
@@ -89,7 +101,6 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.targets.len(),
         job.window.slots.len()
     );
-    let engine = plan.backend.engine(plan.device, &plan.gpu)?;
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
     let mut outcome = match pool {
         PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),

@@ -101,6 +101,9 @@ pub struct RunReport {
     pub tiles: usize,
     /// Segments of target days per tile in the overlapped pipeline (1: sequential).
     pub segments: usize,
+    /// Where the pool lived: `host` (engines on the CPU, or pinned host memory copied in per
+    /// segment) or `device` (GPU engines: files went from staging rows into device memory).
+    pub pool_location: &'static str,
     pub files_read: usize,
     pub files_missing: usize,
     /// File opens including re-reads of every file per tile.

@@ -116,7 +116,12 @@ fn the_timeline_has_every_stage_of_every_batch() {
         let batches: Vec<u64> = of(stage).iter().map(|s| s["batch"].as_u64().unwrap()).collect();
         assert_eq!(batches, [0, 1, 2], "{stage}");
     }
-    assert_eq!(of("alloc").len(), 1);
+    // the pool: allocated in host memory, or (GPU engines) made room for in device memory
+    let pool = if r["pool_location"] == "device" { "stage-pool" } else { "alloc" };
+    assert_eq!(of(pool).len(), 1, "{pool}");
+    if r["pool_location"] == "device" {
+        assert_eq!(of("upload").len(), files, "every row goes to the device once");
+    }
     for s in spans {
         let (a, b) = (s["start"].as_f64().unwrap(), s["end"].as_f64().unwrap());
         assert!(0.0 <= a && a <= b && b <= r["wall_seconds"].as_f64().unwrap() + 1.0, "{s}");
@@ -135,4 +140,36 @@ fn the_timeline_has_every_stage_of_every_batch() {
     }
     let reads_before_last_compute = compute[2]["start"].as_f64().unwrap() >= last_read_of(files);
     assert!(reads_before_last_compute, "the last segment needs the last files");
+}
+
+/// GPU engines keep the pool in device memory (filled from staging rows by the reader
+/// threads) unless told otherwise: same outputs as the host pool and the CPU engine on the
+/// same pool, bit for bit. Runs where a CUDA device is present (the GPU node).
+#[test]
+fn a_device_resident_pool_equals_the_host_pool_and_the_cpu() {
+    if !sstclim::engine::gpu::cuda::driver_present() {
+        eprintln!("SKIPPED the device-resident pool test: no CUDA driver on this machine");
+        return;
+    }
+    let dir = tmp();
+    for (storage, pool) in [("f64", "f32"), ("f64", "f64"), ("i16", "i16")] {
+        let data = dir.path().join(format!("data-{storage}"));
+        if !data.exists() {
+            generate(&data, &["--grid", "61x29", "--years", "2001-2004", "--doys", "95-135", "--storage", storage]);
+        }
+        let root = dir.path().join(format!("runs-{storage}-{pool}"));
+        let (want, _) = job(&data, &root, "cpu", &["--backend", "cpu", "--pool", pool, "--segments", "1"]);
+        for (name, flags) in [
+            ("device", &["--backend", "cuda", "--pool", pool][..]),
+            ("device-seq", &["--backend", "cuda", "--pool", pool, "--segments", "1"][..]),
+            ("device-library", &["--backend", "cuda", "--pool", pool, "--read-path", "library", "--segments", "3"][..]),
+            ("host", &["--backend", "cuda", "--pool", pool, "--gpu-pool", "host"][..]),
+            ("device-tiles", &["--backend", "cuda", "--pool", pool, "--max-mem", "1M", "--segments", "2"][..]),
+        ] {
+            let (got, r) = job(&data, &root, name, flags);
+            assert_eq!(got, want, "{storage} {pool} {name}: outputs differ from the CPU engine");
+            let want_place = if name == "host" { "host" } else { "device" };
+            assert_eq!(r["pool_location"].as_str(), Some(want_place), "{storage} {pool} {name}: {r}");
+        }
+    }
 }

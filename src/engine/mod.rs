@@ -180,6 +180,47 @@ pub trait Engine: Sync {
         None
     }
 
+    /// Hold a whole tile's pool (`n_slots` rows of `n_cells`) in device memory, to be filled
+    /// with [`Engine::upload_slot`] from any thread and computed on with
+    /// [`Engine::compute_staged`], so no host pool is needed. Returns whether it did (host
+    /// engines, backends without a second copy queue, or a pool that does not fit beside
+    /// computing `plan` in one chunk: no).
+    fn stage_pool(
+        &self,
+        _pool: PoolType,
+        _n_slots: usize,
+        _n_cells: usize,
+        _plan: &WindowPlan,
+        _stats: &StatSpec,
+    ) -> Result<bool, EngineError> {
+        Ok(false)
+    }
+
+    /// Copy pool row `slot` (the staged pool's type, `n_cells` values at `src`) into the
+    /// device-resident pool; returns when the copy is done. Callable from many threads.
+    ///
+    /// # Safety
+    /// `src` is readable for one row of the staged pool's type.
+    unsafe fn upload_slot(&self, _slot: usize, _src: *const u8) -> Result<(), EngineError> {
+        Err(EngineError { engine: self.name(), message: "no device-resident pool".into() })
+    }
+
+    /// [`Engine::compute`] on rows `slots` of the device-resident pool (int16 pools decode
+    /// through `decoding`).
+    fn compute_staged(
+        &self,
+        _slots: std::ops::Range<usize>,
+        _decoding: Option<&[f64]>,
+        _plan: &WindowPlan,
+        _stats: &StatSpec,
+        _out: &mut TileResult,
+    ) -> Result<EngineTimes, EngineError> {
+        Err(EngineError { engine: self.name(), message: "no device-resident pool".into() })
+    }
+
+    /// Let go of the device-resident pool's copy queue (its memory is reused by the next tile).
+    fn unstage_pool(&self) {}
+
     /// Fill `out` (sized for `plan` and `pool`) with the statistics of every target and cell:
     /// every value and count is written (NaN where a cell has no value), whatever `out` held.
     fn compute(

@@ -334,6 +334,11 @@ impl Default for DirectBuffer {
 /// piece is decoded while still in cache).
 const PIECE_BYTES: usize = 1 << 20;
 
+/// Bytes of stored data `read_into` reads for `region`.
+pub fn bytes_of(layout: &VarLayout, region: &Region) -> u64 {
+    (region.n_cells() * layout.storage.size()) as u64
+}
+
 /// Read `region` of the variable from `file` (data at `offset`) and decode it into `dest`.
 /// Returns the bytes read.
 pub fn read_into<T: Sample>(

@@ -17,6 +17,7 @@
 pub mod locate;
 pub mod readers;
 pub mod segments;
+pub mod stage;
 pub mod trace;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,8 +29,10 @@ use locate::Locating;
 pub use readers::ReadPath;
 use readers::{read_all, ReadJob, ReadStats, Rows};
 use segments::{plan_segments, Segment};
+use stage::Staging;
 use trace::Trace;
 
+use crate::cli::GpuPool;
 use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
 use crate::error::Error;
 use crate::input::direct;
@@ -164,6 +167,7 @@ pub(crate) fn run_tiles<T: Sample>(
         target_days: n_targets,
         tiles: regions.len(),
         segments: segments.len(),
+        pool_location: if totals.device_pool { "device" } else { "host" },
         files_read: n_slots,
         files_missing: job.inputs.missing.len(),
         file_reads: n_slots * regions.len(),
@@ -197,6 +201,8 @@ struct Totals {
     write: Duration,
     pin: Duration,
     device_memory: Option<u64>,
+    /// Some tile's pool lived in device memory.
+    device_pool: bool,
 }
 
 /// Everything one tile needs.
@@ -310,22 +316,51 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     });
     let mut outputs = outputs;
     let creator = (tile == 0).then(|| fork_output_creator(&mut outputs, ctx)).flatten();
-    let new_pool = if forked { Pool::<T>::new_shared } else { Pool::<T>::new };
-    let mut pool = trace
-        .span("alloc", tile, None, || (new_pool(n_slots, n_cells), bytes as u64))
-        .map_err(|cause| Error::Alloc { bytes, cause })?;
-    pool.set_decoding(ctx.decoding.cloned());
-    let (map_ptr, map_len) = pool.mapping();
+    // a GPU engine takes the pool into device memory where it can: then there is no host pool
+    // (the checks of --verify and --pack-scale, and forked readers, need one)
+    let staged = engine.is_device()
+        && !forked
+        && !plan.verify
+        && plan.pack.is_none()
+        && plan.gpu_pool == GpuPool::Device
+        && trace.span("stage-pool", tile, None, || {
+            let staged = engine.stage_pool(ctx.pool_type, n_slots, n_cells, &job.window, &plan.stats);
+            let staged = staged.unwrap_or_else(|e| {
+                tracing::warn!("keeping the pool in host memory: {e}");
+                false
+            });
+            (staged, bytes as u64)
+        });
+    let mut pool = if staged {
+        None
+    } else {
+        let new_pool = if forked { Pool::<T>::new_shared } else { Pool::<T>::new };
+        let mut pool = trace
+            .span("alloc", tile, None, || (new_pool(n_slots, n_cells), bytes as u64))
+            .map_err(|cause| Error::Alloc { bytes, cause })?;
+        pool.set_decoding(ctx.decoding.cloned());
+        if engine.is_device() {
+            // registering pages that are not faulted in is slow: commit them first, from all
+            // threads, before the readers start (committing them beside the readers contends)
+            trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
+        }
+        Some(pool)
+    };
+    let (map_ptr, map_len) = pool.as_ref().map_or((std::ptr::null(), 0), |p| p.mapping());
     let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
-    if engine.is_device() {
-        // registering pages that are not faulted in is slow: commit them first, from all
-        // threads, before the readers start (committing them beside the readers contends)
-        trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
-    }
+                                     // staging rows for a device-resident pool: one per reading thread now, and (added by the
+                                     // upload thread) a few more each, so that readers rarely wait for a copy
+    let stage = staged.then(|| {
+        trace.span("stage-rows", tile, None, || (Staging::<T>::new(engine, n_cells, plan.threads, trace, tile), 0))
+    });
     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
     let mut guard = PinGuard { engine, pool: false, map: map_ptr, ptrs: Vec::new() };
-    let decoding = pool.decoding().cloned();
-    let rows = Rows::new(&mut pool);
+    let decoding = ctx.decoding.cloned();
+    let rows = match (&stage, pool.as_mut()) {
+        (Some(stage), _) => Rows::staged(n_slots, n_cells, stage),
+        (None, Some(pool)) => Rows::new(pool),
+        (None, None) => unreachable!("a tile has a host pool or a device-resident one"),
+    };
     let read_job = ReadJob {
         files: &job.files,
         layout: &job.layout,
@@ -344,9 +379,26 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     let outcome = std::thread::scope(|s| {
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<(usize, u64)>();
         let (rows, read_job, stop) = (&rows, &read_job, &stop);
+        // a device-resident pool's rows reach the device through one upload thread, which
+        // reports them finished
+        let uploads = stage.as_ref().map(|stage| {
+            let done_tx = done_tx.clone();
+            std::thread::Builder::new()
+                .name("upload".into())
+                .spawn_scoped(s, move || stage.upload_all(&done_tx, stop, 3 * plan.threads))
+                .expect("spawning the upload thread")
+        });
+        let stage_ref = stage.as_ref();
         let reader = std::thread::Builder::new()
             .name("readers".into())
-            .spawn_scoped(s, move || read_all(read_job, locating, rows, trace, stop, &done_tx))
+            .spawn_scoped(s, move || {
+                let read = read_all(read_job, locating, rows, trace, stop, &done_tx);
+                drop(done_tx);
+                if let Some(stage) = stage_ref {
+                    stage.close();
+                }
+                read
+            })
             .expect("spawning the reader thread");
         // device set-up beside the reads: commit and pin the pool, compile the kernel, make
         // pinned result buffers
@@ -370,9 +422,12 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                             Ok(())
                         };
                         // SAFETY: the pool stays mapped until the guard unpins it, after the scope.
-                        let ok = trace.span("pin", tile, None, || {
-                            (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
-                        });
+                        let ok = match map_len {
+                            0 => Ok(false), // no host pool
+                            _ => trace.span("pin", tile, None, || {
+                                (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
+                            }),
+                        };
                         let pool_pinned = ok.as_ref().is_ok_and(|&p| p);
                         let buffers = made.join().expect("result buffer thread");
                         pinned.extend(trace.span("pin-results", tile, None, || (pin_results(engine, &buffers), 0)));
@@ -455,12 +510,16 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                     },
                 };
                 result.reshape(seg.targets.len());
-                // SAFETY: every slot of the segment has been reported finished by its reader.
-                let view = unsafe { rows.view(seg.slots.clone(), decoding.as_ref()) };
-                if let Some(q) = plan.pack {
-                    check_packed_range(ctx, &q, seg, view)?;
-                }
-                let computed = compute_segment::<T>(ctx, k, seg, view, &mut result, totals);
+                let computed = if rows.is_staged() {
+                    compute_staged_segment(ctx, k, seg, &mut result, totals)
+                } else {
+                    // SAFETY: every slot of the segment has been reported finished by its reader.
+                    let view = unsafe { rows.view(seg.slots.clone(), decoding.as_ref()) };
+                    if let Some(q) = plan.pack {
+                        check_packed_range(ctx, &q, seg, view)?;
+                    }
+                    compute_segment::<T>(ctx, k, seg, view, &mut result, totals)
+                };
                 if let Err(e) = computed {
                     spare.push(result);
                     return Err(e);
@@ -479,6 +538,12 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         drop(res_tx);
         let set_up = join_setup(&mut guard, totals, &mut spare);
         let read = reader.join().expect("reader thread");
+        let uploaded = uploads.map_or(Ok(()), |u| u.join().expect("upload thread"));
+        if staged {
+            engine.unstage_pool();
+            totals.device_pool = true;
+            totals.device.bytes_h2d += bytes as u64;
+        }
         // nothing reads the pool any more: unpin and unmap it while the writer finishes
         if std::mem::take(&mut guard.pool) {
             // SAFETY: pinned by the set-up thread (joined); the pool is still mapped.
@@ -493,6 +558,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         // the first failure in pipeline order
         let run = (|| -> Result<(), Error> {
             let stats = read?;
+            uploaded?;
             set_up?;
             computed?;
             totals.write += written?;
@@ -548,6 +614,25 @@ fn check_packed_range<T: Sample>(
         }
         None => Ok(()),
     }
+}
+
+/// Compute one segment on the device-resident pool.
+fn compute_staged_segment(
+    ctx: &TileCtx<'_>,
+    k: usize,
+    seg: &Segment,
+    result: &mut TileResult,
+    totals: &mut Totals,
+) -> Result<(), Error> {
+    let (plan, engine) = (ctx.plan, ctx.engine);
+    let start = Instant::now();
+    let decoding = ctx.decoding.map(|d| &d[..]);
+    let times = ctx.trace.span("compute", ctx.tile, Some(k), || {
+        (engine.compute_staged(seg.slots.clone(), decoding, &seg.plan, &plan.stats, result), 0)
+    })?;
+    totals.compute += start.elapsed();
+    totals.device.add(&times);
+    Ok(())
 }
 
 /// Compute one segment (and check it against the reference engine with `--verify`).

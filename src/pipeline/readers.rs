@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use crossbeam_channel::Sender;
 
 use super::locate::Locating;
+use super::stage::Staging;
 use super::trace::Trace;
 use crate::error::Error;
 use crate::input::direct::{self, DirectBuffer, DirectLayout};
@@ -35,24 +36,63 @@ pub enum ReadPath {
     Forked,
 }
 
-/// The rows of a pool being filled by readers while engines read finished rows.
-pub struct Rows<T> {
+/// The rows of a pool being filled by readers while engines read finished rows: a host pool,
+/// or (GPU engines) a device-resident pool reached through staging rows.
+pub struct Rows<'s, T> {
     base: *mut T,
     n_slots: usize,
     n_cells: usize,
     /// The pool is a shared mapping (forked readers can fill it).
     shared: bool,
+    /// Rows go to a device-resident pool (no host pool: `base` is null).
+    stage: Option<&'s Staging<'s, T>>,
 }
 
 // SAFETY: `Rows` hands out each row to one writer (one reader per slot) and read-only views
 // only of rows whose writer has finished (signalled through a channel, which orders memory).
-unsafe impl<T: Send> Send for Rows<T> {}
-unsafe impl<T: Sync> Sync for Rows<T> {}
+unsafe impl<T: Send> Send for Rows<'_, T> {}
+unsafe impl<T: Sync> Sync for Rows<'_, T> {}
 
-impl<T: Sample> Rows<T> {
-    pub fn new(pool: &mut crate::pool::Pool<T>) -> Rows<T> {
+impl<'s, T: Sample> Rows<'s, T> {
+    pub fn new(pool: &mut crate::pool::Pool<T>) -> Rows<'s, T> {
         let (n_slots, n_cells, shared) = (pool.n_slots(), pool.n_cells(), pool.is_shared());
-        Rows { base: pool.as_mut_slice().as_mut_ptr(), n_slots, n_cells, shared }
+        Rows { base: pool.as_mut_slice().as_mut_ptr(), n_slots, n_cells, shared, stage: None }
+    }
+
+    /// Rows of a device-resident pool, filled through `stage`.
+    pub fn staged(n_slots: usize, n_cells: usize, stage: &'s Staging<'s, T>) -> Rows<'s, T> {
+        Rows { base: std::ptr::null_mut(), n_slots, n_cells, shared: false, stage: Some(stage) }
+    }
+
+    /// Whether rows go to a device-resident pool.
+    pub fn is_staged(&self) -> bool {
+        self.stage.is_some()
+    }
+
+    /// Let `fill` write row `slot` (`bytes`: what was read for it). A host pool row is then
+    /// finished and the caller reports it; a device-resident pool's row is queued for the
+    /// device and its upload thread reports it (see [`Rows::reports_done`]).
+    ///
+    /// # Safety
+    /// Each slot is filled by one caller, once.
+    pub unsafe fn fill<R, E>(
+        &self,
+        slot: usize,
+        bytes: u64,
+        fill: impl FnOnce(&mut [T]) -> Result<R, E>,
+    ) -> Result<R, E> {
+        assert!(slot < self.n_slots);
+        match self.stage {
+            Some(stage) => stage.fill(slot, bytes, fill),
+            // SAFETY: one filler per slot (the caller's promise).
+            None => fill(unsafe { self.row(slot) }),
+        }
+    }
+
+    /// Whether readers report finished rows themselves (host pools), rather than the upload
+    /// thread of a device-resident pool.
+    pub fn reports_done(&self) -> bool {
+        self.stage.is_none()
     }
 
     /// Row `slot`, to write.
@@ -61,7 +101,7 @@ impl<T: Sample> Rows<T> {
     /// No other reference to the row may exist while the returned one lives.
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn row(&self, slot: usize) -> &mut [T] {
-        assert!(slot < self.n_slots);
+        assert!(slot < self.n_slots && !self.base.is_null(), "a host pool row");
         // SAFETY: in bounds; exclusivity is the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.base.add(slot * self.n_cells), self.n_cells) }
     }
@@ -71,7 +111,7 @@ impl<T: Sample> Rows<T> {
     /// # Safety
     /// Every row in `slots` must be finished: no writer may touch them while the view lives.
     pub unsafe fn view<'a>(&'a self, slots: std::ops::Range<usize>, decoding: Option<&'a Decoding>) -> PoolView<'a, T> {
-        assert!(slots.end <= self.n_slots);
+        assert!(slots.end <= self.n_slots && !self.base.is_null(), "a host pool view");
         // SAFETY: in bounds; no writer touches these rows (the caller's promise).
         let data = unsafe {
             std::slice::from_raw_parts(self.base.add(slots.start * self.n_cells), slots.len() * self.n_cells)
@@ -113,7 +153,7 @@ pub struct ReadStats {
 pub fn read_all<T: Sample>(
     job: &ReadJob<'_>,
     locating: Option<Locating>,
-    rows: &Rows<T>,
+    rows: &Rows<'_, T>,
     trace: &Trace,
     stop: &AtomicBool,
     done: &Sender<(usize, u64)>,
@@ -146,17 +186,22 @@ pub fn read_all<T: Sample>(
                                 break;
                             }
                             let read = trace.span("read", job.tile, Some(slot), || {
+                                let bytes = direct::bytes_of(job.layout, job.region);
                                 // SAFETY: each slot is handed to exactly one reader.
-                                let row = unsafe { rows.row(slot) };
-                                let r =
-                                    direct::read_into(&file, offset, dl.order, job.layout, job.region, &mut buf, row);
+                                let r = unsafe {
+                                    rows.fill(slot, bytes, |row| {
+                                        direct::read_into(
+                                            &file, offset, dl.order, job.layout, job.region, &mut buf, row,
+                                        )
+                                    })
+                                };
                                 let n = r.as_ref().map_or(0, |n| *n);
                                 (r, n)
                             });
                             match read {
                                 Ok(n) => {
                                     bytes.fetch_add(n as usize, Ordering::Relaxed);
-                                    if done.send((slot, n)).is_err() {
+                                    if rows.reports_done() && done.send((slot, n)).is_err() {
                                         break;
                                     }
                                 }
@@ -180,7 +225,7 @@ pub fn read_all<T: Sample>(
         if job.direct.is_some() {
             tracing::info!("{} file(s) not stored like the first file: reading them with libnetcdf", library.len());
         }
-        stats.bytes += if job.forked && rows.shared {
+        stats.bytes += if job.forked && rows.shared && !rows.is_staged() {
             read_forked(job, &library, rows, trace, done)?
         } else {
             read_library(job, &library, rows, trace, stop, done)?
@@ -194,7 +239,7 @@ pub fn read_all<T: Sample>(
 fn read_forked<T: Sample>(
     job: &ReadJob<'_>,
     slots: &[usize],
-    rows: &Rows<T>,
+    rows: &Rows<'_, T>,
     trace: &Trace,
     done: &Sender<(usize, u64)>,
 ) -> Result<u64, Error> {
@@ -223,7 +268,7 @@ fn read_forked<T: Sample>(
 fn read_library<T: Sample>(
     job: &ReadJob<'_>,
     slots: &[usize],
-    rows: &Rows<T>,
+    rows: &Rows<'_, T>,
     trace: &Trace,
     stop: &AtomicBool,
     done: &Sender<(usize, u64)>,
@@ -237,11 +282,17 @@ fn read_library<T: Sample>(
                 .name(format!("decode-{d}"))
                 .spawn_scoped(scope, move || {
                     for (slot, layout, raw, start) in rx {
-                        // SAFETY: each slot is sent to one decoder once.
-                        decode_region(&layout, job.region, &raw, unsafe { rows.row(slot) });
                         let n = raw.bytes() as u64;
+                        // SAFETY: each slot is sent to one decoder once.
+                        let filled = unsafe {
+                            rows.fill(slot, n, |row| {
+                                decode_region(&layout, job.region, &raw, row);
+                                Ok::<(), std::convert::Infallible>(())
+                            })
+                        };
+                        let _: Result<(), std::convert::Infallible> = filled;
                         trace.record("read", job.tile, Some(slot), start, n);
-                        if done.send((slot, n)).is_err() {
+                        if rows.reports_done() && done.send((slot, n)).is_err() {
                             break;
                         }
                     }

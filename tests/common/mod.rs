@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_sstclim"));
+    // SSTCLIM_TEST_BIN: the binary to test where the build path does not exist (test binaries
+    // carried to a GPU node)
+    let exe = std::env::var_os("SSTCLIM_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sstclim").into());
+    let mut c = Command::new(exe);
     c.env_remove("RUST_LOG");
     // Tests run in parallel threads of one process: a file this process writes with libnetcdf
     // can be inherited (with its HDF5 flock) by a child another test spawns at that moment,

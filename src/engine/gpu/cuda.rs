@@ -13,7 +13,9 @@ use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
 use cudarc::driver::{result, DriverError};
 use cudarc::nvrtc::{result as nvrtc_result, sys as nvrtc_sys};
 
-use super::{kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams};
+use super::{
+    kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, Uploader,
+};
 
 /// A CUDA engine on device `ordinal`, or why there is none.
 pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<CudaDevice>, String> {
@@ -401,6 +403,65 @@ impl Device for CudaDevice {
     fn synchronize(&mut self) -> Result<(), GpuError> {
         // SAFETY: the stream belongs to this context.
         unsafe { result::stream::synchronize(self.stream) }.map_err(|e| self.err("cuStreamSynchronize", e))
+    }
+
+    fn uploader(&mut self) -> Result<Option<Box<dyn Uploader>>, GpuError> {
+        self.bind()?;
+        // SAFETY: `dev` is valid; the uploader releases its own reference to the context.
+        let ctx =
+            unsafe { result::primary_ctx::retain(self.dev) }.map_err(|e| self.err("cuDevicePrimaryCtxRetain", e))?;
+        let stream = match result::stream::create(result::stream::StreamKind::NonBlocking) {
+            Ok(s) => s,
+            Err(e) => {
+                // SAFETY: retained just above.
+                let _ = unsafe { result::primary_ctx::release(self.dev) };
+                return Err(self.err("cuStreamCreate (copies)", e));
+            }
+        };
+        Ok(Some(Box::new(CudaUploader { dev: self.dev, ctx, stream, device: self.info.description.clone() })))
+    }
+}
+
+/// A second stream of the device's primary context, for copies from reader threads.
+struct CudaUploader {
+    dev: sys::CUdevice,
+    ctx: sys::CUcontext,
+    stream: sys::CUstream,
+    device: String,
+}
+
+// SAFETY: plain driver handles; the engine serializes uploads behind a mutex, and each call
+// makes the context current on the calling thread.
+unsafe impl Send for CudaUploader {}
+
+impl CudaUploader {
+    fn err(&self, call: &'static str, e: DriverError) -> GpuError {
+        GpuError { api: "CUDA", call, device: self.device.clone(), detail: describe(e) }
+    }
+}
+
+impl Uploader for CudaUploader {
+    unsafe fn upload(&mut self, dst: DevPtr, src: *const u8, bytes: usize) -> Result<(), GpuError> {
+        // SAFETY: the context is retained by self; the caller vouches for both ranges.
+        unsafe {
+            result::ctx::set_current(self.ctx).map_err(|e| self.err("cuCtxSetCurrent", e))?;
+            sys::cuMemcpyHtoDAsync_v2(dst, src as *const c_void, bytes, self.stream)
+                .result()
+                .map_err(|e| self.err("cuMemcpyHtoDAsync (pool row)", e))?;
+            result::stream::synchronize(self.stream).map_err(|e| self.err("cuStreamSynchronize (pool row)", e))
+        }
+    }
+}
+
+impl Drop for CudaUploader {
+    fn drop(&mut self) {
+        // SAFETY: handles created in `uploader`, not used after.
+        unsafe {
+            let _ = result::ctx::set_current(self.ctx);
+            let _ = result::stream::synchronize(self.stream);
+            let _ = result::stream::destroy(self.stream);
+            let _ = result::primary_ctx::release(self.dev);
+        }
     }
 }
 

@@ -121,6 +121,21 @@ pub trait Device: Send {
     /// Record its end, wait for it and return the device time since `timer_start`.
     fn timer_stop(&mut self) -> Result<Duration, GpuError>;
     fn synchronize(&mut self) -> Result<(), GpuError>;
+    /// A second queue for host-to-device copies issued from other threads while this one
+    /// computes (`None` where the backend has none: the pool then stays on the host).
+    fn uploader(&mut self) -> Result<Option<Box<dyn Uploader>>, GpuError> {
+        Ok(None)
+    }
+}
+
+/// Host-to-device copies on their own queue, usable from any thread: reader threads send each
+/// decoded pool row straight into a device-resident pool through it.
+pub trait Uploader: Send {
+    /// Copy `bytes` from `src` to `dst` and wait until the copy is done.
+    ///
+    /// # Safety
+    /// `src` is readable for `bytes` and `dst` is a device allocation holding at least `bytes`.
+    unsafe fn upload(&mut self, dst: DevPtr, src: *const u8, bytes: usize) -> Result<(), GpuError>;
 }
 
 /// The kernel's argument block (`ClimParams` in kernels/climatology.hip: same order and sizes).
@@ -285,6 +300,7 @@ pub fn plan_launch<T: GpuSample>(
     stats: &StatSpec,
     n_cells: usize,
     budget: u64,
+    pool_on_device: bool,
 ) -> Result<LaunchPlan, String> {
     let maxl_needed = plan.targets.iter().map(|t| t.groups.len()).max().unwrap_or(1).max(1);
     let Some(&maxl) = MAXL_VARIANTS.iter().find(|&&m| m >= maxl_needed) else {
@@ -349,18 +365,24 @@ pub fn plan_launch<T: GpuSample>(
         + plan.slots.len() * 8
         + n_targets * (maxl + 2) * 4
         + plan.groups.len() * 8;
-    // device bytes for `chunk` cells and `rows_held` pool rows
+    // device bytes for `chunk` cells and `rows_held` pool rows (none when the whole pool
+    // already lives on the device)
+    let rows_bytes = if pool_on_device { 0 } else { sample };
     let need = |chunk: usize, rows_held: usize| -> u64 {
         let results = chunk * n_targets * (n_stats * 8 + 4);
         let ring = if in_shared { 0 } else { chunk.div_ceil(block) * block * ring_max * rows * key };
-        (rows_held * chunk * sample + results + ring + tables) as u64
+        (rows_held * chunk * rows_bytes + results + ring + tables) as u64
     };
     let mut chunk = n_cells.max(1);
     loop {
         // pool rows that fit beside the results for this chunk
         let fixed = need(chunk, 0);
         if fixed < budget {
-            let max_rows = ((budget - fixed) / (chunk * sample) as u64) as usize;
+            let max_rows = if pool_on_device {
+                plan.slots.len().max(1)
+            } else {
+                ((budget - fixed) / (chunk * sample) as u64) as usize
+            };
             let batches = Batch::plan(plan, maxl, max_ring, max_rows.max(1));
             let pool_rows = batches.iter().map(|b| b.slots.len()).max().unwrap_or(0);
             if pool_rows <= max_rows {
@@ -488,16 +510,109 @@ const B_GROUP_OFF: usize = 10;
 const B_GROUP_ROWS: usize = 11;
 const B_LUT: usize = 12;
 
+/// A pool that lives in device memory (buffer `B_POOL`), filled row by row through its own
+/// copy queue while the engine computes on rows already there.
+struct Staged {
+    up: Box<dyn Uploader>,
+    base: DevPtr,
+    row_bytes: usize,
+    n_slots: usize,
+    n_cells: usize,
+    pool: PoolType,
+}
+
+/// Where a compute call's pool rows are.
+#[derive(Clone, Copy)]
+enum PoolSrc<'a, T> {
+    /// In host memory (pinned or not): each batch's rows are copied in first.
+    Host(&'a [T]),
+    /// Already in device memory: rows `slot0..` of the staged pool.
+    Device { base: DevPtr, slot0: usize },
+}
+
 /// A GPU engine over any [`Device`].
 pub struct GpuEngine<D: Device> {
     name: &'static str,
     opts: GpuOptions,
+    /// Declared before `state`: its copy queue goes before the device's context.
+    staged: Mutex<Option<Staged>>,
     state: Mutex<State<D>>,
 }
 
 impl<D: Device> GpuEngine<D> {
     pub fn new(name: &'static str, device: D, opts: GpuOptions) -> Self {
-        GpuEngine { name, opts, state: Mutex::new(State { device, buffers: Vec::new(), pinned: Vec::new() }) }
+        GpuEngine {
+            name,
+            opts,
+            staged: Mutex::new(None),
+            state: Mutex::new(State { device, buffers: Vec::new(), pinned: Vec::new() }),
+        }
+    }
+
+    /// Make room for a tile's whole pool in device memory, if it fits beside what computing
+    /// `plan` needs in one chunk and the backend can copy from other threads.
+    fn stage_typed<T: GpuSample>(
+        &self,
+        pool: PoolType,
+        n_slots: usize,
+        n_cells: usize,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+    ) -> Result<bool, GpuError> {
+        let mut staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
+        *staged = None;
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind()?;
+        let bytes = n_slots * n_cells * std::mem::size_of::<T>();
+        let held = st.buffers.get(B_POOL).map_or(0, |b| b.bytes) as u64;
+        let budget = self.budget(&mut st.device)? + held;
+        if bytes as u64 >= budget {
+            return Ok(false);
+        }
+        match plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget - bytes as u64, true) {
+            Ok(lp) if lp.chunk >= n_cells => {}
+            _ => return Ok(false),
+        }
+        let Some(up) = st.device.uploader()? else { return Ok(false) };
+        let base = st.buffer(B_POOL, bytes)?;
+        *staged = Some(Staged { up, base, row_bytes: n_cells * std::mem::size_of::<T>(), n_slots, n_cells, pool });
+        Ok(true)
+    }
+
+    fn compute_staged_typed<T: GpuSample>(
+        &self,
+        slots: std::ops::Range<usize>,
+        decoding: Option<&[f64]>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) -> Result<EngineTimes, EngineError> {
+        let (base, n_cells) = {
+            let staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(s) = staged.as_ref().filter(|s| slots.end <= s.n_slots) else {
+                return Err(self.error(format!("no device-resident pool holds slots {slots:?}")));
+            };
+            (s.base, s.n_cells)
+        };
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind().map_err(|e| self.error(e))?;
+        let mut times = EngineTimes::default();
+        if plan.targets.is_empty() || n_cells == 0 {
+            return Ok(times);
+        }
+        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
+        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, true)
+            .map_err(|e| self.error(e))?;
+        if lp.chunk < n_cells {
+            return Err(self.error(format!(
+                "the device-resident pool leaves room for {} of {n_cells} cells (use --gpu-pool host)",
+                lp.chunk
+            )));
+        }
+        tracing::debug!("{} (device pool): {lp:?}", self.name);
+        let src: PoolSrc<'_, T> = PoolSrc::Device { base, slot0: slots.start };
+        self.run_plan(&mut st, src, decoding, n_cells, plan, stats, out, &lp, &mut times).map_err(|e| self.error(e))?;
+        Ok(times)
     }
 
     pub fn info(&self) -> DeviceInfo {
@@ -532,12 +647,12 @@ impl<D: Device> GpuEngine<D> {
             return Ok(times);
         }
         let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        let lp =
-            plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget).map_err(|e| self.error(e))?;
+        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, false)
+            .map_err(|e| self.error(e))?;
         tracing::debug!("{}: {lp:?}", self.name);
         let pinned = if st.contains_pinned(pool) { Pinned::already() } else { Pinned::new(&mut st.device, pool) };
         times.pin = Duration::from_secs_f64(pinned.seconds);
-        let result = self.run_plan(&mut st, pool, decoding, n_cells, plan, stats, out, &lp, &mut times);
+        let result = self.run_plan(&mut st, PoolSrc::Host(pool), decoding, n_cells, plan, stats, out, &lp, &mut times);
         pinned.release(&mut st.device);
         result.map_err(|e| self.error(e))?;
         Ok(times)
@@ -556,8 +671,8 @@ impl<D: Device> GpuEngine<D> {
             return Ok(());
         }
         let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        let lp =
-            plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget).map_err(|e| self.error(e))?;
+        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, false)
+            .map_err(|e| self.error(e))?;
         st.device.prepare(&lp.kernel, lp.smem).map_err(|e| self.error(e))
     }
 
@@ -565,7 +680,7 @@ impl<D: Device> GpuEngine<D> {
     fn run_plan<T: GpuSample>(
         &self,
         st: &mut State<D>,
-        pool: &[T],
+        pool: PoolSrc<'_, T>,
         decoding: Option<&[f64]>,
         n_cells: usize,
         plan: &WindowPlan,
@@ -606,7 +721,10 @@ impl<D: Device> GpuEngine<D> {
         } else {
             0
         };
-        let d_pool = st.buffer(B_POOL, lp.pool_rows * lp.chunk * sample)?;
+        let d_pool = match pool {
+            PoolSrc::Host(_) => st.buffer(B_POOL, lp.pool_rows * lp.chunk * sample)?,
+            PoolSrc::Device { .. } => 0,
+        };
         let d_values = st.buffer(B_VALUES, n_stats * n_targets * lp.chunk * 8)?;
         let d_counts = st.buffer(B_COUNTS, n_targets * lp.chunk * 4)?;
         let d_ring = if lp.ring_in_shared {
@@ -620,24 +738,33 @@ impl<D: Device> GpuEngine<D> {
             let width = lp.chunk.min(n_cells - c0);
             for (batch, (group_off, group_rows)) in lp.batches.iter().zip(&tables) {
                 // the batch's pool rows, this chunk's cells
-                st.device.timer_start()?;
                 let rows = batch.slots.len();
-                // SAFETY: the source rows lie inside `pool` (pinned or not) and the device
-                // buffer holds `pool_rows * chunk` samples; we synchronize in timer_stop.
-                unsafe {
-                    st.device.copy_h2d(
-                        d_pool,
-                        width * sample,
-                        pool.as_ptr().add(batch.slots.start * n_cells + c0).cast(),
-                        n_cells * sample,
-                        width * sample,
-                        rows,
-                    )?;
-                }
-                times.h2d += st.device.timer_stop()?;
-                times.bytes_h2d += (rows * width * sample) as u64;
+                let (batch_pool, stride) = match pool {
+                    PoolSrc::Host(pool) => {
+                        st.device.timer_start()?;
+                        // SAFETY: the source rows lie inside `pool` (pinned or not) and the device
+                        // buffer holds `pool_rows * chunk` samples; we synchronize in timer_stop.
+                        unsafe {
+                            st.device.copy_h2d(
+                                d_pool,
+                                width * sample,
+                                pool.as_ptr().add(batch.slots.start * n_cells + c0).cast(),
+                                n_cells * sample,
+                                width * sample,
+                                rows,
+                            )?;
+                        }
+                        times.h2d += st.device.timer_stop()?;
+                        times.bytes_h2d += (rows * width * sample) as u64;
+                        (d_pool, width)
+                    }
+                    // one chunk of all cells (checked by the caller): the rows are in place
+                    PoolSrc::Device { base, slot0 } => {
+                        (base + ((slot0 + batch.slots.start) * n_cells * sample) as DevPtr, n_cells)
+                    }
+                };
                 let params = KernelParams {
-                    pool: d_pool,
+                    pool: batch_pool,
                     out_values: d_values,
                     out_counts: d_counts,
                     load_start: st.upload(B_LOAD_START, &batch.load_start)?,
@@ -650,7 +777,7 @@ impl<D: Device> GpuEngine<D> {
                     pos_frac: d_pos_frac,
                     ring_global: d_ring,
                     lut: d_lut,
-                    pool_stride: width as i64,
+                    pool_stride: stride as i64,
                     out_cell_stride: width as i64,
                     n_cells: width as i32,
                     out_cell0: 0,
@@ -871,6 +998,53 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         Some(self.state.lock().unwrap_or_else(|e| e.into_inner()).device_bytes())
     }
 
+    fn stage_pool(
+        &self,
+        pool: PoolType,
+        n_slots: usize,
+        n_cells: usize,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+    ) -> Result<bool, EngineError> {
+        match pool {
+            PoolType::F64 => self.stage_typed::<f64>(pool, n_slots, n_cells, plan, stats),
+            PoolType::F32 => self.stage_typed::<f32>(pool, n_slots, n_cells, plan, stats),
+            PoolType::I16 => self.stage_typed::<i16>(pool, n_slots, n_cells, plan, stats),
+        }
+        .map_err(|e| self.error(e))
+    }
+
+    unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
+        let mut staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(s) = staged.as_mut().filter(|s| slot < s.n_slots) else {
+            return Err(self.error(format!("no device-resident pool holds slot {slot}")));
+        };
+        let dst = s.base + (slot * s.row_bytes) as DevPtr;
+        // SAFETY: the caller's row holds `row_bytes`; the pool buffer holds `n_slots` rows.
+        unsafe { s.up.upload(dst, src, s.row_bytes) }.map_err(|e| self.error(e))
+    }
+
+    fn compute_staged(
+        &self,
+        slots: std::ops::Range<usize>,
+        decoding: Option<&[f64]>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) -> Result<EngineTimes, EngineError> {
+        let pool = self.staged.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|s| s.pool);
+        match pool {
+            Some(PoolType::F64) => self.compute_staged_typed::<f64>(slots, None, plan, stats, out),
+            Some(PoolType::F32) => self.compute_staged_typed::<f32>(slots, None, plan, stats, out),
+            Some(PoolType::I16) => self.compute_staged_typed::<i16>(slots, decoding, plan, stats, out),
+            None => Err(self.error("no device-resident pool")),
+        }
+    }
+
+    fn unstage_pool(&self) {
+        *self.staged.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
     fn compute(
         &self,
         pool: PoolRef<'_>,
@@ -925,7 +1099,8 @@ mod tests {
     #[test]
     fn reference_job_on_an_h200_is_one_launch() {
         let (plan, stats) = job(1991..=2020, 5);
-        let lp = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 120 << 30).unwrap();
+        let lp =
+            plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
         assert_eq!(lp.kernel, "sstclim_clim_f32_l12");
         assert!(!lp.ring_in_shared, "auto: 148 cells a multiprocessor are too few for shared memory");
         assert_eq!((lp.ring, lp.rows, lp.chunk, lp.batches.len(), lp.pool_rows), (11, 32, 1440 * 721, 1, 3060));
@@ -936,7 +1111,7 @@ mod tests {
         });
         assert_eq!((lp.block, lp.smem), (128, 128 * 147));
         let opts = GpuOptions { ring: RingPlace::Shared, ..GpuOptions::default() };
-        let lp = plan_launch::<f32>(&h200(), &opts, &plan, &stats, 1440 * 721, 120 << 30).unwrap();
+        let lp = plan_launch::<f32>(&h200(), &opts, &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
         assert!(lp.ring_in_shared);
         assert_eq!((lp.ring, lp.rows, lp.chunk, lp.batches.len()), (11, 32, 1440 * 721, 1));
         assert_eq!(lp.pool_rows, 3060);
@@ -949,7 +1124,8 @@ mod tests {
     fn small_lds_falls_back_to_a_global_ring_and_small_budgets_batch() {
         let (plan, stats) = job(1991..=2020, 5);
         // 64 lanes x 1540 bytes exceed 64 KB of LDS
-        let lp = plan_launch::<f32>(&gfx906(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 12 << 30).unwrap();
+        let lp =
+            plan_launch::<f32>(&gfx906(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 12 << 30, false).unwrap();
         assert!(!lp.ring_in_shared);
         assert_eq!(lp.smem, lp.block * 147, "sums, counts, hints and positions stay in LDS");
         assert!(lp.device_bytes <= 12 << 30);
@@ -959,18 +1135,18 @@ mod tests {
         // fewer years fit shared memory
         let (plan, stats) = job(2011..=2020, 5);
         let opts = GpuOptions { ring: RingPlace::Shared, ..GpuOptions::default() };
-        let lp = plan_launch::<f32>(&gfx906(), &opts, &plan, &stats, 1000, 1 << 30).unwrap();
+        let lp = plan_launch::<f32>(&gfx906(), &opts, &plan, &stats, 1000, 1 << 30, false).unwrap();
         assert!(lp.ring_in_shared && lp.smem <= 65_536 && lp.block == 64, "{lp:?}");
         // a tiny budget splits cells into chunks
         let (plan, stats) = job(1991..=2020, 5);
-        let lp = plan_launch::<f64>(&h200(), &GpuOptions::default(), &plan, &stats, 100_000, 200 << 20).unwrap();
+        let lp = plan_launch::<f64>(&h200(), &GpuOptions::default(), &plan, &stats, 100_000, 200 << 20, false).unwrap();
         assert!(lp.chunk < 100_000 && lp.device_bytes <= 200 << 20, "{lp:?}");
         assert_eq!(lp.kernel, "sstclim_clim_f64_l12");
         // wide windows take the larger kernel, too wide ones are refused
         let (plan, stats) = job(1991..=2020, 15);
-        let lp = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30).unwrap();
+        let lp = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30, false).unwrap();
         assert_eq!(lp.maxl, 32);
         let (plan, stats) = job(1991..=2020, 16);
-        assert!(plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30).is_err());
+        assert!(plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30, false).is_err());
     }
 }
