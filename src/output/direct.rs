@@ -1,6 +1,6 @@
 //! The direct write path, the twin of the direct read path ([`crate::input::direct`]): an
 //! uncompressed output's statistic is stored contiguous, allocated at creation and never
-//! filled (see [`super::create`]), so its bytes are one run at a fixed offset of the file, and
+//! filled (see `create_file`), so its bytes are one run at a fixed offset of the file, and
 //! threads write results into it with `pwrite`, no libnetcdf/libhdf5 in the loop (the library
 //! is not thread-safe: through it one thread writes every file in turn).
 //!
