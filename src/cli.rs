@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::calendar::Calendar;
 use crate::engine::{Backend, RingPlace};
-use crate::output::OutputLayout;
+use crate::output::{OutputLayout, WritePath};
 use crate::percentile::{Method, Percentile};
 use crate::pipeline::ReadPath;
 use crate::pool::PoolType;
@@ -42,6 +42,10 @@ pub enum Command {
     /// Time reading every input file of a job whole with pread from all threads (no library,
     /// no decoding): the floor the pipeline is measured against.
     BenchRead(crate::readfloor::BenchReadArgs),
+    /// Time writing a job's outputs through libnetcdf and directly (pwrite) on synthetic
+    /// results.
+    #[command(hide = true)]
+    BenchWrite(crate::benchwrite::BenchWriteArgs),
     /// Time our GPU kernel against the source documents' GPU designs on the same synthetic
     /// pool, with their errors against our exact result (CUDA).
     BenchBaselines(crate::bench_baselines::BenchBaselinesArgs),
@@ -279,6 +283,17 @@ pub struct RunArgs {
     /// (the sequential reference); `forked` every file through libnetcdf in reader processes.
     #[arg(long, value_enum, default_value_t = ReadPath::Auto)]
     pub read_path: ReadPath,
+
+    /// How output files are written: `auto` writes uncompressed outputs with `pwrite` from
+    /// --write-threads threads (their storage allocated at creation, located through HDF5,
+    /// never filled by it); compressed ones (--deflate) and any file stored otherwise through
+    /// libnetcdf. `library` writes every file through libnetcdf, one at a time (the reference).
+    #[arg(long, value_enum, default_value_t = WritePath::Auto)]
+    pub write_path: WritePath,
+
+    /// Threads writing output files directly (default: the cores, at most 8).
+    #[arg(long)]
+    pub write_threads: Option<usize>,
 
     /// Reader processes at a time for files read through libnetcdf (default: --threads).
     /// Each reads a batch of files and exits, so process limits (Slurm cgroups) hold.

@@ -68,6 +68,8 @@ pub enum PlanError {
     Segments,
     #[error("--threads must be at least 1")]
     Threads,
+    #[error("--write-threads must be at least 1")]
+    WriteThreads,
     #[error("--max-mem {0} bytes is too small (at least 1M)")]
     MaxMem(u64),
 }
@@ -128,6 +130,11 @@ impl JobPlan {
                 deflate: args.deflate,
                 fill_value: args.fill_value,
                 overwrite: args.overwrite,
+                write_path: args.write_path,
+                write_threads: match args.write_threads {
+                    Some(0) => return Err(PlanError::WriteThreads),
+                    n => n,
+                },
             },
             allow_missing: args.allow_missing,
             backend: args.backend,
@@ -180,6 +187,7 @@ impl JobPlan {
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
+    use crate::output::WritePath;
     use clap::Parser;
 
     fn plan(extra: &[&str]) -> Result<JobPlan, PlanError> {
@@ -196,6 +204,9 @@ mod tests {
         assert_eq!(p.window.doys.len(), 92);
         assert_eq!(p.stats.method.number(), 5);
         assert_eq!(p.stats.names(), ["mean", "p90"]);
+        assert_eq!((p.output.write_path, p.output.write_threads), (WritePath::Auto, None));
+        let p = plan(&["--write-path", "library", "--write-threads", "3"]).unwrap();
+        assert_eq!((p.output.write_path, p.output.write_threads), (WritePath::Library, Some(3)));
     }
 
     #[test]
@@ -205,6 +216,7 @@ mod tests {
         assert_eq!(plan(&["--min-samples", "0"]).unwrap_err(), PlanError::MinSamples);
         assert_eq!(plan(&["--deflate", "12"]).unwrap_err(), PlanError::Deflate(12));
         assert_eq!(plan(&["--threads", "0"]).unwrap_err(), PlanError::Threads);
+        assert_eq!(plan(&["--write-threads", "0"]).unwrap_err(), PlanError::WriteThreads);
         assert!(matches!(plan(&["--pack-scale", "0"]).unwrap_err(), PlanError::PackScale(..)));
         assert!(matches!(
             plan(&["--pack-scale", "0.01", "--pack-offset", "inf"]).unwrap_err(),

@@ -46,7 +46,8 @@ pub enum Format {
     NetCdf3,
 }
 
-const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
+/// The first bytes of an HDF5 file without a user block.
+pub(crate) const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
 
 /// Why a file cannot take the fast path (for the log; the library path handles it).
 pub type NotDirect = String;
@@ -122,74 +123,44 @@ fn locate_hdf5(
     bytes: u64,
     grid: Option<&Grid>,
 ) -> Result<(u64, ByteOrder), NotDirect> {
-    use hdf5_metno_sys::{h5, h5d, h5f, h5i::hid_t, h5p, h5s, h5t};
-    let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    use hdf5_metno_sys::{h5, h5d, h5p, h5s, h5t};
     let dataset = |name: &str| CString::new(format!("/{name}")).map_err(|e| e.to_string());
     let cvar = dataset(&layout.name)?;
     let storage = layout.storage;
-    super::silence_hdf5();
-    let _lock = hdf5_metno_sys::LOCK.lock();
-    // SAFETY: plain HDF5 C calls on handles opened and closed here, under the library lock
-    // that libnetcdf's calls also take; buffers passed to H5Dread hold the dataset's values.
-    unsafe {
-        h5::H5open();
-        let f: hid_t = h5f::H5Fopen(cpath.as_ptr(), h5f::H5F_ACC_RDONLY, h5p::H5P_DEFAULT);
-        if f < 0 {
-            return Err("HDF5 cannot open it".into());
+    with_hdf5_file(path, |f| {
+        // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
+        let s = unsafe { dataset_storage(f, &cvar) }.ok_or_else(|| format!("no HDF5 dataset /{}", layout.name))?;
+        let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
+        if s.layout != h5d::H5D_layout_t::H5D_CONTIGUOUS {
+            return Err(format!("stored {:?}, not contiguous", s.layout));
         }
-        let dims_of = |d: hid_t| {
-            let space = h5d::H5Dget_space(d);
-            let n = h5s::H5Sget_simple_extent_ndims(space).max(0) as usize;
-            let mut dims = vec![0; n];
-            h5s::H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut());
-            h5s::H5Sclose(space);
-            dims
+        if s.filters != 0 {
+            return Err(format!("{} filter(s) (compression)", s.filters));
+        }
+        if s.type_size != storage.size() {
+            return Err(format!("HDF5 type of {} bytes for {}", s.type_size, storage.name()));
+        }
+        if s.dims != want {
+            return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
+        }
+        if s.stored != bytes || s.offset == h5::HADDR_UNDEF {
+            return Err("storage not allocated (never written)".into());
+        }
+        let order = match s.order {
+            h5t::H5T_order_t::H5T_ORDER_LE => ByteOrder::Little,
+            h5t::H5T_order_t::H5T_ORDER_BE => ByteOrder::Big,
+            _ if s.type_size == 1 => ByteOrder::Little, // single bytes have no order
+            other => return Err(format!("byte order {other:?}")),
         };
-        let check = || -> Result<(u64, ByteOrder), NotDirect> {
-            let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
-            if d < 0 {
-                return Err(format!("no HDF5 dataset /{}", layout.name));
+        // the coordinates, compared with the first file's
+        for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
+            if !coord.from_file {
+                continue;
             }
-            let plist = h5d::H5Dget_create_plist(d);
-            let storage_layout = h5p::H5Pget_layout(plist);
-            let filters = h5p::H5Pget_nfilters(plist);
-            h5p::H5Pclose(plist);
-            let dtype = h5d::H5Dget_type(d);
-            let order = h5t::H5Tget_order(dtype);
-            let tsize = h5t::H5Tget_size(dtype);
-            h5t::H5Tclose(dtype);
-            let stored = h5d::H5Dget_storage_size(d);
-            let offset = h5d::H5Dget_offset(d);
-            let dims = dims_of(d);
-            h5d::H5Dclose(d);
-            let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
-            if storage_layout != h5d::H5D_layout_t::H5D_CONTIGUOUS {
-                return Err(format!("stored {storage_layout:?}, not contiguous"));
-            }
-            if filters != 0 {
-                return Err(format!("{filters} filter(s) (compression)"));
-            }
-            if tsize != storage.size() {
-                return Err(format!("HDF5 type of {tsize} bytes for {}", storage.name()));
-            }
-            if dims != want {
-                return Err(format!("dimensions {dims:?}, expected {want:?}"));
-            }
-            if stored != bytes || offset == h5::HADDR_UNDEF {
-                return Err("storage not allocated (never written)".into());
-            }
-            let order = match order {
-                h5t::H5T_order_t::H5T_ORDER_LE => ByteOrder::Little,
-                h5t::H5T_order_t::H5T_ORDER_BE => ByteOrder::Big,
-                _ if tsize == 1 => ByteOrder::Little, // single bytes have no order
-                other => return Err(format!("byte order {other:?}")),
-            };
-            // the coordinates, compared with the first file's
-            for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
-                if !coord.from_file {
-                    continue;
-                }
-                let name = dataset(&coord.dim)?;
+            let name = dataset(&coord.dim)?;
+            // SAFETY: HDF5 calls on the open file `f` and a dataset opened and closed here;
+            // the buffer passed to H5Dread holds the dataset's values.
+            let same = unsafe {
                 let c = h5d::H5Dopen2(f, name.as_ptr(), h5p::H5P_DEFAULT);
                 if c < 0 {
                     return Err(format!("no coordinate dataset /{}", coord.dim));
@@ -206,16 +177,99 @@ fn locate_hdf5(
                         values.as_mut_ptr().cast(),
                     ) >= 0;
                 h5d::H5Dclose(c);
-                let same = read && values.iter().zip(&coord.values).all(|(a, b)| a.to_bits() == b.to_bits());
-                if !same {
-                    return Err(format!("coordinate {} differs from the first file's", coord.dim));
-                }
+                read && values.iter().zip(&coord.values).all(|(a, b)| a.to_bits() == b.to_bits())
+            };
+            if !same {
+                return Err(format!("coordinate {} differs from the first file's", coord.dim));
             }
-            Ok((offset, order))
-        };
-        let result = check();
+        }
+        Ok((s.offset, order))
+    })
+}
+
+/// Run `query` on `path` opened read-only through HDF5 itself, holding the library lock
+/// that libnetcdf's calls also take (shared by the direct read and write paths).
+pub(crate) fn with_hdf5_file<T>(
+    path: &Path,
+    query: impl FnOnce(hdf5_metno_sys::h5i::hid_t) -> Result<T, NotDirect>,
+) -> Result<T, NotDirect> {
+    use hdf5_metno_sys::{h5, h5f, h5p};
+    let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    super::silence_hdf5();
+    let _lock = hdf5_metno_sys::LOCK.lock();
+    // SAFETY: plain HDF5 C calls on a file handle opened and closed here, under the lock.
+    unsafe {
+        h5::H5open();
+        let f = h5f::H5Fopen(cpath.as_ptr(), h5f::H5F_ACC_RDONLY, h5p::H5P_DEFAULT);
+        if f < 0 {
+            return Err("HDF5 cannot open it".into());
+        }
+        let result = query(f);
         h5f::H5Fclose(f);
         result
+    }
+}
+
+/// How HDF5 stores one dataset: what a direct path checks before trusting its offset.
+#[derive(Clone, Debug)]
+pub(crate) struct Hdf5Storage {
+    pub layout: hdf5_metno_sys::h5d::H5D_layout_t,
+    /// Number of filters (compression, shuffle, checksums).
+    pub filters: i32,
+    pub class: hdf5_metno_sys::h5t::H5T_class_t,
+    pub type_size: usize,
+    pub order: hdf5_metno_sys::h5t::H5T_order_t,
+    pub dims: Vec<u64>,
+    /// Bytes allocated for the data.
+    pub stored: u64,
+    /// Byte offset of the data in the file (`HADDR_UNDEF` where not allocated).
+    pub offset: u64,
+}
+
+/// The storage of dataset `name` (an absolute path like `/sst`) of the open file `f`, or
+/// None where there is no such dataset.
+///
+/// # Safety
+/// `f` is an open HDF5 file and the caller holds the library lock.
+pub(crate) unsafe fn dataset_storage(f: hdf5_metno_sys::h5i::hid_t, name: &std::ffi::CStr) -> Option<Hdf5Storage> {
+    use hdf5_metno_sys::{h5d, h5p, h5t};
+    // SAFETY: handles opened and closed here, on the caller's open file, under its lock.
+    unsafe {
+        let d = h5d::H5Dopen2(f, name.as_ptr(), h5p::H5P_DEFAULT);
+        if d < 0 {
+            return None;
+        }
+        let plist = h5d::H5Dget_create_plist(d);
+        let layout = h5p::H5Pget_layout(plist);
+        let filters = h5p::H5Pget_nfilters(plist);
+        h5p::H5Pclose(plist);
+        let dtype = h5d::H5Dget_type(d);
+        let class = h5t::H5Tget_class(dtype);
+        let order = h5t::H5Tget_order(dtype);
+        let type_size = h5t::H5Tget_size(dtype);
+        h5t::H5Tclose(dtype);
+        let stored = h5d::H5Dget_storage_size(d);
+        let offset = h5d::H5Dget_offset(d);
+        let dims = dims_of(d);
+        h5d::H5Dclose(d);
+        Some(Hdf5Storage { layout, filters, class, type_size, order, dims, stored, offset })
+    }
+}
+
+/// The dimension lengths of open dataset `d`.
+///
+/// # Safety
+/// `d` is an open dataset and the caller holds the library lock.
+unsafe fn dims_of(d: hdf5_metno_sys::h5i::hid_t) -> Vec<u64> {
+    use hdf5_metno_sys::{h5d, h5s};
+    // SAFETY: a dataspace opened and closed here; `dims` has room for its rank.
+    unsafe {
+        let space = h5d::H5Dget_space(d);
+        let n = h5s::H5Sget_simple_extent_ndims(space).max(0) as usize;
+        let mut dims = vec![0; n];
+        h5s::H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut());
+        h5s::H5Sclose(space);
+        dims
     }
 }
 

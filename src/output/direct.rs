@@ -1,0 +1,304 @@
+//! The direct write path, the twin of the direct read path ([`crate::input::direct`]): an
+//! uncompressed output's statistic is stored contiguous, allocated at creation and never
+//! filled (see `create_file`), so its bytes are one run at a fixed offset of the file, and
+//! threads write results into it with `pwrite`, no libnetcdf/libhdf5 in the loop (the library
+//! is not thread-safe: through it one thread writes every file in turn).
+//!
+//! Every file's offset is queried through HDF5 itself, never assumed: `H5Dget_offset`, with
+//! the storage checked to be contiguous and unfiltered, float64 little endian, of the planned
+//! shape, allocated, and inside the file. The query holds the library lock, one file at a
+//! time, and runs once, after the files are created. A file that does not qualify is written
+//! through libnetcdf instead.
+
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::input::direct::{dataset_storage, with_hdf5_file, NotDirect, HDF5_SIGNATURE};
+use crate::input::Region;
+
+/// Bytes encoded and written per `pwrite` at most (whole rows; a 1440x721 float64 field is
+/// one write).
+const PIECE_BYTES: usize = 8 << 20;
+
+/// Byte offset of `var`'s values in the NetCDF-4 file `path`, after checking that HDF5 stores
+/// them as `shape` float64 little-endian values, contiguous, unfiltered and allocated, inside
+/// the file; or why not.
+pub fn locate(path: &Path, var: &str, shape: [usize; 3]) -> Result<u64, NotDirect> {
+    use hdf5_metno_sys::{h5, h5d, h5t};
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let mut head = [0u8; 8];
+    file.read_exact_at(&mut head, 0).map_err(|e| format!("reading the header: {e}"))?;
+    if &head != HDF5_SIGNATURE {
+        return Err("not an HDF5 file without user block".into());
+    }
+    let size = file.metadata().map_err(|e| e.to_string())?.len();
+    let name = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+    // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
+    let s = with_hdf5_file(path, |f| unsafe { dataset_storage(f, &name) }.ok_or(format!("no HDF5 dataset /{var}")))?;
+    let bytes = shape.iter().product::<usize>() as u64 * 8;
+    let want: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
+    if s.layout != h5d::H5D_layout_t::H5D_CONTIGUOUS {
+        return Err(format!("stored {:?}, not contiguous", s.layout));
+    }
+    if s.filters != 0 {
+        return Err(format!("{} filter(s) (compression)", s.filters));
+    }
+    if s.class != h5t::H5T_class_t::H5T_FLOAT || s.type_size != 8 {
+        return Err(format!("HDF5 type {:?} of {} bytes, not float64", s.class, s.type_size));
+    }
+    if s.order != h5t::H5T_order_t::H5T_ORDER_LE {
+        return Err(format!("byte order {:?}, not little endian", s.order));
+    }
+    if s.dims != want {
+        return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
+    }
+    if s.stored != bytes || s.offset == h5::HADDR_UNDEF {
+        return Err("storage not allocated".into());
+    }
+    if s.offset.checked_add(bytes).map_or(true, |end| end > size) {
+        return Err(format!("the variable's {bytes} bytes at offset {} pass the end of the file", s.offset));
+    }
+    Ok(s.offset)
+}
+
+/// One field to write: target `t` (along the file's time dimension) of the file at `tmp`,
+/// whose statistic starts at byte `offset`; `values` are the region's cells, row-major.
+pub struct Piece<'a> {
+    pub tmp: &'a Path,
+    pub offset: u64,
+    pub t: usize,
+    pub values: &'a [f64],
+}
+
+/// The shape of every field and the region written.
+#[derive(Clone, Copy)]
+pub struct Geometry<'a> {
+    pub nlat: usize,
+    pub nlon: usize,
+    pub region: &'a Region,
+    /// Written where a value is NaN.
+    pub fill: f64,
+}
+
+/// Little-endian float64 bytes of `values` into `out`, NaN as `fill`.
+fn encode(values: &[f64], fill: f64, out: &mut Vec<u8>) {
+    out.resize(values.len() * 8, 0);
+    for (o, &v) in out.chunks_exact_mut(8).zip(values) {
+        let v = if v.is_nan() { fill } else { v };
+        o.copy_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Write one piece: one `pwrite` per run of whole rows (up to [`PIECE_BYTES`]) when the region
+/// spans every longitude, else one per row.
+fn write_piece(p: &Piece<'_>, g: &Geometry<'_>, buf: &mut Vec<u8>) -> io::Result<()> {
+    let file = OpenOptions::new().write(true).open(p.tmp)?;
+    let (rows, cols) = (&g.region.rows, &g.region.cols);
+    debug_assert_eq!(p.values.len(), rows.len() * cols.len());
+    let field = p.offset + (p.t * g.nlat * g.nlon * 8) as u64;
+    let at = |row: usize, col: usize| field + ((row * g.nlon + col) * 8) as u64;
+    let width = cols.len();
+    let rows_per_write = if width == g.nlon { (PIECE_BYTES / (width * 8).max(1)).max(1) } else { 1 };
+    let mut done = 0;
+    while done < rows.len() {
+        let n = rows_per_write.min(rows.len() - done);
+        encode(&p.values[done * width..(done + n) * width], g.fill, buf);
+        file.write_all_at(buf, at(rows.start + done, cols.start))?;
+        done += n;
+    }
+    Ok(())
+}
+
+/// Write `pieces` from up to `threads` threads (the calling thread is one of them; it first
+/// runs `before`, the files that go through the library). `buffers` are kept between calls,
+/// one per thread. The first error in piece order is returned with its piece's index; after an
+/// error no further pieces start.
+pub fn write_pieces<E>(
+    pieces: &[Piece<'_>],
+    g: &Geometry<'_>,
+    threads: usize,
+    buffers: &mut Vec<Vec<u8>>,
+    before: impl FnOnce() -> Result<(), E>,
+) -> Result<(), WriteFailure<E>> {
+    let n = threads.clamp(1, pieces.len().max(1));
+    if buffers.len() < n {
+        buffers.resize_with(n, Vec::new);
+    }
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let failed: Mutex<Option<(usize, io::Error)>> = Mutex::new(None);
+    let work = |buf: &mut Vec<u8>| {
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(p) = pieces.get(i) else { return };
+            if let Err(e) = write_piece(p, g, buf) {
+                stop.store(true, Ordering::Relaxed);
+                let mut slot = failed.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.as_ref().map_or(true, |(j, _)| i < *j) {
+                    *slot = Some((i, e));
+                }
+            }
+        }
+    };
+    let (mine, others) = buffers[..n].split_first_mut().expect("at least one buffer");
+    let library = std::thread::scope(|s| {
+        for (k, buf) in others.iter_mut().enumerate() {
+            let work = &work;
+            // a thread that cannot start leaves its share to the others
+            let _ = std::thread::Builder::new().name(format!("write-{}", k + 1)).spawn_scoped(s, move || work(buf));
+        }
+        let library = before();
+        if library.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        work(mine);
+        library
+    });
+    library.map_err(WriteFailure::Library)?;
+    match failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        Some((i, e)) => Err(WriteFailure::Direct(i, e)),
+        None => Ok(()),
+    }
+}
+
+/// What failed in [`write_pieces`].
+#[derive(Debug)]
+pub enum WriteFailure<E> {
+    /// The files written through the library.
+    Library(E),
+    /// Piece `.0`'s `pwrite`.
+    Direct(usize, io::Error),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_is_little_endian_with_nan_as_fill() {
+        let mut out = Vec::new();
+        encode(&[1.5, f64::NAN, -0.0], 9.0, &mut out);
+        let back: Vec<u64> = out.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(back, [1.5f64.to_bits(), 9.0f64.to_bits(), (-0.0f64).to_bits()]);
+    }
+
+    /// Pieces land at their rows and columns of the right field, with full-width regions in
+    /// runs and partial ones row by row, from several threads.
+    #[test]
+    fn pieces_land_where_the_geometry_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let (nlat, nlon, nt, offset) = (5usize, 4usize, 3usize, 16u64);
+        std::fs::write(&path, vec![0xAAu8; offset as usize + nt * nlat * nlon * 8 + 8]).unwrap();
+        let cell = |t: usize, r: usize, c: usize| (1000 * t + 10 * r + c) as f64;
+        for region in [Region { rows: 1..4, cols: 0..4 }, Region { rows: 0..5, cols: 1..3 }] {
+            let fields: Vec<Vec<f64>> = (0..nt)
+                .map(|t| region.rows.clone().flat_map(|r| region.cols.clone().map(move |c| cell(t, r, c))).collect())
+                .collect();
+            let pieces: Vec<Piece> = (0..nt).map(|t| Piece { tmp: &path, offset, t, values: &fields[t] }).collect();
+            let g = Geometry { nlat, nlon, region: &region, fill: -1.0 };
+            write_pieces::<()>(&pieces, &g, 2, &mut Vec::new(), || Ok(())).unwrap();
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes[..offset as usize].iter().all(|&b| b == 0xAA), "bytes before the offset untouched");
+        assert!(bytes[bytes.len() - 8..].iter().all(|&b| b == 0xAA), "bytes after the data untouched");
+        for t in 0..nt {
+            for r in 0..nlat {
+                for c in 0..nlon {
+                    let at = offset as usize + ((t * nlat + r) * nlon + c) * 8;
+                    let got = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+                    let written = (1..4).contains(&r) || (1..3).contains(&c);
+                    let want = if written { cell(t, r, c).to_bits() } else { 0xAAAA_AAAA_AAAA_AAAA };
+                    assert_eq!(got, want, "t {t} row {r} col {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_write_names_its_piece() {
+        let dir = tempfile::tempdir().unwrap();
+        let region = Region { rows: 0..1, cols: 0..2 };
+        let g = Geometry { nlat: 1, nlon: 2, region: &region, fill: 0.0 };
+        let missing = dir.path().join("gone");
+        let present = dir.path().join("here");
+        std::fs::write(&present, [0u8; 16]).unwrap();
+        let values = [1.0, 2.0];
+        let pieces = [
+            Piece { tmp: &present, offset: 0, t: 0, values: &values },
+            Piece { tmp: &missing, offset: 0, t: 0, values: &values },
+        ];
+        match write_pieces::<()>(&pieces, &g, 1, &mut Vec::new(), || Ok(())) {
+            Err(WriteFailure::Direct(1, e)) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            write_pieces(&pieces[..1], &g, 2, &mut Vec::new(), || Err("lib")),
+            Err(WriteFailure::Library("lib"))
+        ));
+    }
+
+    /// Offsets come from HDF5 and are refused unless the storage is what the writer expects.
+    #[test]
+    fn locate_checks_the_storage() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::input::silence_hdf5();
+        let make = |name: &str, f: &dyn Fn(&mut netcdf::FileMut)| {
+            let path = dir.path().join(name);
+            let mut file = netcdf::create(&path).unwrap();
+            file.add_dimension("time", 1).unwrap();
+            file.add_dimension("lat", 2).unwrap();
+            file.add_dimension("lon", 3).unwrap();
+            f(&mut file);
+            file.close().unwrap();
+            path
+        };
+        let values = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let good = make("good.nc", &|f| {
+            let mut v = f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
+            v.put_values(&values, ..).unwrap();
+        });
+        let offset = locate(&good, "v", [1, 2, 3]).unwrap();
+        let bytes = std::fs::read(&good).unwrap();
+        let at = offset as usize;
+        let stored: Vec<f64> =
+            bytes[at..at + 48].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(stored, values);
+        assert!(locate(&good, "v", [1, 3, 2]).unwrap_err().contains("dimensions"));
+        assert!(locate(&good, "w", [1, 2, 3]).unwrap_err().contains("no HDF5 dataset"));
+        let unwritten = make("unwritten.nc", &|f| {
+            f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
+        });
+        assert!(locate(&unwritten, "v", [1, 2, 3]).unwrap_err().contains("not allocated"));
+        let deflated = make("deflated.nc", &|f| {
+            let mut v = f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
+            v.set_chunking(&[1, 2, 3]).unwrap();
+            v.set_compression(4, true).unwrap();
+            v.put_values(&values, ..).unwrap();
+        });
+        assert!(locate(&deflated, "v", [1, 2, 3]).unwrap_err().contains("not contiguous"));
+        let single = make("f32.nc", &|f| {
+            let mut v = f.add_variable::<f32>("v", &["time", "lat", "lon"]).unwrap();
+            v.put_values(&[1f32; 6], ..).unwrap();
+        });
+        assert!(locate(&single, "v", [1, 2, 3]).unwrap_err().contains("not float64"));
+        let big = make("big-endian.nc", &|f| {
+            let mut v = f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
+            v.set_endianness(netcdf::Endianness::Big).unwrap();
+            v.put_values(&values, ..).unwrap();
+        });
+        assert!(locate(&big, "v", [1, 2, 3]).unwrap_err().contains("not little endian"));
+        let classic = dir.path().join("classic.nc");
+        let mut opts = netcdf::Options::empty();
+        opts.insert(netcdf::Options::CLASSIC);
+        let mut file = netcdf::create_with(&classic, opts).unwrap();
+        file.add_dimension("x", 1).unwrap();
+        file.close().unwrap();
+        assert!(locate(&classic, "v", [1, 2, 3]).unwrap_err().contains("not an HDF5 file"));
+    }
+}

@@ -1,0 +1,410 @@
+//! Writing results as CF-1.8 NetCDF-4 files.
+//!
+//! Layouts: `per-doy` writes one file per statistic and target day (`mean_doy152.nc`,
+//! `p90_doy152.nc`: the reference job's 184 files); `stacked` writes one file per statistic
+//! (`mean.nc`, `p90.nc`) with all target days along `time`. Every data variable is
+//! `(time, lat, lon)` float64 with a climatological time axis (`climatology_bounds`), the
+//! input's latitude/longitude values, and provenance attributes.
+//!
+//! Files are created under a hidden temporary name (`.mean_doy152.nc.partial`), filled tile by
+//! tile, and renamed only when the whole job has succeeded; dropping an unfinished set deletes
+//! the temporary files, so a failed or interrupted run never leaves a file that looks finished.
+//!
+//! Two ways to write (`--write-path`): uncompressed outputs are created with their statistic's
+//! storage allocated and never filled by HDF5, located once through HDF5, and written with
+//! `pwrite` from several threads ([`direct`]); compressed outputs, files that do not qualify,
+//! and `--write-path library` go through libnetcdf, one file at a time (the library is not
+//! thread-safe). The library path creates files as libnetcdf does by default (HDF5 writes the
+//! fill value into the whole variable before the first values), and is the reference the
+//! direct path must equal.
+
+mod create;
+pub mod direct;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use netcdf::Extent;
+use tracing::{info, warn};
+
+use crate::calendar::Date;
+use crate::engine::{StatSpec, TileResult};
+use crate::input::{Grid, Region, VarMeta};
+use crate::window::WindowSpec;
+
+/// How results are split into files (`--layout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputLayout {
+    /// One file per statistic and target day: `mean_doy152.nc`, `p90_doy152.nc`.
+    PerDoy,
+    /// One file per statistic with every target day along time: `mean.nc`, `p90.nc`.
+    Stacked,
+}
+
+/// How results reach the files (`--write-path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WritePath {
+    /// `pwrite` from several threads into uncompressed outputs (allocated at creation, never
+    /// filled); libnetcdf for compressed ones and any file whose storage does not qualify.
+    Auto,
+    /// libnetcdf for every file, one at a time, created with HDF5's fill: the reference.
+    Library,
+}
+
+/// Where and how to write.
+#[derive(Clone, Debug)]
+pub struct OutputSpec {
+    pub dir: PathBuf,
+    pub layout: OutputLayout,
+    pub deflate: Option<u8>,
+    pub fill_value: f64,
+    pub overwrite: bool,
+    pub write_path: WritePath,
+    /// Threads writing files directly (`None`: [`default_write_threads`]).
+    pub write_threads: Option<usize>,
+}
+
+/// Direct-writing threads when not given: up to 8 (page-cache writes stop scaling before
+/// that), no more than the cores this process may use.
+pub fn default_write_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+}
+
+/// What the files describe (for metadata).
+#[derive(Clone, Debug)]
+pub struct OutputMeta {
+    pub stats: StatSpec,
+    pub window: WindowSpec,
+    pub grid: Grid,
+    pub input_var: String,
+    pub var_meta: VarMeta,
+    pub input_template: String,
+    pub missing_files: usize,
+    pub history: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{}: output directory is not writable: {cause}", dir.display())]
+    NotWritable { dir: PathBuf, cause: std::io::Error },
+    #[error("{}: already exists (pass --overwrite to replace {count} existing output file(s))", path.display())]
+    Exists { path: PathBuf, count: usize },
+    #[error("{}: writing variable '{var}' failed: {cause}", path.display())]
+    Write { path: PathBuf, var: String, cause: netcdf::Error },
+    #[error("{}: cannot move into place: {cause}", path.display())]
+    Rename { path: PathBuf, cause: std::io::Error },
+    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}", path.display(), tmp.display())]
+    DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error },
+}
+
+/// One file being written.
+#[derive(Debug)]
+struct OutFile {
+    tmp: PathBuf,
+    path: PathBuf,
+    stat: usize,
+    /// Target days (indices into the window spec's doys) held by this file.
+    targets: Range<usize>,
+    /// Byte offset of the statistic's values, where they are written directly.
+    direct: Option<u64>,
+}
+
+/// A set of output files in progress.
+#[derive(Debug)]
+pub struct OutputSet {
+    files: Vec<OutFile>,
+    stat_names: Vec<String>,
+    fill: f64,
+    finished: bool,
+    /// Whether the files exist yet (see [`OutputSet::plan`]).
+    created: bool,
+    /// Create the files for the direct path (uncompressed, `--write-path auto`).
+    preallocate: bool,
+    /// Whether each file's storage has been looked up (once, after creation).
+    located: bool,
+    /// Direct-writing threads.
+    threads: usize,
+    nlat: usize,
+    nlon: usize,
+    /// Encoding buffers of the direct-writing threads, kept between segments.
+    buffers: Vec<Vec<u8>>,
+}
+
+/// Create `dir` if needed and check that files can be created in it.
+pub fn prepare_dir(dir: &Path) -> Result<(), OutputError> {
+    let fail = |cause| OutputError::NotWritable { dir: dir.into(), cause };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let probe = dir.join(format!(".sstclim-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(fail)?;
+    std::fs::remove_file(&probe).map_err(fail)
+}
+
+/// The final names of the files a job writes, with the statistic and targets of each.
+fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(PathBuf, usize, Range<usize>)> {
+    let mut files = Vec::new();
+    for (stat, name) in stat_names.iter().enumerate() {
+        match spec.layout {
+            OutputLayout::PerDoy => {
+                for (t, doy) in doys.iter().enumerate() {
+                    files.push((spec.dir.join(format!("{name}_doy{doy:03}.nc")), stat, t..t + 1));
+                }
+            }
+            OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
+        }
+    }
+    files
+}
+
+/// The final paths of the files a job writes for the target days `doys` (stacked: one per
+/// statistic, whatever `doys` holds).
+pub fn planned_paths(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<PathBuf> {
+    plan_files(spec, stat_names, doys).into_iter().map(|(p, _, _)| p).collect()
+}
+
+/// The current UTC time as ISO 8601 (`2026-11-30T12:00:00Z`).
+pub fn utc_timestamp() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let date = Date::from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!("{date}T{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60)
+}
+
+impl OutputSet {
+    /// Create every output file (under temporary names) with its metadata and coordinates.
+    pub fn create(spec: &OutputSpec, meta: &OutputMeta) -> Result<OutputSet, OutputError> {
+        let mut set = OutputSet::plan(spec, meta)?;
+        set.create_files(spec, meta)?;
+        Ok(set)
+    }
+
+    /// The output files a job will write, checked against existing files (without
+    /// `--overwrite`), but not created yet: [`OutputSet::create_files`] does that, on the
+    /// writer thread while the inputs are read.
+    pub fn plan(spec: &OutputSpec, meta: &OutputMeta) -> Result<OutputSet, OutputError> {
+        let stat_names = meta.stats.names();
+        let planned = plan_files(spec, &stat_names, &meta.window.doys);
+        if !spec.overwrite {
+            let existing: Vec<&PathBuf> = planned.iter().map(|(p, _, _)| p).filter(|p| p.exists()).collect();
+            if let Some(first) = existing.first() {
+                return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() });
+            }
+        }
+        let files = planned
+            .into_iter()
+            .map(|(path, stat, targets)| {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let tmp = spec.dir.join(format!(".{name}.partial"));
+                OutFile { tmp, path, stat, targets, direct: None }
+            })
+            .collect();
+        Ok(OutputSet {
+            files,
+            stat_names,
+            fill: spec.fill_value,
+            finished: false,
+            created: false,
+            preallocate: spec.deflate.is_none() && spec.write_path == WritePath::Auto,
+            located: false,
+            threads: spec.write_threads.unwrap_or_else(default_write_threads).max(1),
+            nlat: meta.grid.nlat(),
+            nlon: meta.grid.nlon(),
+            buffers: Vec::new(),
+        })
+    }
+
+    /// Record that the planned files were created (by a child process), and find where their
+    /// values go.
+    pub fn mark_created(&mut self) {
+        self.created = true;
+        self.locate();
+    }
+
+    /// Create the planned files (once; later calls do nothing). Where their values go is looked
+    /// up by the process that writes them ([`OutputSet::mark_created`] or the first write).
+    pub fn create_files(&mut self, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
+        if !self.created {
+            self.created = true;
+            for f in &self.files {
+                create::create_file(f, &self.stat_names[f.stat], spec, meta, self.preallocate)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Look up, once, the storage of every file created for the direct path; files that do
+    /// not qualify are written through libnetcdf.
+    fn locate(&mut self) {
+        if self.located || !self.created {
+            return;
+        }
+        self.located = true;
+        if !self.preallocate {
+            return;
+        }
+        let (nlat, nlon) = (self.nlat, self.nlon);
+        let mut refused = 0;
+        for f in &mut self.files {
+            let var = &self.stat_names[f.stat];
+            match direct::locate(&f.tmp, var, [f.targets.len(), nlat, nlon]) {
+                Ok(offset) => f.direct = Some(offset),
+                Err(why) => {
+                    if refused == 0 {
+                        warn!("writing {} through libnetcdf: {var} in {} {why}", f.path.display(), f.tmp.display());
+                    }
+                    refused += 1;
+                }
+            }
+        }
+        info!(
+            "writing {} of {} output file(s) directly ({} thread(s)){}",
+            self.files.len() - refused,
+            self.files.len(),
+            self.threads,
+            if refused > 0 { format!(", {refused} through libnetcdf") } else { String::new() }
+        );
+    }
+
+    /// Write every file through libnetcdf from now on (for measuring the library path on
+    /// files created for the direct one).
+    #[doc(hidden)]
+    pub fn disable_direct(&mut self) {
+        self.located = true;
+        self.files.iter_mut().for_each(|f| f.direct = None);
+    }
+
+    /// How many files take the direct path.
+    pub fn direct_files(&self) -> usize {
+        self.files.iter().filter(|f| f.direct.is_some()).count()
+    }
+
+    /// Write the results of targets `targets` (indices into the job's targets) of one tile of
+    /// cells; `result` holds just those targets, in order. Files located for the direct path
+    /// are written with `pwrite` from the write threads (one piece per file and target) while
+    /// this thread writes the others through libnetcdf.
+    pub fn write_targets(
+        &mut self,
+        region: &Region,
+        targets: std::ops::Range<usize>,
+        result: &TileResult,
+    ) -> Result<(), OutputError> {
+        debug_assert_eq!(result.n_targets, targets.len());
+        self.locate();
+        let mut buffers = std::mem::take(&mut self.buffers);
+        let overlap = |f: &OutFile| {
+            let (lo, hi) = (f.targets.start.max(targets.start), f.targets.end.min(targets.end));
+            (lo < hi).then_some(lo..hi)
+        };
+        let mut pieces = Vec::new();
+        let mut owners = Vec::new();
+        for f in &self.files {
+            if let (Some(offset), Some(ts)) = (f.direct, overlap(f)) {
+                for t in ts {
+                    let values = result.row(f.stat, t - targets.start);
+                    pieces.push(direct::Piece { tmp: &f.tmp, offset, t: t - f.targets.start, values });
+                    owners.push(f);
+                }
+            }
+        }
+        let library = || -> Result<(), OutputError> {
+            let mut buf = Vec::new();
+            for f in self.files.iter().filter(|f| f.direct.is_none()) {
+                if let Some(ts) = overlap(f) {
+                    self.write_library(f, region, ts, targets.start, result, &mut buf)?;
+                }
+            }
+            Ok(())
+        };
+        let g = direct::Geometry { nlat: self.nlat, nlon: self.nlon, region, fill: self.fill };
+        let written = direct::write_pieces(&pieces, &g, self.threads, &mut buffers, library);
+        self.buffers = buffers;
+        written.map_err(|failure| match failure {
+            direct::WriteFailure::Library(e) => e,
+            direct::WriteFailure::Direct(i, cause) => {
+                let f = owners[i];
+                let var = self.stat_names[f.stat].clone();
+                OutputError::DirectWrite { path: f.path.clone(), tmp: f.tmp.clone(), var, cause }
+            }
+        })
+    }
+
+    /// Write targets `ts` of file `f` through libnetcdf (`first`: the job target `result`
+    /// starts at).
+    fn write_library(
+        &self,
+        f: &OutFile,
+        region: &Region,
+        ts: Range<usize>,
+        first: usize,
+        result: &TileResult,
+        buf: &mut Vec<f64>,
+    ) -> Result<(), OutputError> {
+        let var_name = &self.stat_names[f.stat];
+        let fail = |cause| OutputError::Write { path: f.path.clone(), var: var_name.clone(), cause };
+        buf.clear();
+        for t in ts.clone() {
+            buf.extend(result.row(f.stat, t - first).iter().map(|&v| if v.is_nan() { self.fill } else { v }));
+        }
+        let mut file = netcdf::append(&f.tmp).map_err(fail)?;
+        let mut var = file.variable_mut(var_name).ok_or(netcdf::Error::NotFound(var_name.clone())).map_err(fail)?;
+        let extents = vec![
+            Extent::SliceCount { start: ts.start - f.targets.start, count: ts.len(), stride: 1 },
+            Extent::SliceCount { start: region.rows.start, count: region.rows.len(), stride: 1 },
+            Extent::SliceCount { start: region.cols.start, count: region.cols.len(), stride: 1 },
+        ];
+        var.put_values(buf, extents).map_err(fail)?;
+        file.close().map_err(fail)
+    }
+
+    /// Move every file to its final name; returns the final paths.
+    pub fn finish(mut self) -> Result<Vec<PathBuf>, OutputError> {
+        for f in &self.files {
+            std::fs::rename(&f.tmp, &f.path).map_err(|cause| OutputError::Rename { path: f.path.clone(), cause })?;
+        }
+        self.finished = true;
+        Ok(self.files.iter().map(|f| f.path.clone()).collect())
+    }
+}
+
+impl Drop for OutputSet {
+    fn drop(&mut self) {
+        if !self.finished {
+            for f in &self.files {
+                let _ = std::fs::remove_file(&f.tmp);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_of_both_layouts() {
+        let mut spec = OutputSpec {
+            dir: PathBuf::from("out"),
+            layout: OutputLayout::PerDoy,
+            deflate: None,
+            fill_value: f64::NAN,
+            overwrite: false,
+            write_path: WritePath::Auto,
+            write_threads: None,
+        };
+        let names = vec!["mean".to_string(), "p90".to_string()];
+        let files = plan_files(&spec, &names, &[152, 153]);
+        let paths: Vec<String> = files.iter().map(|(p, _, _)| p.display().to_string()).collect();
+        assert_eq!(paths, ["out/mean_doy152.nc", "out/mean_doy153.nc", "out/p90_doy152.nc", "out/p90_doy153.nc"]);
+        spec.layout = OutputLayout::Stacked;
+        let files = plan_files(&spec, &names, &[152, 153]);
+        assert_eq!(files[1], (PathBuf::from("out/p90.nc"), 1, 0..2));
+    }
+
+    #[test]
+    fn timestamps_look_like_iso8601() {
+        let t = utc_timestamp();
+        assert_eq!(t.len(), 20);
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T');
+    }
+}
