@@ -9,7 +9,8 @@
 # repeats, with the run report and the timeline), the same with the stages one after another
 # (--segments 1), with the pool in pinned host memory (--gpu-pool host) instead of device
 # memory, and the sequential reference (--read-path library --segments 1 --gpu-pool host;
-# skipped with SKIP_LIBRARY=1), whose outputs the overlapped run must equal bitwise
+# --write-path library; skipped with SKIP_LIBRARY=1), whose outputs the overlapped run must
+# equal bitwise
 # (`sstclim compare --tolerance 0`).
 set -euo pipefail
 S=${SSTCLIM:-sstclim}
@@ -62,7 +63,7 @@ run host-pool --gpu-pool host --trace-json "$OUT/trace-host-pool.json"
 run sequential-direct --segments 1 --gpu-pool host --trace-json "$OUT/trace-seq-direct.json"
 reference=sequential-direct
 if [ "${SKIP_LIBRARY:-0}" != 1 ]; then
-  run sequential-library --read-path library --segments 1 --gpu-pool host
+  run sequential-library --read-path library --segments 1 --gpu-pool host --write-path library
   reference=sequential-library
 fi
 for other in host-pool "$reference"; do

@@ -1,6 +1,6 @@
 //! The rank-local pipeline of one tile of cells: readers fill the pool slot by slot (in date
 //! order), the engine computes a segment of target days as soon as the slots its windows need
-//! are in, and one writer thread writes each segment's results, so reading, computing and
+//! are in, and the writer thread writes each segment's results, so reading, computing and
 //! writing overlap:
 //!
 //! ```text
@@ -10,9 +10,15 @@
 //! ```
 //!
 //! With one segment (`--segments 1`) this is the sequential path: read everything, compute,
-//! write; it stays as the reference the overlapped runs must equal bitwise. GPU engines get
-//! their pool page-locked once per tile (touched first, then pinned while the first files are
-//! read) and compile their kernel while files are read.
+//! write; it stays as the reference the overlapped runs must equal bitwise.
+//!
+//! GPU engines keep the pool in device memory (`--gpu-pool device`, see [`stage`]): readers
+//! decode into a few pinned staging rows that one upload thread copies in, so there is no host
+//! pool to commit, pin and unpin. Otherwise (`--gpu-pool host`, `--verify`, `--pack-scale`,
+//! forked readers, or a pool too large for the device) the pool is committed in host memory
+//! first, then pinned while the first files are read. Kernels compile while files are read.
+//! Segments are written one after another, each by several threads with `pread`'s twin
+//! `pwrite` where the outputs allow it (see [`crate::output`]).
 
 pub mod locate;
 pub mod readers;
