@@ -354,10 +354,10 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     };
     let (map_ptr, map_len) = pool.as_ref().map_or((std::ptr::null(), 0), |p| p.mapping());
     let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
-                                     // staging rows for a device-resident pool: one per reading thread now, and (added by the
-                                     // upload thread) a few more each, so that readers rarely wait for a copy
+                                     // staging rows for a device-resident pool: a few per reading thread, so that readers
+                                     // rarely wait for a copy
     let stage = staged.then(|| {
-        trace.span("stage-rows", tile, None, || (Staging::<T>::new(engine, n_cells, plan.threads, trace, tile), 0))
+        trace.span("stage-rows", tile, None, || (Staging::<T>::new(engine, n_cells, 3 * plan.threads, trace, tile), 0))
     });
     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
     let mut guard = PinGuard { engine, pool: false, map: map_ptr, ptrs: Vec::new() };
@@ -391,7 +391,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
             let done_tx = done_tx.clone();
             std::thread::Builder::new()
                 .name("upload".into())
-                .spawn_scoped(s, move || stage.upload_all(&done_tx, stop, 3 * plan.threads))
+                .spawn_scoped(s, move || stage.upload_all(&done_tx, stop))
                 .expect("spawning the upload thread")
         });
         let stage_ref = stage.as_ref();
