@@ -503,10 +503,16 @@ SC_DEVICE void climatology(const ClimParams& p) {
     }
 }
 
+// Blocks of 256 threads a multiprocessor must hold at least: caps registers per thread
+// (nvcc and NVRTC ignore --maxrregcount for kernels with launch bounds).
+#ifndef SC_MIN_BLOCKS
+#define SC_MIN_BLOCKS 1
+#endif
+
 // The instantiations the engines load by name: sample type x largest window (groups per target).
-#define SC_KERNEL(NAME, T, MAXL)                                                  \
-    extern "C" __global__ void __launch_bounds__(256) NAME(const ClimParams p) { \
-        climatology<T, MAXL>(p);                                                  \
+#define SC_KERNEL(NAME, T, MAXL)                                                                 \
+    extern "C" __global__ void __launch_bounds__(256, SC_MIN_BLOCKS) NAME(const ClimParams p) { \
+        climatology<T, MAXL>(p);                                                                 \
     }
 
 // A run-time compiler builds only the one it needs (-DSC_SELECT -DSC_WANT_<name>); hipcc

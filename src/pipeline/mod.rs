@@ -149,7 +149,8 @@ pub(crate) fn run_tiles<T: Sample>(
     }
     let paths = timer.time(Stage::Write, || trace.span("finish-outputs", 0, None, || (outputs.finish(), 0)))?;
     timer.add(Stage::Read, Duration::from_secs_f64(trace.extent("read")));
-    timer.add(Stage::HostToDevice, totals.device.h2d);
+    // copies into a device-resident pool run on the upload thread, one at a time
+    timer.add(Stage::HostToDevice, totals.device.h2d + Duration::from_secs_f64(trace.total("upload")));
     timer.add(Stage::Kernel, totals.device.kernel);
     timer.add(Stage::DeviceToHost, totals.device.d2h);
     timer.add(

@@ -71,6 +71,12 @@ impl Trace {
         b - a
     }
 
+    /// Summed duration of stage `stage`'s spans, in seconds.
+    pub fn total(&self, stage: &str) -> f64 {
+        let spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+        spans.iter().filter(|s| s.stage == stage).map(|s| s.end - s.start).sum()
+    }
+
     pub fn write_json(&self, path: &Path, rank: usize, ranks: usize) -> std::io::Result<()> {
         let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner()).clone();
         spans.sort_by(|a, b| a.start.total_cmp(&b.start));

@@ -150,6 +150,11 @@ impl CudaDevice {
         if let Ok(cap) = std::env::var("SSTCLIM_CUDA_MAXRREG") {
             options.push(format!("--maxrregcount={cap}"));
         }
+        // ... but launch bounds override that cap: this one sets their minimum blocks per
+        // multiprocessor instead (registers <= 65536 / (256 x N))
+        if let Some(n) = std::env::var("SSTCLIM_CUDA_MIN_BLOCKS").ok().and_then(|v| v.parse::<u32>().ok()) {
+            options.push(format!("-DSC_MIN_BLOCKS={n}"));
+        }
         let started = std::time::Instant::now();
         let src = CString::new(source()).expect("the kernel source has no NUL");
         let file = CString::new(file).expect("no NUL");
