@@ -77,14 +77,19 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let startup = crate::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
-    let start = Instant::now();
-    let job = Job::prepare(plan);
-    timer.add(Stage::Discover, start.elapsed());
+    // the engine starts (a GPU context takes a good part of a second) while inputs are found
+    let (job, engine) = std::thread::scope(|s| {
+        let found = s.spawn(|| {
+            let start = Instant::now();
+            (Job::prepare(plan), start.elapsed())
+        });
+        let engine = plan.backend.engine(plan.device, &plan.gpu);
+        let (job, took) = found.join().expect("input discovery thread");
+        timer.add(Stage::Discover, took);
+        (job, engine)
+    });
     let mut job = job?;
-    // the direct read path's offset queries start in child processes now, so they run while
-    // the engine starts (a GPU context takes a quarter of a second)
-    let direct = crate::pipeline::start_direct(plan, &job);
-    let engine = plan.backend.engine(plan.device, &plan.gpu)?;
+    let engine = engine?;
     info!(
         "{} input files ({} missing) of {} '{}' ({}, {}), {} target days, {} pool slots",
         job.inputs.files.len(),
@@ -98,8 +103,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     );
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
     let mut outcome = match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, direct, engine.as_ref(), pool, None, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, direct, engine.as_ref(), pool, None, ui, timer, wall),
+        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::I16 => {
             let decoding = match (plan.pack, job.layout.storage) {
                 (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
@@ -129,7 +134,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                     )));
                 }
             };
-            run_tiles::<i16>(plan, &job, direct, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
+            run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
         }
     }?;
     // releasing a device (its memory and context) takes a noticeable part of a short run

@@ -58,38 +58,6 @@ pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize 
     (n_targets / (2 * span)).clamp(1, if device { 4 } else { 2 })
 }
 
-/// The direct read path of a job, found before the engine starts: the layout the first file
-/// has, and the child processes already querying every file's offset for the first tile.
-pub struct DirectStart {
-    layout: Option<direct::DirectLayout>,
-    locating: Option<Locating>,
-}
-
-/// Probe the first file for the direct read path and, where it applies, fork the processes
-/// that locate the variable in every file (the first tile's), so they work while the engine
-/// starts. Forked from a quiet process: call it before starting engine threads.
-pub(crate) fn start_direct(plan: &JobPlan, job: &Job) -> DirectStart {
-    let layout = match plan.read_path {
-        ReadPath::Library | ReadPath::Forked => None,
-        ReadPath::Auto => match direct::probe(&job.first, &job.layout) {
-            Ok(d) => Some(d),
-            Err(why) => {
-                info!("reading with libnetcdf: {} in {} {why}", job.layout.name, job.first.display());
-                None
-            }
-        },
-    };
-    // more children than the readers need later: until the engine is up the cores are idle
-    let locating =
-        layout.as_ref().map(|dl| Locating::spawn(&job.files, dl, &job.layout, Some(&job.grid), start_locators(plan)));
-    DirectStart { layout, locating }
-}
-
-/// Locating processes started beside the engine's start-up (the first tile).
-fn start_locators(plan: &JobPlan) -> usize {
-    (plan.threads / 2).clamp(1, 8)
-}
-
 /// A segment's results on their way to the writer.
 struct Finished {
     index: usize,
@@ -101,7 +69,6 @@ struct Finished {
 pub(crate) fn run_tiles<T: Sample>(
     plan: &JobPlan,
     job: &Job,
-    start: DirectStart,
     engine: &dyn Engine,
     pool_type: PoolType,
     decoding: Option<Decoding>,
@@ -123,7 +90,16 @@ pub(crate) fn run_tiles<T: Sample>(
     let n_segments =
         plan.segments.unwrap_or_else(|| auto_segments(n_targets, plan.window.half_window, engine.is_device()));
     let segments = plan_segments(&job.window, n_segments);
-    let DirectStart { layout: direct, locating: mut first_locating } = start;
+    let direct = match plan.read_path {
+        ReadPath::Library | ReadPath::Forked => None,
+        ReadPath::Auto => match direct::probe(&job.first, &job.layout) {
+            Ok(d) => Some(d),
+            Err(why) => {
+                info!("reading with libnetcdf: {} in {} {why}", job.layout.name, job.first.display());
+                None
+            }
+        },
+    };
     info!(
         "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool; {} segment(s); \
          {}",
@@ -168,7 +144,7 @@ pub(crate) fn run_tiles<T: Sample>(
             meta: &meta,
         };
         let bar = ui.spinner(&format!("tile {}/{}: reading, computing, writing", i + 1, regions.len()));
-        outputs = run_tile::<T>(&ctx, outputs, first_locating.take(), &mut totals)?;
+        outputs = run_tile::<T>(&ctx, outputs, &mut totals)?;
         bar.finish_and_clear();
     }
     let paths = timer.time(Stage::Write, || trace.span("finish-outputs", 0, None, || (outputs.finish(), 0)))?;
@@ -326,12 +302,7 @@ fn pin_results(engine: &dyn Engine, buffers: &[TileResult]) -> Vec<*const u8> {
     pinned
 }
 
-fn run_tile<T: Sample>(
-    ctx: &TileCtx<'_>,
-    outputs: OutputSet,
-    started: Option<Locating>,
-    totals: &mut Totals,
-) -> Result<OutputSet, Error> {
+fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Totals) -> Result<OutputSet, Error> {
     let (plan, job, trace, tile, engine) = (ctx.plan, ctx.job, ctx.trace, ctx.tile, ctx.engine);
     let n_slots = job.window.slots.len();
     let n_cells = ctx.region.n_cells();
@@ -344,13 +315,10 @@ fn run_tile<T: Sample>(
     };
     // children that need no pool are forked before it exists (no copy-on-write of its pages):
     // the ones locating the variable in every file, and (first tile) the one creating outputs
-    // (the first tile's were started with the engine)
-    let locating = started.or_else(|| {
-        ctx.direct.map(|dl| {
-            trace.span("fork-locate", tile, None, || {
-                let grid = (tile == 0).then_some(&job.grid);
-                (Locating::spawn(&job.files, dl, &job.layout, grid, (plan.threads / 4).clamp(1, 4)), 0)
-            })
+    let locating = ctx.direct.map(|dl| {
+        trace.span("fork-locate", tile, None, || {
+            let grid = (tile == 0).then_some(&job.grid);
+            (Locating::spawn(&job.files, dl, &job.layout, grid, (plan.threads / 4).clamp(1, 4)), 0)
         })
     });
     let mut outputs = outputs;
