@@ -131,3 +131,144 @@ impl<T> Drop for Staging<'_, T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::engine::{EngineTimes, StatSpec, TileResult};
+    use crate::pool::PoolRef;
+    use crate::window::WindowPlan;
+
+    /// A device that keeps uploaded rows in a map, failing at one slot if asked.
+    struct FakeDevice {
+        n_cells: usize,
+        rows: Mutex<Vec<Option<Vec<f32>>>>,
+        fail_at: Option<usize>,
+        /// Copies asked for after the failed one.
+        late: std::sync::atomic::AtomicUsize,
+        failed: AtomicBool,
+    }
+
+    fn fake(n_cells: usize, n_slots: usize, fail_at: Option<usize>) -> FakeDevice {
+        FakeDevice {
+            n_cells,
+            rows: Mutex::new(vec![None; n_slots]),
+            fail_at,
+            late: Default::default(),
+            failed: AtomicBool::new(false),
+        }
+    }
+
+    impl Engine for FakeDevice {
+        fn name(&self) -> &'static str {
+            "fake"
+        }
+
+        unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
+            if self.failed.load(Ordering::SeqCst) {
+                self.late.fetch_add(1, Ordering::SeqCst);
+            }
+            if self.fail_at == Some(slot) {
+                self.failed.store(true, Ordering::SeqCst);
+                return Err(EngineError { engine: "fake", message: format!("copy of slot {slot} failed") });
+            }
+            // SAFETY: the caller hands one row of n_cells f32.
+            let row = unsafe { std::slice::from_raw_parts(src.cast::<f32>(), self.n_cells) }.to_vec();
+            self.rows.lock().unwrap()[slot] = Some(row);
+            Ok(())
+        }
+
+        fn compute(
+            &self,
+            _pool: PoolRef<'_>,
+            _plan: &WindowPlan,
+            _stats: &StatSpec,
+            _out: &mut TileResult,
+        ) -> Result<EngineTimes, EngineError> {
+            unreachable!("not computed on")
+        }
+    }
+
+    /// Fill `n_slots` rows (row s = s + cell / 1000) from 3 threads through 4 staging rows;
+    /// returns the slots reported done and the upload thread's outcome.
+    fn run(dev: &FakeDevice, n_slots: usize) -> (Vec<usize>, Result<(), EngineError>, bool) {
+        let trace = Trace::new(Instant::now());
+        let stage = Staging::<f32>::new(dev, dev.n_cells, 4, &trace, 0);
+        let stop = AtomicBool::new(false);
+        let (done_tx, done_rx) = crossbeam_channel::unbounded();
+        let uploaded = std::thread::scope(|s| {
+            let up = s.spawn(|| stage.upload_all(&done_tx, &stop));
+            std::thread::scope(|fillers| {
+                for t in 0..3 {
+                    let stage = &stage;
+                    fillers.spawn(move || {
+                        for slot in (t..n_slots).step_by(3) {
+                            let r: Result<(), ()> = stage.fill(slot, 8, |row| {
+                                for (c, v) in row.iter_mut().enumerate() {
+                                    *v = slot as f32 + c as f32 / 1000.0;
+                                }
+                                // a failed read is not uploaded
+                                if slot == 7 {
+                                    Err(())
+                                } else {
+                                    Ok(())
+                                }
+                            });
+                            assert_eq!(r.is_err(), slot == 7);
+                        }
+                    });
+                }
+            });
+            stage.close();
+            up.join().unwrap()
+        });
+        drop(done_tx);
+        let mut done: Vec<usize> = done_rx
+            .iter()
+            .map(|(slot, bytes)| {
+                assert_eq!(bytes, 8);
+                slot
+            })
+            .collect();
+        done.sort_unstable();
+        (done, uploaded, stop.load(Ordering::Relaxed))
+    }
+
+    #[test]
+    fn every_filled_row_reaches_the_device_before_it_is_reported() {
+        let dev = fake(5, 40, None);
+        let (done, uploaded, stopped) = run(&dev, 40);
+        assert!(uploaded.is_ok() && !stopped);
+        let want: Vec<usize> = (0..40).filter(|&s| s != 7).collect();
+        assert_eq!(done, want, "every slot but the failed read, once");
+        let rows = dev.rows.lock().unwrap();
+        for (slot, row) in rows.iter().enumerate() {
+            match row {
+                None => assert_eq!(slot, 7),
+                Some(row) => {
+                    let want: Vec<f32> = (0..5).map(|c| slot as f32 + c as f32 / 1000.0).collect();
+                    assert_eq!(row, &want, "slot {slot}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_copy_stops_the_job_without_stranding_readers() {
+        let dev = fake(3, 60, Some(10));
+        let (done, uploaded, stopped) = run(&dev, 60);
+        let err = uploaded.unwrap_err().to_string();
+        assert!(err.contains("copy of slot 10 failed"), "{err}");
+        assert!(stopped, "everyone is asked to stop");
+        assert!(!done.contains(&10), "the failed slot is never reported");
+        // nothing is copied after the failure, and the readers still finished (no staging row
+        // was lost), so this returned at all
+        assert_eq!(dev.late.load(Ordering::SeqCst), 0, "copies after the failure");
+        assert!(done.len() < 59, "{done:?}");
+        let copied = dev.rows.lock().unwrap().iter().filter(|r| r.is_some()).count();
+        assert_eq!(copied, done.len(), "what was reported is what was copied");
+    }
+}
