@@ -594,15 +594,8 @@ impl<D: Device> GpuEngine<D> {
             };
             (s.base, s.n_cells)
         };
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
         let mut times = EngineTimes::default();
-        if plan.targets.is_empty() || n_cells == 0 {
-            return Ok(times);
-        }
-        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, true)
-            .map_err(|e| self.error(e))?;
+        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, true)? else { return Ok(times) };
         if lp.chunk < n_cells {
             return Err(self.error(format!(
                 "the device-resident pool leaves room for {} of {n_cells} cells (use --gpu-pool host)",
@@ -631,6 +624,26 @@ impl<D: Device> GpuEngine<D> {
         })
     }
 
+    /// The device state, locked and made current, and the launch plan of `n_cells` cells
+    /// (`None` when there is nothing to compute).
+    fn begin<T: GpuSample>(
+        &self,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        n_cells: usize,
+        pool_on_device: bool,
+    ) -> Result<(std::sync::MutexGuard<'_, State<D>>, Option<LaunchPlan>), EngineError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind().map_err(|e| self.error(e))?;
+        if plan.targets.is_empty() || n_cells == 0 {
+            return Ok((st, None));
+        }
+        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
+        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, pool_on_device)
+            .map_err(|e| self.error(e))?;
+        Ok((st, Some(lp)))
+    }
+
     fn compute_typed<T: GpuSample>(
         &self,
         pool: &[T],
@@ -640,15 +653,8 @@ impl<D: Device> GpuEngine<D> {
         stats: &StatSpec,
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
         let mut times = EngineTimes::default();
-        if plan.targets.is_empty() || n_cells == 0 {
-            return Ok(times);
-        }
-        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, false)
-            .map_err(|e| self.error(e))?;
+        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false)? else { return Ok(times) };
         tracing::debug!("{}: {lp:?}", self.name);
         let pinned = if st.contains_pinned(pool) { Pinned::already() } else { Pinned::new(&mut st.device, pool) };
         times.pin = Duration::from_secs_f64(pinned.seconds);
@@ -665,14 +671,7 @@ impl<D: Device> GpuEngine<D> {
         stats: &StatSpec,
         n_cells: usize,
     ) -> Result<(), EngineError> {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
-        if plan.targets.is_empty() || n_cells == 0 {
-            return Ok(());
-        }
-        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, false)
-            .map_err(|e| self.error(e))?;
+        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false)? else { return Ok(()) };
         st.device.prepare(&lp.kernel, lp.smem).map_err(|e| self.error(e))
     }
 
