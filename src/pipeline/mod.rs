@@ -355,8 +355,9 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     };
     let (map_ptr, map_len) = pool.as_ref().map_or((std::ptr::null(), 0), |p| p.mapping());
     let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
-                                     // staging rows for a device-resident pool: a few per reading thread, so that readers
-                                     // rarely wait for a copy
+
+    // staging rows for a device-resident pool: a few per reading thread, so that readers
+    // rarely wait for a copy
     let stage = staged.then(|| {
         trace.span("stage-rows", tile, None, || (Staging::<T>::new(engine, n_cells, 3 * plan.threads, trace, tile), 0))
     });
