@@ -64,14 +64,15 @@ impl<'s, T: Sample> Rows<'s, T> {
         Rows { base: std::ptr::null_mut(), n_slots, n_cells, shared: false, stage: Some(stage) }
     }
 
-    /// Whether rows go to a device-resident pool.
+    /// Whether rows go to a device-resident pool (whose upload thread, not the readers,
+    /// reports finished rows).
     pub fn is_staged(&self) -> bool {
         self.stage.is_some()
     }
 
     /// Let `fill` write row `slot` (`bytes`: what was read for it). A host pool row is then
     /// finished and the caller reports it; a device-resident pool's row is queued for the
-    /// device and its upload thread reports it (see [`Rows::reports_done`]).
+    /// device and its upload thread reports it (see [`Rows::is_staged`]).
     ///
     /// # Safety
     /// Each slot is filled by one caller, once.
@@ -87,12 +88,6 @@ impl<'s, T: Sample> Rows<'s, T> {
             // SAFETY: one filler per slot (the caller's promise).
             None => fill(unsafe { self.row(slot) }),
         }
-    }
-
-    /// Whether readers report finished rows themselves (host pools), rather than the upload
-    /// thread of a device-resident pool.
-    pub fn reports_done(&self) -> bool {
-        self.stage.is_none()
     }
 
     /// Row `slot`, to write.
@@ -201,7 +196,7 @@ pub fn read_all<T: Sample>(
                             match read {
                                 Ok(n) => {
                                     bytes.fetch_add(n as usize, Ordering::Relaxed);
-                                    if rows.reports_done() && done.send((slot, n)).is_err() {
+                                    if !rows.is_staged() && done.send((slot, n)).is_err() {
                                         break;
                                     }
                                 }
@@ -292,7 +287,7 @@ fn read_library<T: Sample>(
                         };
                         let _: Result<(), std::convert::Infallible> = filled;
                         trace.record("read", job.tile, Some(slot), start, n);
-                        if rows.reports_done() && done.send((slot, n)).is_err() {
+                        if !rows.is_staged() && done.send((slot, n)).is_err() {
                             break;
                         }
                     }
