@@ -155,6 +155,10 @@ impl CudaDevice {
         if let Some(n) = std::env::var("SSTCLIM_CUDA_MIN_BLOCKS").ok().and_then(|v| v.parse::<u32>().ok()) {
             options.push(format!("-DSC_MIN_BLOCKS={n}"));
         }
+        // source lines in the machine code, for profilers (Nsight Compute's source view)
+        if std::env::var_os("SSTCLIM_CUDA_LINEINFO").is_some() {
+            options.push("-lineinfo".to_string());
+        }
         let started = std::time::Instant::now();
         let src = CString::new(source()).expect("the kernel source has no NUL");
         let file = CString::new(file).expect("no NUL");
