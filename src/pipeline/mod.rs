@@ -262,8 +262,10 @@ fn result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Vec<TileResult> {
     (0..RESULT_BUFFERS.min(ctx.segments.len()))
         .map(|_| {
             let (nv, nc) = (n_stats * max_targets * n_cells, max_targets * n_cells);
-            let mut values = Vec::with_capacity(nv);
-            let mut counts = Vec::with_capacity(nc);
+            let mut values: Vec<f64> = Vec::with_capacity(nv);
+            let mut counts: Vec<u32> = Vec::with_capacity(nc);
+            crate::pool::advise_huge_pages(values.as_ptr().cast::<u8>(), nv * 8);
+            crate::pool::advise_huge_pages(counts.as_ptr().cast::<u8>(), nc * 4);
             std::thread::scope(|s| {
                 let spare_values = &mut values.spare_capacity_mut()[..nv];
                 for part in spare_values.chunks_mut(nv.div_ceil(threads).max(1)) {

@@ -48,9 +48,11 @@ impl<'e, T: Sample> Staging<'e, T> {
     /// engine can.
     pub fn new(engine: &'e dyn Engine, n_cells: usize, count: usize, trace: &'e Trace, tile: usize) -> Staging<'e, T> {
         let count = count.max(1);
+        // zeroed and untouched (a fresh mapping), so the pinning below commits huge pages
         let mut rows = vec![T::from_f64(0.0); count * n_cells];
         let base = rows.as_mut_ptr();
         let len = std::mem::size_of_val(&rows[..]);
+        crate::pool::advise_huge_pages(base.cast::<u8>(), len);
         // SAFETY: `rows` is dropped after Drop unpins it, and its heap memory never moves.
         let pinned = len > 0 && unsafe { engine.pin_host(base.cast::<u8>(), len) }.unwrap_or(false);
         let (free_tx, free_rx) = crossbeam_channel::unbounded();

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hip_sys::hiprt as hip;
 
-use super::{DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams};
+use super::{DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, Uploader};
 
 /// The code object built from kernels/climatology.hip by build.rs.
 static CODE_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/climatology.hsaco"));
@@ -275,6 +275,54 @@ impl Device for HipDevice {
     fn synchronize(&mut self) -> Result<(), GpuError> {
         // SAFETY: the stream belongs to this device.
         check(unsafe { hip::hipStreamSynchronize(self.stream) }).map_err(|e| self.err("hipStreamSynchronize", e))
+    }
+
+    fn uploader(&mut self) -> Result<Option<Box<dyn Uploader>>, GpuError> {
+        let mut stream: hip::hipStream_t = std::ptr::null_mut();
+        // SAFETY: plain runtime calls with a valid out-pointer; the uploader destroys the stream.
+        unsafe {
+            check(hip::hipSetDevice(self.ordinal)).map_err(|e| self.err("hipSetDevice", e))?;
+            check(hip::hipStreamCreateWithFlags(&mut stream, hip::hipStreamNonBlocking))
+                .map_err(|e| self.err("hipStreamCreateWithFlags (uploads)", e))?;
+        }
+        Ok(Some(Box::new(HipUploader { ordinal: self.ordinal, stream, device: self.info.description.clone() })))
+    }
+}
+
+/// Host-to-device copies on a second stream of the device, from the upload thread (HIP has no
+/// context to retain: the device is set on the calling thread before each copy).
+struct HipUploader {
+    ordinal: i32,
+    stream: hip::hipStream_t,
+    device: String,
+}
+
+// SAFETY: a plain runtime handle; the engine serializes uploads behind a mutex, and each call
+// sets the device on the calling thread.
+unsafe impl Send for HipUploader {}
+
+impl Uploader for HipUploader {
+    unsafe fn upload(&mut self, dst: DevPtr, src: *const u8, bytes: usize) -> Result<(), GpuError> {
+        let err = |call: &'static str, e| GpuError { api: "HIP", call, device: self.device.clone(), detail: text(e) };
+        // SAFETY: the stream lives as long as self; the caller vouches for both ranges.
+        unsafe {
+            check(hip::hipSetDevice(self.ordinal)).map_err(|e| err("hipSetDevice", e))?;
+            let kind = hip::hipMemcpyKind::hipMemcpyHostToDevice;
+            check(hip::hipMemcpyAsync(dst as *mut c_void, src.cast(), bytes, kind, self.stream))
+                .map_err(|e| err("hipMemcpyAsync (pool row)", e))?;
+            check(hip::hipStreamSynchronize(self.stream)).map_err(|e| err("hipStreamSynchronize (pool row)", e))
+        }
+    }
+}
+
+impl Drop for HipUploader {
+    fn drop(&mut self) {
+        // SAFETY: the stream was created in `uploader` and is not used after.
+        unsafe {
+            let _ = hip::hipSetDevice(self.ordinal);
+            let _ = hip::hipStreamSynchronize(self.stream);
+            let _ = hip::hipStreamDestroy(self.stream);
+        }
     }
 }
 
