@@ -192,7 +192,7 @@ pub fn decode_region<T: Sample>(layout: &VarLayout, region: &Region, raw: &RawDa
 }
 
 /// Decode one 2-D slab. Stored order is `[nr][nc]`, or `[nc][nr]` when `transpose`.
-fn decode_slab<R: Copy + Into<f64> + 'static, T: Sample>(
+fn decode_slab<R: Copy + Into<f64>, T: Sample>(
     raw: &[R],
     packing: &Packing,
     transpose: bool,
@@ -212,16 +212,6 @@ fn decode_slab<R: Copy + Into<f64> + 'static, T: Sample>(
         let (fill, scale, offset) = (packing.fill.unwrap_or(f64::NAN), packing.scale, packing.offset);
         #[cfg(target_arch = "x86_64")]
         if !transpose && std::arch::is_x86_feature_detected!("avx2") {
-            use std::any::TypeId;
-            if TypeId::of::<R>() == TypeId::of::<f64>() && TypeId::of::<T>() == TypeId::of::<f32>() && stream_stores() {
-                // SAFETY: R is f64 and T is f32 (checked just above), so the casts are identities;
-                // the CPU has AVX2.
-                return unsafe {
-                    let raw = std::slice::from_raw_parts(raw.as_ptr().cast::<f64>(), raw.len());
-                    let dest = std::slice::from_raw_parts_mut(dest.as_mut_ptr().cast::<f32>(), dest.len());
-                    f64_to_f32_streamed(raw, fill, scale, offset, dest)
-                };
-            }
             // SAFETY: the CPU has AVX2 (checked just above).
             return unsafe { simple_avx2(raw, fill, scale, offset, dest) };
         }
@@ -245,58 +235,6 @@ unsafe fn simple_avx2<R: Copy + Into<f64>, T: Sample>(raw: &[R], fill: f64, scal
         let stored: f64 = (*r).into();
         *d = T::from_stored(stored, Packing::decode_simple(stored, fill, scale, offset));
     }
-}
-
-/// Whether decoding float64 into a float32 pool writes with non-temporal stores
-/// (`SSTCLIM_STREAM_STORES=0` turns it off, for measuring).
-fn stream_stores() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("SSTCLIM_STREAM_STORES").map_or(true, |v| v != "0"))
-}
-
-/// [`simple_avx2`] for float64 values into a float32 pool row, with non-temporal stores: the
-/// row (megabytes, read next by a copy to the device or by the engine, not by this thread)
-/// bypasses the caches, which saves reading every destination line before writing it. The same
-/// IEEE operations in the same order (a product, then a sum; NaN for the fill value and for
-/// non-finite results; `+ 0.0`; rounding to nearest float32), so it equals the portable path
-/// bit for bit.
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn f64_to_f32_streamed(raw: &[f64], fill: f64, scale: f64, offset: f64, dest: &mut [f32]) {
-    use std::arch::x86_64::*;
-    let n = raw.len().min(dest.len());
-    let one = |i: usize, dest: &mut [f32]| {
-        dest[i] = Packing::decode_simple(raw[i], fill, scale, offset) as f32;
-    };
-    // scalar head up to a 16-byte aligned destination
-    let mut i = 0;
-    while i < n && (dest.as_ptr().add(i) as usize) % 16 != 0 {
-        one(i, dest);
-        i += 1;
-    }
-    let (vscale, voffset, vfill) = (_mm256_set1_pd(scale), _mm256_set1_pd(offset), _mm256_set1_pd(fill));
-    let (vzero, vnan) = (_mm256_setzero_pd(), _mm256_set1_pd(f64::NAN));
-    let (vabs, vinf) = (_mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)), _mm256_set1_pd(f64::INFINITY));
-    while i + 4 <= n {
-        let v = _mm256_loadu_pd(raw.as_ptr().add(i));
-        let value = _mm256_add_pd(_mm256_mul_pd(v, vscale), voffset);
-        let is_fill = _mm256_cmp_pd::<_CMP_EQ_OQ>(v, vfill);
-        // finite: |value| < inf (false for NaN and both infinities)
-        let finite = _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_and_pd(value, vabs), vinf);
-        let missing = _mm256_or_pd(is_fill, _mm256_xor_pd(finite, _mm256_castsi256_pd(_mm256_set1_epi64x(-1))));
-        let out = _mm256_blendv_pd(_mm256_add_pd(value, vzero), vnan, missing);
-        _mm_stream_ps(dest.as_mut_ptr().add(i), _mm256_cvtpd_ps(out));
-        i += 4;
-    }
-    while i < n {
-        one(i, dest);
-        i += 1;
-    }
-    // order the streamed stores before whoever is told next that the row is ready
-    _mm_sfence();
 }
 
 /// Store `f(stored value)` for every value of a slab, transposing when asked.
@@ -369,13 +307,6 @@ mod tests {
             unsafe { simple_avx2(&raw, fill, scale, offset, &mut fast) };
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&fast), bits(&portable), "fill {fill} scale {scale} offset {offset}");
-            // the streamed float32 path, at every misalignment of the destination
-            for skip in 0..4 {
-                let mut streamed = vec![0f32; raw.len() + skip];
-                // SAFETY: checked above.
-                unsafe { f64_to_f32_streamed(&raw, fill, scale, offset, &mut streamed[skip..]) };
-                assert_eq!(bits(&streamed[skip..]), bits(&portable), "streamed, skip {skip}, fill {fill}");
-            }
             let mut wide = vec![0f64; raw.len()];
             // SAFETY: checked above.
             unsafe { simple_avx2(&raw, fill, scale, offset, &mut wide) };
