@@ -70,7 +70,9 @@ impl CudaDevice {
             return Err("the CUDA driver library (libcuda.so) was not found".into());
         }
         let at = |call: &str, e: DriverError| format!("{call} on CUDA device {ordinal}: {}", describe(e));
+        let started = std::time::Instant::now();
         result::init().map_err(|e| at("cuInit", e))?;
+        let inited = started.elapsed();
         let count = result::device::get_count().map_err(|e| at("cuDeviceGetCount", e))?;
         let count = count.max(0) as usize;
         if count == 0 {
@@ -83,6 +85,7 @@ impl CudaDevice {
         let dev = result::device::get(ordinal as i32).map_err(|e| at("cuDeviceGet", e))?;
         // SAFETY: `dev` is a valid device handle; the context is released in Drop.
         let ctx = unsafe { result::primary_ctx::retain(dev) }.map_err(|e| at("cuDevicePrimaryCtxRetain", e))?;
+        let retained = started.elapsed();
         // SAFETY: `ctx` was just retained.
         unsafe { result::ctx::set_current(ctx) }.map_err(|e| at("cuCtxSetCurrent", e))?;
         let attr = |a: Attr| -> Result<i32, String> {
@@ -108,7 +111,17 @@ impl CudaDevice {
             result::stream::create(result::stream::StreamKind::NonBlocking).map_err(|e| at("cuStreamCreate", e))?;
         let event = || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(|e| at("cuEventCreate", e));
         let (start, stop) = (event()?, event()?);
-        if !nvrtc_present() {
+        let opened = started.elapsed();
+        let nvrtc = nvrtc_present();
+        tracing::debug!(
+            "CUDA device {ordinal}: cuInit {:.3} s, primary context {:.3} s, queries and stream {:.3} s, NVRTC found \
+             {:.3} s",
+            inited.as_secs_f64(),
+            (retained - inited).as_secs_f64(),
+            (opened - retained).as_secs_f64(),
+            (started.elapsed() - opened).as_secs_f64()
+        );
+        if !nvrtc {
             return Err(format!(
                 "{}: NVRTC (libnvrtc.so) is not on the library path (add CUDA's lib64 to LD_LIBRARY_PATH)",
                 info.description
