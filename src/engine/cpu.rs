@@ -6,8 +6,9 @@
 //! to 32 years); each target day then merges the sorted groups of its window from the
 //! percentile's value at the previous target day, which is a few ranks away (or, for a cell's
 //! first target, from whichever end is nearer: for a 90th percentile of 330 samples, 34 steps
-//! from the top), so neither the 330 samples nor the overlapping windows are ever sorted again. Sums follow the window plan's canonical order,
-//! making results bitwise equal to the reference engine.
+//! from the top), so neither the 330 samples nor the overlapping windows are ever sorted again.
+//! Sums follow the window plan's canonical order, making results bitwise equal to the reference
+//! engine.
 
 use std::cmp::Ordering;
 
