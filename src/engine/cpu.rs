@@ -10,8 +10,6 @@
 //! Sums follow the window plan's canonical order, making results bitwise equal to the reference
 //! engine.
 
-use std::cmp::Ordering;
-
 use rayon::prelude::*;
 
 use super::{HostEngine, StatSpec, TileResult};
@@ -51,7 +49,6 @@ struct Scratch {
     group_sum: Vec<f64>,
     /// (start, len) in `vals` of the groups of the current target.
     lists: Vec<(usize, usize)>,
-    heads: Vec<(f64, usize, usize)>,
     /// Per percentile, its value at the previous target of this cell (`None`: no target yet).
     hints: Vec<Option<f64>>,
     /// Per percentile and group: how many of the group's values lay at or below that
@@ -59,8 +56,8 @@ struct Scratch {
     pos: Vec<usize>,
     /// Per group of the current target: its values at or below the hint.
     split: Vec<usize>,
-    lower: Vec<(usize, usize)>,
-    upper: Vec<(usize, usize)>,
+    /// Cursors of a walk that must leave `split` as it is.
+    cursor: Vec<usize>,
 }
 
 fn compute<T: Sample, D: Fn(T) -> f64 + Sync>(
@@ -84,12 +81,10 @@ fn compute<T: Sample, D: Fn(T) -> f64 + Sync>(
         group_count: vec![0; plan.groups.len()],
         group_sum: vec![0.0; plan.groups.len()],
         lists: Vec::new(),
-        heads: Vec::new(),
         hints: vec![None; stats.percentiles.len()],
         pos: vec![0; stats.percentiles.len() * plan.groups.len()],
         split: Vec::new(),
-        lower: Vec::new(),
-        upper: Vec::new(),
+        cursor: Vec::new(),
     };
     let n_groups = plan.groups.len();
     (0..n_cells.div_ceil(CHUNK)).into_par_iter().for_each_init(new_scratch, |s, chunk| {
@@ -260,104 +255,70 @@ fn select_ranks(s: &mut Scratch, n: usize, pos_at: usize, i: usize, p: Position,
         s.split.extend(s.lists.iter().map(|&(_, cnt)| if from_top { cnt } else { 0 }));
         below = if from_top { n } else { 0 };
     }
-    s.lower.clear();
-    s.upper.clear();
-    for (&(start, cnt), &q) in s.lists.iter().zip(&s.split) {
-        s.lower.push((start, q));
-        s.upper.push((start + q, cnt - q));
-    }
-    let mut out = [0.0; 2];
-    let ranks = [lo, top];
-    let k = if hi.is_some() { 2 } else { 1 };
-    let cut = ranks[..k].partition_point(|&r| r <= below);
-    let (low_out, high_out) = out[..k].split_at_mut(cut);
-    merge_from_top(&s.vals, &s.lower, below, &ranks[..cut], low_out, &mut s.heads);
-    let high: [usize; 2] = [ranks[0].wrapping_sub(below), ranks[1].wrapping_sub(below)];
-    merge_from_bottom(&s.vals, &s.upper, &high[cut..k], high_out, &mut s.heads);
     for (&q, &g) in s.split.iter().zip(groups) {
         s.pos[pos_at + g as usize] = q;
     }
-    s.hints[i] = Some(out[0]);
-    (out[0], if hi.is_some() { out[1] } else { 0.0 })
+    // walk from the split: down through the values at or below it, up through those above
+    let (x_lo, x_hi) = if top <= below {
+        let (last, before) = walk(&s.vals, &s.lists, &mut s.split, below + 1 - lo, false);
+        (last, before)
+    } else if lo <= below {
+        s.cursor.clear();
+        s.cursor.extend_from_slice(&s.split);
+        let (x_lo, _) = walk(&s.vals, &s.lists, &mut s.cursor, below + 1 - lo, false);
+        (x_lo, walk(&s.vals, &s.lists, &mut s.split, 1, true).0)
+    } else {
+        let (last, before) = walk(&s.vals, &s.lists, &mut s.split, top - below, true);
+        if hi.is_some() {
+            (before, last)
+        } else {
+            (last, 0.0)
+        }
+    };
+    s.hints[i] = Some(x_lo);
+    (x_lo, if hi.is_some() { x_hi } else { 0.0 })
 }
 
-/// Walk the merged ascending order of `lists` up to the largest of `ranks` (ascending).
-///
-/// The current head of every list is kept in `heads`, sorted so that the next value to take
-/// is last; after taking it, the list's following value is inserted back from the end (a few
-/// comparisons, as windows' lists interleave).
-fn merge_from_bottom(
-    vals: &[f64],
-    lists: &[(usize, usize)],
-    ranks: &[usize],
-    out: &mut [f64],
-    heads: &mut Vec<(f64, usize, usize)>,
-) {
-    // (value, next index, end index); sorted descending so the smallest is last
-    let before = |a: f64, b: f64| a.total_cmp(&b) == Ordering::Greater;
-    heads.clear();
-    for &(start, len) in lists.iter().filter(|l| l.1 > 0) {
-        insert_sorted(heads, (vals[start], start + 1, start + len), before);
-    }
-    let (mut rank, mut i) = (0, 0);
-    while i < ranks.len() {
-        let (v, next, end) = heads.pop().expect("enough samples for every rank");
-        rank += 1;
-        while i < ranks.len() && ranks[i] == rank {
-            out[i] = v;
-            i += 1;
+/// Take `steps` values (at least one) off the sorted lists in merged order, starting at the
+/// cursors (`cursor[j]` values of list j lie at or below the start): the largest values at or
+/// below the start first when walking down, the smallest above it first when walking up.
+/// Returns the last value taken and the one taken before it (NaN after a single step); the
+/// cursors move past the values taken. Each step scans every list's head: windows hold a few
+/// lists and the walks from the previous day's value take a few steps.
+fn walk(vals: &[f64], lists: &[(usize, usize)], cursor: &mut [usize], steps: usize, up: bool) -> (f64, f64) {
+    let (mut last, mut before) = (f64::NAN, f64::NAN);
+    for _ in 0..steps {
+        let mut best: Option<(i64, usize)> = None;
+        for (j, (&(start, cnt), &c)) in lists.iter().zip(cursor.iter()).enumerate() {
+            let head = if up {
+                (c < cnt).then(|| total_key(vals[start + c]))
+            } else {
+                (c > 0).then(|| total_key(vals[start + c - 1]))
+            };
+            if let Some(key) = head {
+                let better = match best {
+                    None => true,
+                    Some((b, _)) => {
+                        if up {
+                            key < b
+                        } else {
+                            key > b
+                        }
+                    }
+                };
+                if better {
+                    best = Some((key, j));
+                }
+            }
         }
-        if next < end {
-            insert_sorted(heads, (vals[next], next + 1, end), before);
+        let (key, j) = best.expect("enough samples for every rank");
+        if up {
+            cursor[j] += 1;
+        } else {
+            cursor[j] -= 1;
         }
+        before = last;
+        last = f64::from_bits(total_key_bits(key));
     }
-}
-
-/// Walk the merged descending order of `lists` (holding `n` values) down to the smallest of
-/// `ranks` (ascending 1-based ranks of the ascending order).
-fn merge_from_top(
-    vals: &[f64],
-    lists: &[(usize, usize)],
-    n: usize,
-    ranks: &[usize],
-    out: &mut [f64],
-    heads: &mut Vec<(f64, usize, usize)>,
-) {
-    // (value, index, start index): the list's current largest is vals[index]; sorted
-    // ascending so the largest is last
-    let before = |a: f64, b: f64| a.total_cmp(&b) == Ordering::Less;
-    heads.clear();
-    for &(start, len) in lists.iter().filter(|l| l.1 > 0) {
-        insert_sorted(heads, (vals[start + len - 1], start + len - 1, start), before);
-    }
-    let mut rank = n + 1;
-    let mut i = ranks.len();
-    while i > 0 {
-        let (v, at, start) = heads.pop().expect("enough samples for every rank");
-        rank -= 1;
-        while i > 0 && ranks[i - 1] == rank {
-            out[i - 1] = v;
-            i -= 1;
-        }
-        if at > start {
-            insert_sorted(heads, (vals[at - 1], at - 1, start), before);
-        }
-    }
-}
-
-/// Insert `item` into `heads`, which is ordered so that `before(x, y)` holds for x before y,
-/// scanning from the end.
-#[inline]
-fn insert_sorted(
-    heads: &mut Vec<(f64, usize, usize)>,
-    item: (f64, usize, usize),
-    before: impl Fn(f64, f64) -> bool + Copy,
-) {
-    let mut j = heads.len();
-    heads.push(item);
-    while j > 0 && !before(heads[j - 1].0, item.0) {
-        heads[j] = heads[j - 1];
-        j -= 1;
-    }
-    heads[j] = item;
+    (last, before)
 }
