@@ -149,6 +149,34 @@ fn generated_files_parse_as_libhdf5_reads_them() {
     assert!(structures.iter().all(|s| s.links == LinkStorage::Compact), "{structures:?}");
 }
 
+/// Files written by HDF5 2.2 (netCDF4-python, `tests/fixtures/make_h5meta_fixtures.py`): the
+/// library version the `netcdf-static` build links, so the structures the GPU node's files use.
+#[test]
+fn files_written_by_hdf5_2_parse_as_libhdf5_reads_them() {
+    no_file_locking();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (name, var, links) in [
+        ("h5meta_hdf5-2.2.0_generated.nc", "sst", LinkStorage::Compact),
+        ("h5meta_hdf5-2.2.0_ostia.nc", "analysed_sst", LinkStorage::Dense { root_rows: 0, depth: 0 }),
+    ] {
+        let path = dir.join(name);
+        let file = input::open(&path).unwrap();
+        let props = match file.attribute("_NCProperties").unwrap().value().unwrap() {
+            netcdf::AttributeValue::Str(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert!(props.contains("hdf5=2.2.0"), "{name}: {props}");
+        let layout = VarLayout::inspect(&file, &path, Some(var), false).unwrap();
+        drop(file);
+        let (s, compared) = agree_all(&path);
+        assert_eq!((s.superblock, s.root_header, s.links), (2, 2, links), "{name}");
+        assert!(compared >= 2, "{name}");
+        let d = direct::probe(&path, &layout).unwrap();
+        assert!(d.parsed, "{name}: located without the library");
+        assert_eq!(d.offset, hdf5_storage(&path, var).unwrap().unwrap().offset, "{name}");
+    }
+}
+
 const NLAT: usize = 5;
 const NLON: usize = 7;
 
