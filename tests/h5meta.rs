@@ -638,3 +638,20 @@ fn runs_locating_with_the_parser_equal_runs_locating_through_libhdf5() {
         assert!(!lib_threads.is_empty() && lib_threads.iter().all(|t| t.starts_with("locate-")), "{lib_threads:?}");
     }
 }
+
+/// `sstclim bench-locate` locates every file each way and checks they agree.
+#[test]
+fn bench_locate_times_every_way() {
+    no_file_locking();
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "13x7", "--years", "2001-2002", "--doys", "95-105"]);
+    let json = dir.path().join("locate.json");
+    let input = s(&data);
+    let args = ["bench-locate", "--input", &input, "--years", "2001-2002", "--doys", "100", "--repeats", "1"];
+    ok(&[&args[..], &["--json", &s(&json)]].concat());
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["files"].as_u64(), Some(22), "{r}");
+    let ways: Vec<&str> = r["ways"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
+    assert_eq!(ways, ["parser", "parser", "libhdf5 in-process", "libhdf5 forked"]);
+}
