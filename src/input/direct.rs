@@ -229,7 +229,8 @@ struct Found {
     contiguous: bool,
     filters: usize,
     type_size: usize,
-    /// None: no byte order (single bytes), or one the direct path cannot read (named).
+    /// The byte order, or the name of one the direct path cannot read (none, for single
+    /// bytes; VAX).
     order: Result<ByteOrder, String>,
     dims: Vec<u64>,
     /// Bytes allocated for the data.
