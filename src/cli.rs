@@ -46,6 +46,10 @@ pub enum Command {
     /// results.
     #[command(hide = true)]
     BenchWrite(crate::benchwrite::BenchWriteArgs),
+    /// Time locating the data variable in every input file: HDF5 metadata parsed here, or
+    /// queried through libhdf5 (in this process or in forked processes).
+    #[command(hide = true)]
+    BenchLocate(crate::benchlocate::BenchLocateArgs),
     /// Time our GPU kernel against the source documents' GPU designs on the same synthetic
     /// pool, with their errors against our exact result (CUDA).
     BenchBaselines(crate::bench_baselines::BenchBaselinesArgs),

@@ -9,6 +9,7 @@
 pub mod baselines;
 pub mod bench;
 pub mod bench_baselines;
+pub mod benchlocate;
 pub mod benchwrite;
 pub mod calendar;
 pub mod cli;

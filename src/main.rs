@@ -108,6 +108,10 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             print!("{}", sstclim::readfloor::bench_read(&args)?.table());
             Ok(ExitCode::SUCCESS)
         }
+        Command::BenchLocate(args) => {
+            print!("{}", sstclim::benchlocate::bench_locate(&args)?.table());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::BenchWrite(args) => {
             print!("{}", sstclim::benchwrite::bench_write(&args)?.table());
             Ok(ExitCode::SUCCESS)

@@ -4,22 +4,27 @@
 //! serialized, reads about 1 GB/s; `pread` from the page cache runs at memory speed).
 //!
 //! Every file's offset is queried, never assumed (it differs between HDF5 versions and
-//! writers): through HDF5 itself for NetCDF-4 files (`H5Dget_offset`, with the storage layout,
-//! filters, type, byte order and dimensions checked, and on a job's first tile the coordinate
-//! variables compared with the first file's), from the header for NetCDF-3 files (non-record
-//! variables only). This metadata query is serialized under the library lock but small beside
-//! the data; the bulk `pread`s run on all threads. The packing attributes (scale, offset,
-//! fill) are the first file's, as for every file of one product; `--read-path library` reads
-//! each file's own. Any file that does not qualify or does not read cleanly goes to the
-//! library path, which reports what is wrong with it.
+//! writers), with the storage layout, filters, type, byte order and dimensions checked, and on
+//! a job's first tile the coordinate variables compared with the first file's. NetCDF-4 files
+//! are inspected by parsing their HDF5 metadata ([`super::h5meta`], no library, any thread);
+//! where that parser meets a structure it does not read, through HDF5 itself (`H5Dget_offset`
+//! etc., serialized under the library lock). The job's first file is inspected both ways
+//! ([`probe`]): if they disagree, every file of the job is inspected through the library (and a
+//! warning says so). `SSTCLIM_H5META=off` forces the library for every file. NetCDF-3 headers
+//! are parsed here (non-record variables only). The packing attributes (scale, offset, fill)
+//! are the first file's, as for every file of one product; `--read-path library` reads each
+//! file's own. Any file that does not qualify or does not read cleanly goes to the library
+//! path, which reports what is wrong with it.
 
 use std::ffi::CString;
 use std::fs::File;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use super::grid::Grid;
+use super::h5meta::{self, Hdf5Meta, MetaError};
 use super::layout::VarLayout;
 use super::read::{decode_region, RawData, Region};
 use crate::pool::Sample;
@@ -38,6 +43,9 @@ pub struct DirectLayout {
     pub order: ByteOrder,
     /// Byte offset of the first value in the probed file.
     pub offset: u64,
+    /// Files are located by parsing their headers, with no library: any thread may locate
+    /// them (NetCDF-3, and HDF5 where [`super::h5meta`] read the first file as libhdf5 did).
+    pub parsed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +60,54 @@ pub(crate) const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
 /// Why a file cannot take the fast path (for the log; the library path handles it).
 pub type NotDirect = String;
 
-/// The direct layout of `layout`'s variable in `path`, or why it has none.
+/// Whether HDF5 metadata is parsed here (else read through libhdf5): `SSTCLIM_H5META=off`
+/// (or `0`, `false`, `library`) turns the parser off.
+pub fn parser_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        let v = std::env::var("SSTCLIM_H5META").unwrap_or_default().to_ascii_lowercase();
+        !matches!(v.as_str(), "off" | "0" | "false" | "library")
+    })
+}
+
+/// How an HDF5 file is inspected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// Through libhdf5, under the library lock.
+    Library,
+    /// Parsed ([`super::h5meta`]); through libhdf5 where the parser meets a structure it does
+    /// not read.
+    Parser,
+    /// Parsed only: such structures are an error (for tests and the first file's check).
+    ParserOnly,
+}
+
+/// Why an inspection gave no offset.
+enum Refused {
+    /// The parser does not read this file's structures (the library may).
+    Unsupported(String),
+    /// The file does not qualify (or is malformed).
+    Not(NotDirect),
+}
+
+impl From<NotDirect> for Refused {
+    fn from(why: NotDirect) -> Refused {
+        Refused::Not(why)
+    }
+}
+
+impl Refused {
+    fn text(self) -> NotDirect {
+        match self {
+            Refused::Unsupported(why) => format!("not read without libhdf5: {why}"),
+            Refused::Not(why) => why,
+        }
+    }
+}
+
+/// The direct layout of `layout`'s variable in `path`, or why it has none. An HDF5 file is
+/// inspected through libhdf5 (whose verdict stands) and parsed: the parser locates the job's
+/// files only where it gives the same offset, byte order and dimensions.
 pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let mut head = [0u8; 8];
@@ -64,22 +119,63 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
     } else {
         return Err("neither an HDF5 file without user block nor NetCDF-3".into());
     };
-    let (offset, order) = locate_in(&file, path, format, layout, None)?;
-    Ok(DirectLayout { format, order, offset })
+    let (offset, order) = locate_in(&file, path, format, layout, None, Via::Library).map_err(Refused::text)?;
+    let parsed = match format {
+        Format::NetCdf3 => true,
+        Format::Hdf5 if !parser_enabled() => false,
+        // both check the dimensions against `layout`'s: agreeing on them is succeeding
+        Format::Hdf5 => match locate_in(&file, path, format, layout, None, Via::ParserOnly) {
+            Ok(found) if found == (offset, order) => true,
+            Ok((o, ord)) => {
+                tracing::warn!(
+                    "{}: the HDF5 metadata parser finds {} at byte {o} ({ord:?}), libhdf5 at byte {offset} \
+                     ({order:?}): locating every file through libhdf5",
+                    path.display(),
+                    layout.name
+                );
+                false
+            }
+            Err(Refused::Unsupported(why)) => {
+                tracing::info!("{}: {why}: locating every file through libhdf5", path.display());
+                false
+            }
+            Err(Refused::Not(why)) => {
+                tracing::warn!(
+                    "{}: the HDF5 metadata parser refuses it ({why}), libhdf5 does not: locating every file \
+                     through libhdf5",
+                    path.display()
+                );
+                false
+            }
+        },
+    };
+    Ok(DirectLayout { format, order, offset, parsed })
 }
 
 /// Where `layout`'s variable starts in `path`, after checking that the file stores it the way
 /// `direct` says (same format and byte order, contiguous, unfiltered, same dimensions and
-/// type) and, with `grid`, that its coordinate variables equal `grid`'s. HDF5 files are
-/// inspected through HDF5 itself (taking the library lock), NetCDF-3 headers are parsed.
+/// type) and, with `grid`, that its coordinate variables equal `grid`'s. HDF5 files are parsed
+/// where `direct.parsed` (else, and where the parser does not read them, inspected through
+/// HDF5 itself, taking the library lock); NetCDF-3 headers are parsed.
 pub fn locate(
     path: &Path,
     direct: &DirectLayout,
     layout: &VarLayout,
     grid: Option<&Grid>,
 ) -> Result<(File, u64), NotDirect> {
+    locate_via(path, direct, layout, grid, if direct.parsed { Via::Parser } else { Via::Library })
+}
+
+/// [`locate`] with the way HDF5 files are inspected chosen (NetCDF-3 files are always parsed).
+pub fn locate_via(
+    path: &Path,
+    direct: &DirectLayout,
+    layout: &VarLayout,
+    grid: Option<&Grid>,
+    via: Via,
+) -> Result<(File, u64), NotDirect> {
     let file = File::open(path).map_err(|e| e.to_string())?;
-    let (offset, order) = locate_in(&file, path, direct.format, layout, grid)?;
+    let (offset, order) = locate_in(&file, path, direct.format, layout, grid, via).map_err(Refused::text)?;
     if order != direct.order {
         return Err(format!("byte order {order:?}, the first file {:?}", direct.order));
     }
@@ -92,29 +188,130 @@ fn locate_in(
     format: Format,
     layout: &VarLayout,
     grid: Option<&Grid>,
-) -> Result<(u64, ByteOrder), NotDirect> {
+    via: Via,
+) -> Result<(u64, ByteOrder), Refused> {
     if layout.extra_len() != 1 {
-        return Err("the variable has more than one step".into());
+        return Err("the variable has more than one step".to_string().into());
     }
     let size = file.metadata().map_err(|e| e.to_string())?.len();
     let bytes = layout.storage.size() as u64 * (layout.nlat() * layout.nlon()) as u64;
-    let (offset, order) = match format {
-        Format::Hdf5 => locate_hdf5(path, layout, bytes, grid)?,
-        Format::NetCdf3 => {
+    let (offset, order) = match (format, via) {
+        (Format::Hdf5, Via::Library) => locate_hdf5(path, layout, bytes, grid)?,
+        (Format::Hdf5, Via::ParserOnly) => locate_parsed(file, layout, bytes, grid)?,
+        (Format::Hdf5, Via::Parser) => match locate_parsed(file, layout, bytes, grid) {
+            Err(Refused::Unsupported(why)) => {
+                tracing::debug!("{}: {why}: asking libhdf5", path.display());
+                locate_hdf5(path, layout, bytes, grid)?
+            }
+            other => other?,
+        },
+        (Format::NetCdf3, _) => {
             let mut buf = vec![0u8; size.min(1 << 20) as usize];
             file.read_exact_at(&mut buf, 0).map_err(|e| e.to_string())?;
             let (offset, dims) = netcdf3_variable(&buf, &layout.name)?;
             let want: Vec<u64> = layout.dims.iter().map(|d| d.1 as u64).collect();
             if dims != want {
-                return Err(format!("dimensions {dims:?}, expected {want:?}"));
+                return Err(format!("dimensions {dims:?}, expected {want:?}").into());
             }
             (offset, ByteOrder::Big)
         }
     };
-    if offset + bytes > size {
-        return Err(format!("the variable's {bytes} bytes at offset {offset} pass the end of the file"));
+    if !matches!(offset.checked_add(bytes), Some(end) if end <= size) {
+        return Err(format!("the variable's {bytes} bytes at offset {offset} pass the end of the file").into());
     }
     Ok((offset, order))
+}
+
+/// What either way of inspecting an HDF5 dataset reports, for the same checks.
+struct Found {
+    /// libhdf5's name of the layout class.
+    layout: String,
+    contiguous: bool,
+    filters: usize,
+    type_size: usize,
+    /// The byte order, or the name of one the direct path cannot read (none, for single
+    /// bytes; VAX).
+    order: Result<ByteOrder, String>,
+    dims: Vec<u64>,
+    /// Bytes allocated for the data.
+    stored: u64,
+    /// Byte offset of the data (None where not allocated).
+    offset: Option<u64>,
+}
+
+/// The checks every located HDF5 variable passes: its offset and byte order.
+fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(u64, ByteOrder), NotDirect> {
+    let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
+    let storage = layout.storage;
+    if !s.contiguous {
+        return Err(format!("stored {}, not contiguous", s.layout));
+    }
+    if s.filters != 0 {
+        return Err(format!("{} filter(s) (compression)", s.filters));
+    }
+    if s.type_size != storage.size() {
+        return Err(format!("HDF5 type of {} bytes for {}", s.type_size, storage.name()));
+    }
+    if s.dims != want {
+        return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
+    }
+    let Some(offset) = s.offset.filter(|_| s.stored == bytes) else {
+        return Err("storage not allocated (never written)".into());
+    };
+    let order = match &s.order {
+        Ok(order) => *order,
+        Err(_) if s.type_size == 1 => ByteOrder::Little, // single bytes have no order
+        Err(other) => return Err(format!("byte order {other}")),
+    };
+    Ok((offset, order))
+}
+
+/// [`locate_hdf5`] without the library: the HDF5 metadata parsed from `file`.
+fn locate_parsed(
+    file: &File,
+    layout: &VarLayout,
+    bytes: u64,
+    grid: Option<&Grid>,
+) -> Result<(u64, ByteOrder), Refused> {
+    let refused = |e: MetaError| match e {
+        MetaError::Unsupported(why) => Refused::Unsupported(why),
+        other => Refused::Not(other.to_string()),
+    };
+    let meta = Hdf5Meta::open(file).map_err(refused)?;
+    let ds = meta.dataset(&layout.name).map_err(refused)?;
+    match ds.dtype.class {
+        h5meta::TypeClass::Integer { .. } | h5meta::TypeClass::Float => {}
+        other => return Err(Refused::Unsupported(format!("a variable of HDF5 class {other:?}"))),
+    }
+    let found = Found {
+        layout: ds.layout.name().into(),
+        contiguous: matches!(ds.layout, h5meta::Layout::Contiguous { .. }),
+        filters: ds.filters,
+        type_size: ds.dtype.size,
+        order: ds.dtype.order.ok_or_else(|| "VAX".to_string()),
+        dims: ds.dims.clone(),
+        stored: ds.storage_size().unwrap_or(0),
+        offset: ds.offset(),
+    };
+    let located = check_found(&found, layout, bytes)?;
+    // the coordinates, compared with the first file's
+    for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
+        if !coord.from_file {
+            continue;
+        }
+        let c = match meta.dataset(&coord.dim) {
+            Err(MetaError::NotFound(_)) => return Err(format!("no coordinate dataset /{}", coord.dim).into()),
+            other => other.map_err(refused)?,
+        };
+        let same = c.dims == [coord.values.len() as u64] && {
+            let values = meta.values_f64(&c).map_err(refused)?;
+            values.iter().zip(&coord.values).all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        if !same {
+            return Err(format!("coordinate {} differs from the first file's", coord.dim).into());
+        }
+    }
+    Ok(located)
 }
 
 fn locate_hdf5(
@@ -126,32 +323,24 @@ fn locate_hdf5(
     use hdf5_metno_sys::{h5, h5d, h5p, h5s, h5t};
     let dataset = |name: &str| CString::new(format!("/{name}")).map_err(|e| e.to_string());
     let cvar = dataset(&layout.name)?;
-    let storage = layout.storage;
     with_hdf5_file(path, |f| {
         // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
         let s = unsafe { dataset_storage(f, &cvar) }.ok_or_else(|| format!("no HDF5 dataset /{}", layout.name))?;
-        let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
-        if s.layout != h5d::H5D_layout_t::H5D_CONTIGUOUS {
-            return Err(format!("stored {:?}, not contiguous", s.layout));
-        }
-        if s.filters != 0 {
-            return Err(format!("{} filter(s) (compression)", s.filters));
-        }
-        if s.type_size != storage.size() {
-            return Err(format!("HDF5 type of {} bytes for {}", s.type_size, storage.name()));
-        }
-        if s.dims != want {
-            return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
-        }
-        if s.stored != bytes || s.offset == h5::HADDR_UNDEF {
-            return Err("storage not allocated (never written)".into());
-        }
-        let order = match s.order {
-            h5t::H5T_order_t::H5T_ORDER_LE => ByteOrder::Little,
-            h5t::H5T_order_t::H5T_ORDER_BE => ByteOrder::Big,
-            _ if s.type_size == 1 => ByteOrder::Little, // single bytes have no order
-            other => return Err(format!("byte order {other:?}")),
+        let found = Found {
+            layout: format!("{:?}", s.layout),
+            contiguous: s.layout == h5d::H5D_layout_t::H5D_CONTIGUOUS,
+            filters: usize::try_from(s.filters).unwrap_or(usize::MAX),
+            type_size: s.type_size,
+            order: match s.order {
+                h5t::H5T_order_t::H5T_ORDER_LE => Ok(ByteOrder::Little),
+                h5t::H5T_order_t::H5T_ORDER_BE => Ok(ByteOrder::Big),
+                other => Err(format!("{other:?}")),
+            },
+            dims: s.dims.clone(),
+            stored: s.stored,
+            offset: (s.offset != h5::HADDR_UNDEF).then_some(s.offset),
         };
+        let (offset, order) = check_found(&found, layout, bytes)?;
         // the coordinates, compared with the first file's
         for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
             if !coord.from_file {
@@ -183,7 +372,7 @@ fn locate_hdf5(
                 return Err(format!("coordinate {} differs from the first file's", coord.dim));
             }
         }
-        Ok((s.offset, order))
+        Ok((offset, order))
     })
 }
 
@@ -210,9 +399,17 @@ pub(crate) fn with_hdf5_file<T>(
     }
 }
 
+/// Dataset `name` (without the leading `/`) of the root group of `path`, as libhdf5 reports it
+/// (the oracle the metadata parser is tested against); None where there is no such dataset.
+pub fn hdf5_storage(path: &Path, name: &str) -> Result<Option<Hdf5Storage>, NotDirect> {
+    let cname = CString::new(format!("/{name}")).map_err(|e| e.to_string())?;
+    // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
+    with_hdf5_file(path, |f| Ok(unsafe { dataset_storage(f, &cname) }))
+}
+
 /// How HDF5 stores one dataset: what a direct path checks before trusting its offset.
 #[derive(Clone, Debug)]
-pub(crate) struct Hdf5Storage {
+pub struct Hdf5Storage {
     pub layout: hdf5_metno_sys::h5d::H5D_layout_t,
     /// Number of filters (compression, shuffle, checksums).
     pub filters: i32,

@@ -10,6 +10,7 @@ pub mod direct;
 mod error;
 mod forked;
 mod grid;
+pub mod h5meta;
 mod layout;
 mod packing;
 mod read;

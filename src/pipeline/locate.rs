@@ -1,8 +1,11 @@
-//! Querying every input file's layout for the direct read path in child processes: the query
-//! goes through HDF5, which serializes all calls of a process under one lock, and would
-//! otherwise queue behind (and hold up) the output files being created and written. Children
-//! are forked before the pool is allocated, each takes every n-th file (so early days are
-//! located first), and reports `(slot, offset)` records through a pipe.
+//! Querying every input file's layout for the direct read path through libhdf5, in child
+//! processes: HDF5 serializes all calls of a process under one lock, and the queries would
+//! otherwise queue behind (and hold up) the output files being created and written. Used only
+//! where the job's first file could not be located by parsing its header as libhdf5 does
+//! (see [`crate::input::direct::probe`]); otherwise the reader threads locate their files
+//! themselves, in parallel and without the library. Children are forked before the pool is
+//! allocated, each takes every n-th file (so early days are located first), and reports
+//! `(slot, offset)` records through a pipe.
 
 use std::fs::File;
 use std::io::Read;

@@ -111,7 +111,12 @@ pub(crate) fn run_tiles<T: Sample>(
         T::NAME,
         segments.len(),
         match &direct {
-            Some(d) => format!("direct reads at byte {} ({:?})", d.offset, d.format),
+            Some(d) => format!(
+                "direct reads at byte {} ({:?}, files located {})",
+                d.offset,
+                d.format,
+                if d.parsed { "by the reader threads" } else { "through libhdf5" }
+            ),
             None => "reads through libnetcdf".into(),
         }
     );
@@ -316,8 +321,10 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         ReadPath::Library => false,
     };
     // children that need no pool are forked before it exists (no copy-on-write of its pages):
-    // the ones locating the variable in every file, and (first tile) the one creating outputs
-    let locating = ctx.direct.map(|dl| {
+    // the ones locating the variable in every file through libhdf5 (where the first file's
+    // header could not be parsed as the library reads it; else the reader threads locate the
+    // files themselves), and (first tile) the one creating outputs
+    let locating = ctx.direct.filter(|dl| !dl.parsed).map(|dl| {
         trace.span("fork-locate", tile, None, || {
             let grid = (tile == 0).then_some(&job.grid);
             (Locating::spawn(&job.files, dl, &job.layout, grid, (plan.threads / 4).clamp(1, 4)), 0)

@@ -2,9 +2,11 @@
 //! on the first days while later ones are read.
 //!
 //! Files whose variable is contiguous and uncompressed take the direct path (`pread` from all
-//! threads, see [`crate::input::direct`]); the rest go through libnetcdf, which is not
-//! thread-safe: in one thread with decoder threads beside it (`--read-path library`), or in
-//! forked reader processes.
+//! threads, see [`crate::input::direct`]): each reader thread locates the next file itself
+//! where its header is parsed (NetCDF-3, and HDF5 through [`crate::input::h5meta`]), else
+//! locating processes query libhdf5 and hand the located files to the readers (see
+//! [`super::locate`]). The rest go through libnetcdf, which is not thread-safe: in one thread
+//! with decoder threads beside it (`--read-path library`), or in forked reader processes.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -144,7 +146,8 @@ pub struct ReadStats {
 }
 
 /// Read every slot of `job` into `rows`, sending `(slot, bytes)` on `done` as each finishes.
-/// Stops early (without error) when `stop` is set or `done` is disconnected.
+/// On the direct path, `locating` hands over the located files; without it the reader threads
+/// locate them. Stops early (without error) when `stop` is set or `done` is disconnected.
 pub fn read_all<T: Sample>(
     job: &ReadJob<'_>,
     locating: Option<Locating>,
@@ -156,30 +159,36 @@ pub fn read_all<T: Sample>(
     let mut stats = ReadStats::default();
     let mut library: Vec<usize> = (0..job.files.len()).collect();
     if let Some(dl) = job.direct {
-        // child processes query each file's layout, all threads read
+        // all threads read; each file is located by the reader itself (parsed headers) or by
+        // the locating processes (through libhdf5)
         let fallback = Mutex::new(Vec::new());
         let bytes = AtomicUsize::new(0);
+        let next = AtomicUsize::new(0);
         let (tx, rx) = crossbeam_channel::bounded::<(usize, std::fs::File, u64)>(4 * job.threads);
+        let grid = job.check_grid.then_some(job.grid);
         std::thread::scope(|s| {
             let fallback_ref = &fallback;
-            let locating = locating.expect("the direct path comes with its locating processes");
-            std::thread::Builder::new()
-                .name("locate".into())
-                .spawn_scoped(s, move || {
-                    locating.collect(job.files, &tx, fallback_ref, trace, job.tile);
-                    drop(tx);
-                })
-                .expect("spawning the locating thread");
+            let in_thread = locating.is_none();
+            match locating {
+                Some(locating) => {
+                    std::thread::Builder::new()
+                        .name("locate".into())
+                        .spawn_scoped(s, move || {
+                            locating.collect(job.files, &tx, fallback_ref, trace, job.tile);
+                            drop(tx);
+                        })
+                        .expect("spawning the locating thread");
+                }
+                None => drop(tx),
+            }
             for t in 0..job.threads.max(1) {
-                let (fallback, bytes, rx) = (&fallback, &bytes, rx.clone());
+                let (fallback, bytes, rx, next) = (&fallback, &bytes, rx.clone(), &next);
                 std::thread::Builder::new()
                     .name(format!("read-{t}"))
                     .spawn_scoped(s, move || {
                         let mut buf = DirectBuffer::new();
-                        for (slot, file, offset) in rx {
-                            if stop.load(Ordering::Relaxed) {
-                                break;
-                            }
+                        // read one located file; false stops this reader
+                        let mut read_one = |slot: usize, file: std::fs::File, offset: u64| {
                             let read = trace.span("read", job.tile, Some(slot), || {
                                 let bytes = direct::bytes_of(job.layout, job.region);
                                 // SAFETY: each slot is handed to exactly one reader.
@@ -196,11 +205,38 @@ pub fn read_all<T: Sample>(
                             match read {
                                 Ok(n) => {
                                     bytes.fetch_add(n as usize, Ordering::Relaxed);
-                                    if !rows.is_staged() && done.send((slot, n)).is_err() {
-                                        break;
-                                    }
+                                    rows.is_staged() || done.send((slot, n)).is_ok()
                                 }
-                                Err(_) => fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot),
+                                Err(_) => {
+                                    fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+                                    true
+                                }
+                            }
+                        };
+                        if in_thread {
+                            // the next file in date order, located here
+                            while !stop.load(Ordering::Relaxed) {
+                                let slot = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(path) = job.files.get(slot) else { break };
+                                let located = trace.span("locate", job.tile, Some(slot), || {
+                                    (direct::locate(path, dl, job.layout, grid), 0)
+                                });
+                                let more = match located {
+                                    Ok((file, offset)) => read_one(slot, file, offset),
+                                    Err(_) => {
+                                        fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+                                        true
+                                    }
+                                };
+                                if !more {
+                                    break;
+                                }
+                            }
+                        } else {
+                            for (slot, file, offset) in rx {
+                                if stop.load(Ordering::Relaxed) || !read_one(slot, file, offset) {
+                                    break;
+                                }
                             }
                         }
                     })
