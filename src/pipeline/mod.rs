@@ -366,9 +366,12 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     let map_addr = map_ptr as usize; // a plain number, to hand to the set-up thread
 
     // staging rows for a device-resident pool: a few per reading thread, so that readers
-    // rarely wait for a copy
+    // rarely wait for a copy (`SSTCLIM_STAGING_ROWS`: rows per thread, for measuring)
     let stage = staged.then(|| {
-        trace.span("stage-rows", tile, None, || (Staging::<T>::new(engine, n_cells, 3 * plan.threads, trace, tile), 0))
+        let per_thread = std::env::var("SSTCLIM_STAGING_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+        trace.span("stage-rows", tile, None, || {
+            (Staging::<T>::new(engine, n_cells, per_thread * plan.threads, trace, tile), 0)
+        })
     });
     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
     let mut guard = PinGuard { engine, pool: false, map: map_ptr, ptrs: Vec::new() };

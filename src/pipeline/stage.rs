@@ -78,7 +78,13 @@ impl<'e, T: Sample> Staging<'e, T> {
     /// flight) and queue it for the device when it succeeds; the upload thread reports the
     /// slot finished once it is in device memory.
     pub fn fill<R, E>(&self, slot: usize, bytes: u64, fill: impl FnOnce(&mut [T]) -> Result<R, E>) -> Result<R, E> {
-        let row = self.free_rx.recv().expect("the staging holds a sender");
+        let row = match self.free_rx.try_recv() {
+            Ok(row) => row,
+            // every row is in flight: the wait shows in the timeline
+            Err(_) => self.trace.span("wait-row", self.tile, Some(slot), || {
+                (self.free_rx.recv().expect("the staging holds a sender"), 0)
+            }),
+        };
         // SAFETY: `row` was just taken from the free list.
         let filled = fill(unsafe { self.row(row) });
         let _ = match filled {
