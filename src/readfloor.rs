@@ -40,6 +40,10 @@ pub struct BenchReadArgs {
     /// Write the result as JSON.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also convert every float64 value to float32 as the read path does (1 MiB pieces, into a
+    /// reused per-thread row): what reading and decoding cost without the rest of a run.
+    #[arg(long, hide = true)]
+    pub decode: bool,
 }
 
 /// What `bench-read` measured.
@@ -84,7 +88,7 @@ pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
     let mut passes = Vec::new();
     let mut bytes = 0;
     for _ in 0..args.repeats.max(1) {
-        let (secs, n) = one_pass(&files, threads)?;
+        let (secs, n) = if args.decode { decode_pass(&files, threads)? } else { one_pass(&files, threads)? };
         passes.push(secs);
         bytes = n;
     }
@@ -131,6 +135,49 @@ fn one_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
             w.join().expect("reader thread")?;
         }
         Ok(())
+    })?;
+    Ok((start.elapsed().as_secs_f64(), total.into_inner()))
+}
+
+/// Read every file in 1 MiB pieces and convert its values (taken as float64) to float32 in a
+/// reused row, as the direct read path does for a float32 pool; returns seconds and bytes.
+fn decode_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
+    const PIECE: usize = 1 << 20;
+    let next = AtomicUsize::new(0);
+    let total = AtomicU64::new(0);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| -> Result<(), Error> {
+                    let mut piece = vec![0f64; PIECE / 8];
+                    let mut row: Vec<f32> = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = files.get(i) else { return Ok(()) };
+                        let io = |cause| Error::Io { path: path.clone(), cause };
+                        let f = File::open(path).map_err(io)?;
+                        let len = f.metadata().map_err(io)?.len() as usize;
+                        row.resize(len / 8, 0.0);
+                        let mut at = 0;
+                        while at + 8 <= len {
+                            let n = (PIECE / 8).min((len - at) / 8);
+                            // SAFETY: f64 has no invalid bit patterns; the byte view covers `n` values.
+                            let bytes =
+                                unsafe { std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast::<u8>(), n * 8) };
+                            f.read_exact_at(bytes, at as u64).map_err(io)?;
+                            for (d, v) in row[at / 8..at / 8 + n].iter_mut().zip(&piece[..n]) {
+                                *d = *v as f32;
+                            }
+                            at += n * 8;
+                        }
+                        std::hint::black_box(&row);
+                        total.fetch_add(len as u64, Ordering::Relaxed);
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().try_for_each(|w| w.join().expect("reader thread"))
     })?;
     Ok((start.elapsed().as_secs_f64(), total.into_inner()))
 }
