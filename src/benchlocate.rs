@@ -12,30 +12,17 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::calendar::Calendar;
-use crate::cli::{DoyList, YearRange};
-use crate::discover::discover;
 use crate::error::Error;
 use crate::input::direct::{self, Via};
 use crate::input::{self, Grid, VarLayout};
 use crate::pipeline::locate::Locating;
 use crate::pipeline::trace::Trace;
-use crate::window::WindowSpec;
 
 /// Flags of `sstclim bench-locate`: the job's inputs as `sstclim run` names them.
 #[derive(clap::Args, Debug)]
 pub struct BenchLocateArgs {
-    /// Input files (template or directory), as for `sstclim run`.
-    #[arg(long, short)]
-    pub input: String,
-    #[arg(long)]
-    pub years: YearRange,
-    #[arg(long, default_value = "1-366")]
-    pub doys: DoyList,
-    #[arg(long, default_value_t = 5)]
-    pub half_window: u16,
-    #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
-    pub calendar: Calendar,
+    #[command(flatten)]
+    pub job: crate::readfloor::JobInputs,
     /// Variable to locate (default: detected as `sstclim run` does).
     #[arg(long)]
     pub var: Option<String>,
@@ -108,15 +95,8 @@ fn cpu_seconds() -> f64 {
 }
 
 pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
-    let spec = WindowSpec {
-        years: args.years.0.clone(),
-        doys: args.doys.0.clone(),
-        half_window: args.half_window,
-        calendar: args.calendar,
-    };
-    let inputs = discover(&args.input, &spec.required_dates(), true)?;
-    let files: Vec<PathBuf> = inputs.files.values().cloned().collect();
-    let first = files.first().ok_or_else(|| Error::NoInputs(spec.required_dates().len()))?;
+    let files = args.job.files()?;
+    let first = &files[0];
     let (layout, grid) = {
         let f = input::open(first)?;
         let layout = VarLayout::inspect(&f, first, args.var.as_deref(), false)?;

@@ -1,7 +1,9 @@
 //! `sstclim bench-read`: the pure read floor of a job, the yardstick for the pipeline. Every
 //! input file the job needs is read whole with `pread` from all threads into per-thread
 //! buffers, with no library and no decoding; the time is what reading alone costs on this
-//! machine (warm page cache after the first repeat).
+//! machine (warm page cache after the first repeat). The hidden `--decode` also converts every
+//! value to float32 as the direct read path does, to tell reading and decoding from the rest of
+//! a run.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -17,9 +19,10 @@ use crate::discover::discover;
 use crate::error::Error;
 use crate::window::WindowSpec;
 
-/// Flags of `sstclim bench-read`: the job's inputs as `sstclim run` names them.
+/// The input files of a job, named as `sstclim run` names them (shared by the benchmarks that
+/// read a job's inputs).
 #[derive(clap::Args, Debug)]
-pub struct BenchReadArgs {
+pub struct JobInputs {
     /// Input files (template or directory), as for `sstclim run`.
     #[arg(long, short)]
     pub input: String,
@@ -31,6 +34,31 @@ pub struct BenchReadArgs {
     pub half_window: u16,
     #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
     pub calendar: Calendar,
+}
+
+impl JobInputs {
+    /// Every input file the job reads, in date order (an error where there is none).
+    pub fn files(&self) -> Result<Vec<PathBuf>, Error> {
+        let spec = WindowSpec {
+            years: self.years.0.clone(),
+            doys: self.doys.0.clone(),
+            half_window: self.half_window,
+            calendar: self.calendar,
+        };
+        let inputs = discover(&self.input, &spec.required_dates(), true)?;
+        let files: Vec<PathBuf> = inputs.files.values().cloned().collect();
+        if files.is_empty() {
+            return Err(Error::NoInputs(spec.required_dates().len()));
+        }
+        Ok(files)
+    }
+}
+
+/// Flags of `sstclim bench-read`.
+#[derive(clap::Args, Debug)]
+pub struct BenchReadArgs {
+    #[command(flatten)]
+    pub job: JobInputs,
     /// Reading threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -73,17 +101,7 @@ impl ReadFloor {
 }
 
 pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
-    let spec = WindowSpec {
-        years: args.years.0.clone(),
-        doys: args.doys.0.clone(),
-        half_window: args.half_window,
-        calendar: args.calendar,
-    };
-    let inputs = discover(&args.input, &spec.required_dates(), true)?;
-    let files: Vec<PathBuf> = inputs.files.values().cloned().collect();
-    if files.is_empty() {
-        return Err(Error::NoInputs(spec.required_dates().len()));
-    }
+    let files = args.job.files()?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let mut passes = Vec::new();
     let mut bytes = 0;
@@ -108,8 +126,45 @@ pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
     Ok(floor)
 }
 
-/// Read every file once; returns seconds and bytes.
+/// Read every file once whole; returns seconds and bytes.
 fn one_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
+    each_file(files, threads, Vec::new, |f, len, buf: &mut Vec<u8>| {
+        buf.resize(len, 0u8);
+        f.read_exact_at(buf, 0)
+    })
+}
+
+/// Read every file in 1 MiB pieces and convert its values (taken as float64) to float32 in a
+/// reused row, as the direct read path does for a float32 pool; returns seconds and bytes.
+fn decode_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
+    const PIECE: usize = 1 << 20;
+    let scratch = || (vec![0f64; PIECE / 8], Vec::<f32>::new());
+    each_file(files, threads, scratch, |f, len, (piece, row)| {
+        row.resize(len / 8, 0.0);
+        let mut at = 0;
+        while at + 8 <= len {
+            let n = (PIECE / 8).min((len - at) / 8);
+            // SAFETY: f64 has no invalid bit patterns; the byte view covers `n` values.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast::<u8>(), n * 8) };
+            f.read_exact_at(bytes, at as u64)?;
+            for (d, v) in row[at / 8..at / 8 + n].iter_mut().zip(&piece[..n]) {
+                *d = *v as f32;
+            }
+            at += n * 8;
+        }
+        std::hint::black_box(&row);
+        Ok(())
+    })
+}
+
+/// Open every file on `threads` threads (each with its own `scratch()`) and hand it to `work`
+/// with its length; returns seconds and bytes.
+fn each_file<S>(
+    files: &[PathBuf],
+    threads: usize,
+    scratch: impl Fn() -> S + Sync,
+    work: impl Fn(&File, usize, &mut S) -> std::io::Result<()> + Sync,
+) -> Result<(f64, u64), Error> {
     let next = AtomicUsize::new(0);
     let total = AtomicU64::new(0);
     let start = Instant::now();
@@ -117,61 +172,14 @@ fn one_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| -> Result<(), Error> {
-                    let mut buf = Vec::new();
+                    let mut state = scratch();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(path) = files.get(i) else { return Ok(()) };
                         let io = |cause| Error::Io { path: path.clone(), cause };
                         let f = File::open(path).map_err(io)?;
                         let len = f.metadata().map_err(io)?.len() as usize;
-                        buf.resize(len, 0u8);
-                        f.read_exact_at(&mut buf, 0).map_err(io)?;
-                        total.fetch_add(len as u64, Ordering::Relaxed);
-                    }
-                })
-            })
-            .collect();
-        for w in workers {
-            w.join().expect("reader thread")?;
-        }
-        Ok(())
-    })?;
-    Ok((start.elapsed().as_secs_f64(), total.into_inner()))
-}
-
-/// Read every file in 1 MiB pieces and convert its values (taken as float64) to float32 in a
-/// reused row, as the direct read path does for a float32 pool; returns seconds and bytes.
-fn decode_pass(files: &[PathBuf], threads: usize) -> Result<(f64, u64), Error> {
-    const PIECE: usize = 1 << 20;
-    let next = AtomicUsize::new(0);
-    let total = AtomicU64::new(0);
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| -> Result<(), Error> {
-                    let mut piece = vec![0f64; PIECE / 8];
-                    let mut row: Vec<f32> = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = files.get(i) else { return Ok(()) };
-                        let io = |cause| Error::Io { path: path.clone(), cause };
-                        let f = File::open(path).map_err(io)?;
-                        let len = f.metadata().map_err(io)?.len() as usize;
-                        row.resize(len / 8, 0.0);
-                        let mut at = 0;
-                        while at + 8 <= len {
-                            let n = (PIECE / 8).min((len - at) / 8);
-                            // SAFETY: f64 has no invalid bit patterns; the byte view covers `n` values.
-                            let bytes =
-                                unsafe { std::slice::from_raw_parts_mut(piece.as_mut_ptr().cast::<u8>(), n * 8) };
-                            f.read_exact_at(bytes, at as u64).map_err(io)?;
-                            for (d, v) in row[at / 8..at / 8 + n].iter_mut().zip(&piece[..n]) {
-                                *d = *v as f32;
-                            }
-                            at += n * 8;
-                        }
-                        std::hint::black_box(&row);
+                        work(&f, len, &mut state).map_err(io)?;
                         total.fetch_add(len as u64, Ordering::Relaxed);
                     }
                 })

@@ -581,20 +581,6 @@ fn answer_of(meta: Result<Hdf5Meta<'_>, MetaError>, names: &[&str]) -> Result<Ve
 /// Output files and the bits of their values.
 type Outputs = Vec<(String, Vec<u64>)>;
 
-fn outputs(dir: &Path) -> Outputs {
-    let mut names: Vec<String> = entries(dir).into_iter().filter(|n| n.ends_with(".nc")).collect();
-    names.sort();
-    assert!(!names.is_empty(), "no outputs in {}", dir.display());
-    names
-        .into_iter()
-        .map(|n| {
-            let var = if n.contains("mean") { "mean" } else { "p90" };
-            let (v, _) = read(&dir.join(&n), var);
-            (n, v.iter().map(|x| x.to_bits()).collect())
-        })
-        .collect()
-}
-
 /// `sstclim run` on `data` with the parser on or off; the outputs, the run report and the
 /// threads that located files.
 fn run(data: &Path, root: &Path, name: &str, parser: bool) -> (Outputs, Value, Vec<String>) {
@@ -623,7 +609,7 @@ fn run(data: &Path, root: &Path, name: &str, parser: bool) -> (Outputs, Value, V
         .collect();
     threads.sort();
     threads.dedup();
-    (outputs(&out), report, threads)
+    (output_bits(&out), report, threads)
 }
 
 #[test]

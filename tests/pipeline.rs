@@ -9,20 +9,6 @@ use std::path::Path;
 use common::*;
 use serde_json::Value;
 
-fn outputs(dir: &Path) -> Vec<(String, Vec<u64>)> {
-    let mut names: Vec<String> = entries(dir).into_iter().filter(|n| n.ends_with(".nc")).collect();
-    names.sort();
-    assert!(!names.is_empty(), "no outputs in {}", dir.display());
-    names
-        .into_iter()
-        .map(|n| {
-            let var = if n.contains("mean") { "mean" } else { "p90" };
-            let (v, _) = read(&dir.join(&n), var);
-            (n, v.iter().map(|x| x.to_bits()).collect())
-        })
-        .collect()
-}
-
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -34,7 +20,7 @@ fn job(data: &Path, root: &Path, name: &str, flags: &[&str]) -> (Vec<(String, Ve
     let mut args = run_args(data, &out, "2001-2004", "100-130");
     args.extend(["--half-window", "3", "--allow-missing", "--timing-json", &s(&report)].map(String::from));
     ok(&with(args, flags));
-    (outputs(&out), json(&report))
+    (output_bits(&out), json(&report))
 }
 
 #[test]

@@ -83,6 +83,22 @@ pub fn read(path: &Path, var: &str) -> (Vec<f64>, Vec<(String, usize)>) {
     (v.get_values::<f64, _>(..).unwrap(), dims)
 }
 
+/// The `.nc` outputs in `dir`, sorted by name, with the bits of their statistic's values (the
+/// `mean` variable of mean files, `p90` of the others), for bitwise comparisons of runs.
+pub fn output_bits(dir: &Path) -> Vec<(String, Vec<u64>)> {
+    let mut names: Vec<String> = entries(dir).into_iter().filter(|n| n.ends_with(".nc")).collect();
+    names.sort();
+    assert!(!names.is_empty(), "no outputs in {}", dir.display());
+    names
+        .into_iter()
+        .map(|n| {
+            let var = if n.contains("mean") { "mean" } else { "p90" };
+            let (v, _) = read(&dir.join(&n), var);
+            (n, v.iter().map(|x| x.to_bits()).collect())
+        })
+        .collect()
+}
+
 pub fn s(p: &Path) -> String {
     p.to_str().unwrap().to_string()
 }
