@@ -77,13 +77,18 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let startup = crate::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
-    // the engine starts (a GPU context takes a good part of a second) while inputs are found
+    // the engine starts (a GPU context takes a good part of a second) while inputs are found,
+    // and an explicitly requested GPU goes on starting while the pipeline prepares what needs no
+    // device (`SSTCLIM_DEFER_START=off`, a measuring knob: start it here)
     let (job, engine) = std::thread::scope(|s| {
         let found = s.spawn(|| {
             let start = Instant::now();
             (Job::prepare(plan), start.elapsed())
         });
-        let engine = plan.backend.engine(plan.device, &plan.gpu);
+        let engine = match std::env::var("SSTCLIM_DEFER_START").as_deref() {
+            Ok("off") => plan.backend.engine(plan.device, &plan.gpu),
+            _ => plan.backend.start(plan.device, &plan.gpu),
+        };
         let (job, took) = found.join().expect("input discovery thread");
         timer.add(Stage::Discover, took);
         (job, engine)

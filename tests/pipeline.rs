@@ -159,3 +159,47 @@ fn a_device_resident_pool_equals_the_host_pool_and_the_cpu() {
         }
     }
 }
+
+/// A GPU is brought up on its own thread while the pipeline prepares what needs no device
+/// (`SSTCLIM_TEST_DEFERRED_START` makes the CPU engine pose as a device taking 0.3 s to start):
+/// the result buffers are committed during the start, the outputs equal those of the engine
+/// started at once, and a device that never starts ends the job cleanly.
+#[test]
+fn a_device_still_starting_is_waited_for_and_a_failed_start_ends_the_job() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "31x17", "--years", "2001-2004", "--doys", "95-135"]);
+    let root = dir.path().join("runs");
+    let (want, _) = job(&data, &root, "at-once", &["--backend", "cpu", "--pool", "f32", "--segments", "3"]);
+    let trace = root.join("trace.json");
+    let out = root.join("deferred");
+    let mut args = run_args(&data, &out, "2001-2004", "100-130");
+    args.extend(
+        ["--half-window", "3", "--backend", "cpu", "--pool", "f32", "--segments", "3", "--trace-json"]
+            .map(String::from),
+    );
+    args.push(s(&trace));
+    let run = bin().env("SSTCLIM_TEST_DEFERRED_START", "cpu").args(&args).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(output_bits(&out), want, "outputs of the engine started beside the pipeline");
+    let spans = json(&trace)["spans"].as_array().unwrap().clone();
+    let span = |stage: &str| {
+        let s = spans.iter().find(|s| s["stage"] == stage).unwrap_or_else(|| panic!("no {stage} span"));
+        (s["start"].as_f64().unwrap(), s["end"].as_f64().unwrap())
+    };
+    let (start, started) = span("device-start");
+    assert!(started - start > 0.2, "the pipeline waited for the device: {start}..{started}");
+    let (commit, _) = span("result-buffers");
+    assert!(commit < started, "result buffers committed while the device started: {commit} vs {started}");
+
+    let out = root.join("failed");
+    let mut args = run_args(&data, &out, "2001-2004", "100-130");
+    args.extend(["--half-window", "3", "--backend", "cpu"].map(String::from));
+    let begun = std::time::Instant::now();
+    let run = bin().env("SSTCLIM_TEST_DEFERRED_START", "fail").args(&args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "a device that never started must fail the job");
+    assert!(stderr.contains("the device did not start"), "{stderr}");
+    assert!(begun.elapsed().as_secs() < 30, "the job ends promptly");
+    assert!(entries(&out).is_empty(), "no outputs, not even temporary ones: {:?}", entries(&out));
+}

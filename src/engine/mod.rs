@@ -7,12 +7,14 @@
 //! kernel in `kernels/` on a GPU (see [`gpu`]).
 
 mod cpu;
+pub mod deferred;
 pub mod gpu;
 mod reference;
 
 use std::time::Duration;
 
 pub use cpu::CpuEngine;
+pub use deferred::Deferred;
 pub use gpu::{GpuOptions, RingPlace};
 pub use reference::ReferenceEngine;
 
@@ -136,6 +138,12 @@ pub trait Engine: Sync {
     /// Whether it computes on a device (GPU engines).
     fn is_device(&self) -> bool {
         false
+    }
+
+    /// Wait until the engine can compute (a device still starting, see [`Deferred`]), or say
+    /// why it never will.
+    fn ready(&self) -> Result<(), EngineError> {
+        Ok(())
     }
 
     /// A device's pinned host-to-device and device-to-device copy bandwidths, measured with
@@ -304,7 +312,7 @@ pub enum BackendError {
 impl Backend {
     /// The engine for this backend on GPU `device` (ignored by host engines). `Auto` falls back
     /// to the CPU engine, logging why no GPU engine was taken.
-    pub fn engine(self, device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine>, BackendError> {
+    pub fn engine(self, device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine + Send>, BackendError> {
         match self {
             Backend::Cpu => Ok(Box::new(CpuEngine)),
             Backend::Reference => Ok(Box::new(ReferenceEngine)),
@@ -326,13 +334,54 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// [`Backend::engine`], with an explicitly requested GPU brought up on its own thread (see
+    /// [`Deferred`]): what can be checked at once (the driver library, a build with HIP) is,
+    /// so a missing backend still fails here. `Auto` decides which engine it is by starting
+    /// one, so it starts at once.
+    pub fn start(self, device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine + Send>, BackendError> {
+        if let (Backend::Cpu, Ok(mode)) = (self, std::env::var("SSTCLIM_TEST_DEFERRED_START")) {
+            return Ok(Box::new(test_start(&mode)));
+        }
+        let name = match self {
+            Backend::Cuda if !gpu::cuda::driver_present() => {
+                return Err(BackendError::CudaUnavailable("the CUDA driver library (libcuda.so) was not found".into()))
+            }
+            Backend::Cuda => "cuda",
+            Backend::Hip if cfg!(feature = "hip") => "hip",
+            _ => return self.engine(device, opts),
+        };
+        let moved = opts.clone();
+        match Deferred::spawn(name, move || self.engine(device, &moved)) {
+            Ok(deferred) => Ok(Box::new(deferred)),
+            // no thread to spare: start it here
+            Err(_) => self.engine(device, opts),
+        }
+    }
+}
+
+/// A test hook (`SSTCLIM_TEST_DEFERRED_START` with `--backend cpu`): the CPU engine posing as a
+/// device that takes 0.3 s to start (`cpu`), or a device that fails to start after 0.3 s
+/// (`fail`), so the pipeline's handling of a starting device runs without a GPU.
+fn test_start(mode: &str) -> Deferred {
+    let failing = mode == "fail";
+    let started = Deferred::spawn(if failing { "cuda" } else { "cpu" }, move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        match failing {
+            true => Err(BackendError::CudaUnavailable("test: the device did not start".into())),
+            false => Ok(Box::new(CpuEngine) as Box<dyn Engine + Send>),
+        }
+    });
+    started.expect("a thread for the test hook")
+}
+
 #[cfg(feature = "hip")]
-fn hip_engine(device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine>, BackendError> {
+fn hip_engine(device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine + Send>, BackendError> {
     Ok(Box::new(gpu::hip::engine(device, opts).map_err(BackendError::HipUnavailable)?))
 }
 
 #[cfg(not(feature = "hip"))]
-fn hip_engine(_device: usize, _opts: &GpuOptions) -> Result<Box<dyn Engine>, BackendError> {
+fn hip_engine(_device: usize, _opts: &GpuOptions) -> Result<Box<dyn Engine + Send>, BackendError> {
     Err(BackendError::HipUnavailable("this sstclim was built without the `hip` cargo feature".into()))
 }
 

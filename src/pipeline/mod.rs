@@ -259,12 +259,29 @@ impl Drop for PinGuard<'_> {
 /// another. On device engines they are page-locked, so results come back at full speed.
 const RESULT_BUFFERS: usize = 2;
 
-/// The result buffers of a tile, every page written (committed) from several threads.
-fn result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Vec<TileResult> {
+/// Result buffers being committed on their own thread, with when that started and ended.
+type Committing = std::thread::JoinHandle<(Vec<TileResult>, Instant, Instant)>;
+
+/// Commit a device engine's result buffers on a thread of their own: they need no device, so
+/// this runs while a device that is still starting comes up (their pinning waits for it).
+fn commit_result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Result<Committing, Error> {
     let max_targets = ctx.segments.iter().map(|s| s.targets.len()).max().unwrap_or(0);
-    let n_stats = ctx.plan.stats.n_stats();
+    let (n_stats, count) = (ctx.plan.stats.n_stats(), RESULT_BUFFERS.min(ctx.segments.len()));
     let threads = (ctx.plan.threads / 2).max(1);
-    (0..RESULT_BUFFERS.min(ctx.segments.len()))
+    std::thread::Builder::new()
+        .name("result-buffers".into())
+        .spawn(move || {
+            let start = Instant::now();
+            let buffers = result_buffers(n_stats, max_targets, n_cells, threads, count);
+            (buffers, start, Instant::now())
+        })
+        .map_err(|e| Error::Failed(format!("cannot start a thread to commit the result buffers: {e}")))
+}
+
+/// `count` result buffers of `max_targets` targets, every page written (committed) from
+/// `threads` threads.
+fn result_buffers(n_stats: usize, max_targets: usize, n_cells: usize, threads: usize, count: usize) -> Vec<TileResult> {
+    (0..count)
         .map(|_| {
             let (nv, nc) = (n_stats * max_targets * n_cells, max_targets * n_cells);
             let mut values: Vec<f64> = Vec::with_capacity(nv);
@@ -332,6 +349,9 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     });
     let mut outputs = outputs;
     let creator = (tile == 0).then(|| fork_output_creator(&mut outputs, ctx)).flatten();
+    let committing = if engine.is_device() { Some(commit_result_buffers(ctx, n_cells)?) } else { None };
+    // a device still starting is waited for here: an engine that failed to start ends the job
+    trace.span("device-start", tile, None, || (engine.ready(), 0))?;
     // a GPU engine takes the pool into device memory where it can: then there is no host pool
     // (the checks of --verify and --pack-scale, and forked readers, need one)
     let staged = engine.is_device()
@@ -420,19 +440,17 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                 read
             })
             .expect("spawning the reader thread");
-        // device set-up beside the reads: commit and pin the pool, compile the kernel, make
-        // pinned result buffers
+        // device set-up beside the reads: pin the pool, compile the kernel, pin the result
+        // buffers (committed since the tile began)
         // (pool pinned, result buffers' pinned addresses, time, result buffers)
         type SetUp = (bool, Vec<*const u8>, Duration, Vec<TileResult>);
-        let setup = engine.is_device().then(|| {
+        let setup = committing.map(|committing| {
             let first = &ctx.segments[0];
             std::thread::Builder::new()
                 .name("device-setup".into())
                 .spawn_scoped(s, move || -> Result<SendPtrs<SetUp>, Error> {
                     let start = Instant::now();
-                    let (buffers, pinned, result) = std::thread::scope(|inner| {
-                        let made = inner
-                            .spawn(|| trace.span("result-buffers", tile, None, || (result_buffers(ctx, n_cells), 0)));
+                    let (buffers, pinned, result) = {
                         let mut pinned = Vec::new();
                         let prepared = if tile == 0 {
                             trace.span("prepare", tile, None, || {
@@ -449,10 +467,11 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
                             }),
                         };
                         let pool_pinned = ok.as_ref().is_ok_and(|&p| p);
-                        let buffers = made.join().expect("result buffer thread");
+                        let (buffers, from, to) = committing.join().expect("result buffer thread");
+                        trace.record_between("result-buffers", tile, None, "result-buffers", from, to, 0);
                         pinned.extend(trace.span("pin-results", tile, None, || (pin_results(engine, &buffers), 0)));
                         (buffers, (pool_pinned, pinned), prepared.and(ok.map(|_| ())))
-                    });
+                    };
                     // the pinned addresses go back even on failure, to be unpinned
                     let ((pool_pinned, pinned), took) = (pinned, start.elapsed());
                     Ok(SendPtrs((pool_pinned, pinned, took, buffers), result.err().map(Error::from)))

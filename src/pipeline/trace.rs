@@ -57,6 +57,23 @@ impl Trace {
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
     }
 
+    /// Record a span that ran from `start` to `end` on thread `thread`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_between(
+        &self,
+        stage: &'static str,
+        tile: usize,
+        batch: Option<usize>,
+        thread: &str,
+        start: Instant,
+        end: Instant,
+        bytes: u64,
+    ) {
+        let at = |t: Instant| t.saturating_duration_since(self.t0).as_secs_f64();
+        let span = Span { stage, tile, batch, thread: thread.to_string(), start: at(start), end: at(end), bytes };
+        self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
+    }
+
     /// Seconds since the run started.
     pub fn now(&self) -> f64 {
         self.t0.elapsed().as_secs_f64()

@@ -29,6 +29,23 @@ pub fn driver_present() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
+/// How host threads wait for device work (`SSTCLIM_CUDA_SCHED=spin|yield|blocking`, a
+/// measuring knob; unset: the driver's default, which spins while there are idle cores). The
+/// reader threads of a device-resident pool share the cores with the upload thread, which
+/// waits for every row it copies.
+fn sched_flags() -> Option<u32> {
+    let flag = match std::env::var("SSTCLIM_CUDA_SCHED").ok()?.as_str() {
+        "spin" => sys::CUctx_flags::CU_CTX_SCHED_SPIN,
+        "yield" => sys::CUctx_flags::CU_CTX_SCHED_YIELD,
+        "blocking" => sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC,
+        other => {
+            tracing::warn!("SSTCLIM_CUDA_SCHED={other} is not spin, yield or blocking: ignored");
+            return None;
+        }
+    };
+    Some(flag as u32)
+}
+
 fn nvrtc_present() -> bool {
     // SAFETY: only tries to dlopen the library.
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
@@ -83,6 +100,13 @@ impl CudaDevice {
             return Err(format!("CUDA device {ordinal} requested, {count} visible"));
         }
         let dev = result::device::get(ordinal as i32).map_err(|e| at("cuDeviceGet", e))?;
+        if let Some(flags) = sched_flags() {
+            // SAFETY: valid device; only sets how host threads wait for the context's work.
+            let set = unsafe { sys::cuDevicePrimaryCtxSetFlags_v2(dev, flags) }.result();
+            if let Err(e) = set {
+                tracing::warn!("{}", at("cuDevicePrimaryCtxSetFlags", e));
+            }
+        }
         // SAFETY: `dev` is a valid device handle; the context is released in Drop.
         let ctx = unsafe { result::primary_ctx::retain(dev) }.map_err(|e| at("cuDevicePrimaryCtxRetain", e))?;
         let retained = started.elapsed();
