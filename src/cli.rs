@@ -306,10 +306,21 @@ pub struct RunArgs {
 
     /// Segments of target days in the overlapped pipeline: segment i is computed while
     /// segment i+1's files are read and segment i-1's results are written. 1 runs the stages
-    /// one after another (default: up to 4 on GPUs and 2 on the CPU, by the number of target
-    /// days).
+    /// one after another (the reference). Default: chosen per job from the rates earlier runs
+    /// measured on this machine (see --rates): of 1 to 8, the fastest a model of the pipeline
+    /// predicts whose result buffers fit --max-mem (and, for a device-resident pool,
+    /// --max-device-mem); without measured rates up to 4 on GPUs and 2 on the CPU, by the
+    /// number of target days, raised where the memory limits need more.
     #[arg(long)]
     pub segments: Option<usize>,
+
+    /// The file of measured pipeline rates (read, compute and write speeds of this machine,
+    /// per engine, device, pool, threads and read path) that chooses --segments; every
+    /// successful run adds its measurements (not with --verify). Default: $SSTCLIM_RATES, else
+    /// $XDG_CACHE_HOME/sstclim/rates.json, else ~/.cache/sstclim/rates.json. `none` neither
+    /// reads nor records rates (so does SSTCLIM_RATES=none).
+    #[arg(long, value_name = "FILE")]
+    pub rates: Option<String>,
 }
 
 /// Where a GPU rank keeps its pool (`--gpu-pool`).

@@ -42,6 +42,8 @@ pub struct JobPlan {
     pub readers: usize,
     /// Segments of target days in the overlapped pipeline (`None`: chosen per job).
     pub segments: Option<usize>,
+    /// The measured rates file (`None`: off), see [`crate::pipeline::rates`].
+    pub rates: Option<PathBuf>,
     /// Where a GPU engine's pool lives.
     pub gpu_pool: crate::cli::GpuPool,
     /// The command line, for the outputs' `history` attribute.
@@ -177,6 +179,7 @@ impl JobPlan {
                 Some(0) => return Err(PlanError::Segments),
                 n => n,
             },
+            rates: crate::pipeline::rates::resolve(args.rates.as_deref(), |k| std::env::var_os(k)),
             gpu_pool: args.gpu_pool,
             command_line,
         })

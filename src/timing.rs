@@ -132,6 +132,18 @@ pub struct RunReport {
     pub teardown_seconds: f64,
     /// From the start of `main` to the start of the run (MPI start-up, argument parsing).
     pub startup_seconds: f64,
+    /// Where `segments` came from: `option` (`--segments`), `defaults` (no measured rates) or
+    /// `measured` (the pipeline model on the rates file's measurements), and why.
+    pub segments_source: &'static str,
+    pub segments_reason: String,
+    /// Fewest segments whose result buffers fit the memory limits.
+    pub segments_memory_min: usize,
+    /// The model's predicted seconds (all tiles) by number of segments (measured rates only).
+    pub segments_predicted_seconds: std::collections::BTreeMap<usize, f64>,
+    /// The rates file read and recorded into (`None`: `--rates none`), and whether this run's
+    /// measurements were recorded (not with `--verify`, nor where the file could not be written).
+    pub rates_file: Option<String>,
+    pub rates_recorded: bool,
 }
 
 impl RunReport {
@@ -176,6 +188,9 @@ impl RunReport {
                 "stages overlap ({} segments of target days): their times add up to more than the wall time\n",
                 self.segments
             ));
+        }
+        if !self.segments_reason.is_empty() {
+            out.push_str(&format!("segments {}: {}\n", self.segments, self.segments_reason));
         }
         let gb = self.bytes_read as f64 / 1e9;
         out.push_str(&format!(

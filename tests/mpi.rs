@@ -19,6 +19,7 @@ fn mpirun(np: usize, args: &[String]) -> Output {
     c.args(["--oversubscribe", "-np", &np.to_string(), env!("CARGO_BIN_EXE_sstclim")]).args(args);
     c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
     c.env("OMPI_MCA_rmaps_base_oversubscribe", "1").env("HDF5_USE_FILE_LOCKING", "FALSE").env_remove("RUST_LOG");
+    c.env("SSTCLIM_RATES", "none");
     c.output().unwrap_or_else(|e| panic!("cannot start mpirun (install openmpi-bin): {e}"))
 }
 
@@ -114,7 +115,8 @@ fn timing_is_gathered_from_every_rank() {
     let out = dir.path().join("out");
     let json = dir.path().join("timing.json");
     let args = with(run_args(&data, &out, "2003-2005", "55-75"), &["--half-window", "3", "--allow-missing"]);
-    let run = mpirun_ok(3, &with(args, &["--timing-json", &s(&json)]));
+    let rates = dir.path().join("rates.json");
+    let run = mpirun_ok(3, &with(args, &["--timing-json", &s(&json), "--rates", &s(&rates)]));
     let stdout = text(&run.stdout);
     for row in ["min", "median", "max", "total wall"] {
         assert_eq!(stdout.lines().filter(|l| l.starts_with(row)).count(), 1, "{row}:\n{stdout}");
@@ -142,6 +144,15 @@ fn timing_is_gathered_from_every_rank() {
     // rank 0's job wall time ends after its own per-rank wall time (taken before the last agreement)
     assert!(j["total_wall_seconds"].as_f64().unwrap() >= ranks[0]["wall_seconds"].as_f64().unwrap());
     assert_eq!(j["files_read_total"], ranks.iter().map(|r| r["files_read"].as_u64().unwrap()).sum::<u64>());
+    // every rank recorded its rates into the one file, replacing it whole each time (an update
+    // read before another rank's rename may be lost, never torn)
+    assert!(ranks.iter().all(|r| r["report"]["rates_recorded"] == true), "{j}");
+    let rates: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rates).unwrap()).unwrap();
+    let kept = rates["entries"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{rates}");
+    assert!((1..=3).contains(&kept[0]["runs"].as_u64().unwrap()), "{rates}");
+    let names = entries(dir.path());
+    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "temporary files left: {names:?}");
 }
 
 /// Run at 3 ranks expecting the job to fail; returns sstclim's error lines.

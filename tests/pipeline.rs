@@ -128,6 +128,69 @@ fn the_timeline_has_every_stage_of_every_batch() {
     assert!(reads_before_last_compute, "the last segment needs the last files");
 }
 
+/// Without `--segments` the number of segments comes from the rates earlier runs measured: the
+/// first run takes the defaults and records its rates, the second chooses from them with the
+/// pipeline model; either way the outputs equal the sequential run's bit for bit. A corrupt
+/// rates file is ignored and replaced; `--rates none` neither reads nor records.
+#[test]
+fn segments_are_chosen_from_measured_rates() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "30x20", "--years", "2001-2004", "--doys", "95-135"]);
+    let rates = dir.path().join("cache").join("rates.json");
+    let root = dir.path().join("runs");
+    let (want, r) = job(&data, &root, "seq", &["--segments", "1"]);
+    assert_eq!((r["segments_source"].as_str(), r["rates_recorded"].as_bool()), (Some("option"), Some(false)));
+    let with_rates = ["--rates", &s(&rates)];
+    let (first, r1) = job(&data, &root, "first", &with_rates);
+    assert_eq!(first, want, "the defaults' outputs differ from the sequential run");
+    assert_eq!(r1["segments_source"], "defaults", "{r1}");
+    assert!(r1["segments_reason"].as_str().unwrap().contains("no measured rates in"), "{r1}");
+    assert_eq!(r1["rates_recorded"], true, "{r1}");
+    let file = json(&rates);
+    let entries = file["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{file}");
+    let e = &entries[0];
+    assert_eq!((e["runs"].as_u64(), &e["key"]["engine"], &e["key"]["pool"]), (Some(1), &r1["backend"], &r1["pool"]));
+    assert_eq!(e["key"]["threads"], r1["threads"]);
+    assert_eq!(e["key"]["reads"], "direct");
+    for rate in ["read_bytes_per_second", "compute_seconds_per_cell_sample", "write_bytes_per_second"] {
+        let v = e[rate].as_f64().unwrap();
+        assert!(v.is_finite() && v > 0.0, "{rate} {v}: {file}");
+    }
+    // stored bytes over seconds: below the bytes read in a microsecond, above a byte a second
+    let read = e["read_bytes_per_second"].as_f64().unwrap();
+    assert!(read > 1.0 && read < r1["bytes_read"].as_f64().unwrap() * 1e6, "{read}");
+
+    let (second, r2) = job(&data, &root, "second", &with_rates);
+    assert_eq!(second, want, "the measured choice's outputs differ from the sequential run");
+    assert_eq!(r2["segments_source"], "measured", "{r2}");
+    let reason = r2["segments_reason"].as_str().unwrap();
+    assert!(reason.starts_with(&format!("measured rates from {} (1 run(s)): predicted ", s(&rates))), "{reason}");
+    let predicted = r2["segments_predicted_seconds"].as_object().unwrap();
+    assert_eq!(predicted.keys().map(|k| k.parse().unwrap()).collect::<Vec<usize>>(), (1..=8).collect::<Vec<_>>());
+    assert!(predicted.values().all(|v| v.as_f64().is_some_and(|v| v > 0.0)), "{r2}");
+    let chosen = r2["segments"].as_u64().unwrap();
+    let fastest = predicted.values().map(|v| v.as_f64().unwrap()).fold(f64::INFINITY, f64::min);
+    assert_eq!(predicted[&chosen.to_string()].as_f64(), Some(fastest), "{r2}");
+    assert_eq!(json(&rates)["entries"][0]["runs"].as_u64(), Some(2));
+
+    // off: the defaults, nothing recorded
+    let (off, r3) = job(&data, &root, "off", &["--rates", "none"]);
+    assert_eq!(off, want);
+    assert_eq!((r3["segments_source"].as_str(), r3["rates_recorded"].as_bool()), (Some("defaults"), Some(false)));
+    assert!(r3["rates_file"].is_null(), "{r3}");
+    assert_eq!(json(&rates)["entries"][0]["runs"].as_u64(), Some(2));
+
+    // a corrupt file: ignored (the defaults) and replaced by this run's measurements
+    std::fs::write(&rates, "{\"version\": 1, \"entries\": [").unwrap();
+    let (again, r4) = job(&data, &root, "corrupt", &with_rates);
+    assert_eq!(again, want);
+    assert_eq!((r4["segments_source"].as_str(), r4["rates_recorded"].as_bool()), (Some("defaults"), Some(true)));
+    assert!(r4["segments_reason"].as_str().unwrap().contains("not a rates file"), "{r4}");
+    assert_eq!(json(&rates)["entries"][0]["runs"].as_u64(), Some(1));
+}
+
 /// GPU engines keep the pool in device memory (filled from staging rows by the reader
 /// threads) unless told otherwise: same outputs as the host pool and the CPU engine on the
 /// same pool, bit for bit. Runs where a CUDA device is present (the GPU node).

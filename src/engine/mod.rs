@@ -192,13 +192,13 @@ pub trait Engine: Sync {
     /// with [`Engine::upload_slot`] from any thread and computed on with
     /// [`Engine::compute_staged`], so no host pool is needed. Returns whether it did (host
     /// engines, backends without a second copy queue, or a pool that does not fit beside
-    /// computing `plan` in one chunk: no).
+    /// computing each of `plans` (the segments') in one chunk: no).
     fn stage_pool(
         &self,
         _pool: PoolType,
         _n_slots: usize,
         _n_cells: usize,
-        _plan: &WindowPlan,
+        _plans: &[&WindowPlan],
         _stats: &StatSpec,
     ) -> Result<bool, EngineError> {
         Ok(false)

@@ -12,6 +12,15 @@
 //! With one segment (`--segments 1`) this is the sequential path: read everything, compute,
 //! write; it stays as the reference the overlapped runs must equal bitwise.
 //!
+//! The number of segments R is `--segments` where given. Otherwise it is chosen per job
+//! ([`choose`]): a model of this pipeline predicts the wall time of R = 1..=8 from the read,
+//! compute and write rates earlier runs measured on this machine ([`rates`], recorded at the
+//! end of every run), counting the days neighbouring segments both stage and, on the CPU, the
+//! cores reading and computing share; the fastest R whose result buffers fit `--max-mem` (and
+//! a device-resident pool's `--max-device-mem`) is taken. Tiles are planned for the leanest
+//! candidate's buffers, so a tight limit means more segments rather than more tiles. Without
+//! measured rates the defaults ([`auto_segments`]) stand, raised to what the memory needs.
+//!
 //! GPU engines keep the pool in device memory (`--gpu-pool device`, see [`stage`]): readers
 //! decode into a few pinned staging rows that one upload thread copies in, so there is no host
 //! pool to commit, pin and unpin. Otherwise (`--gpu-pool host`, `--verify`, `--pack-scale`,
@@ -20,7 +29,9 @@
 //! Segments are written one after another, each by several threads with `pread`'s twin
 //! `pwrite` where the outputs allow it (see [`crate::output`]).
 
+pub mod choose;
 pub mod locate;
+pub mod rates;
 pub mod readers;
 pub mod segments;
 pub mod stage;
@@ -31,7 +42,9 @@ use std::time::{Duration, Instant};
 
 use tracing::info;
 
+use choose::{Choice, JobShape, Memory, SegShape, MAX_SEGMENTS};
 use locate::Locating;
+use rates::{RatesFile, RatesKey};
 pub use readers::ReadPath;
 use readers::{read_all, ReadJob, ReadStats, Rows};
 use segments::{plan_segments, Segment};
@@ -49,13 +62,128 @@ use crate::progress::Ui;
 use crate::run::{plan_tiles, Job, RunOutcome};
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 
-/// Segments when `--segments` is not given: enough to overlap reading with computing and
-/// writing, few enough that the days neighbouring segments share stay a small part of each.
+/// Segments when `--segments` is not given and no rates were measured for this engine (see
+/// [`choose`]): enough to overlap reading with computing and writing, few enough that the days
+/// neighbouring segments share stay a small part of each.
 /// A device engine only sends those days twice (4 segments); the CPU engine sorts their groups
 /// again in each segment, which on a few cores costs about what the overlap gains (2).
 pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize {
     let span = 2 * usize::from(half_window) + 1;
     (n_targets / (2 * span)).clamp(1, if device { 4 } else { 2 })
+}
+
+/// Whether files are read by forked reader processes (into a shared pool).
+fn reads_forked(path: ReadPath, direct: bool) -> bool {
+    match path {
+        ReadPath::Forked => true,
+        ReadPath::Auto => !direct,
+        ReadPath::Library => false,
+    }
+}
+
+/// The number of segments, the segments, the tiles they fit in, and why.
+struct Chosen {
+    choice: Choice,
+    segments: Vec<Segment>,
+    regions: Vec<crate::input::Region>,
+    reason: String,
+}
+
+/// Cut the grid into tiles and the target days into segments: `--segments N` as given;
+/// otherwise tiles as large as the leanest candidate's result buffers allow (each tile reads
+/// every file again), then the segments [`choose::choose`] picks from the measured rates in
+/// the rates file (or the defaults) among those that fit.
+fn choose_segments(
+    plan: &JobPlan,
+    job: &Job,
+    engine: &dyn Engine,
+    memory: &Memory,
+    device_pool: bool,
+    key: &dyn Fn(&str) -> RatesKey,
+) -> Result<Chosen, Error> {
+    if let Some(n) = plan.segments {
+        let segments = plan_segments(&job.window, n);
+        let shapes: Vec<SegShape> = segments.iter().map(SegShape::of).collect();
+        let regions = plan_tiles(&job.layout, memory.host_per_cell(&shapes), plan.max_mem)?;
+        return Ok(Chosen { choice: Choice::given(n), segments, regions, reason: format!("--segments {n}") });
+    }
+    let n_targets = job.window.targets.len();
+    let mut candidates: Vec<Vec<Segment>> =
+        (1..=MAX_SEGMENTS.min(n_targets.max(1))).map(|r| plan_segments(&job.window, r)).collect();
+    let shapes: Vec<Vec<SegShape>> = candidates.iter().map(|c| c.iter().map(SegShape::of).collect()).collect();
+    let leanest = shapes.iter().map(|s| memory.host_per_cell(s)).min().unwrap_or(memory.host_base);
+    let regions = plan_tiles(&job.layout, leanest, plan.max_mem)?;
+    let shape = JobShape {
+        n_slots: job.window.slots.len(),
+        tiles: regions.iter().map(|r| r.n_cells()).collect(),
+        read_bytes: job.layout.storage.size() as f64,
+        write_bytes: (plan.stats.n_stats() * 4) as f64,
+        shares_cores: !engine.is_device(),
+        candidates: shapes,
+    };
+    // a device-resident pool's rates, else (it may not have fit before) the host pool's
+    let keys: Vec<RatesKey> = if device_pool { vec![key("device"), key("host")] } else { vec![key("host")] };
+    let (rates, why) = match &plan.rates {
+        None => (None, "defaults: no rates file (--rates none, SSTCLIM_RATES=none, or no cache directory)".to_string()),
+        Some(path) => match RatesFile::load(path) {
+            Err(e) => {
+                tracing::warn!("{e}");
+                (None, format!("defaults: {e}"))
+            }
+            Ok(file) => match file.rates(&keys) {
+                Some((rates, entry)) => {
+                    (Some(rates), format!("measured rates from {} ({} run(s))", path.display(), entry.runs))
+                }
+                None => (
+                    None,
+                    format!(
+                        "defaults: no measured rates in {} for the {} engine on {}, {} pool, {} threads, {} reads",
+                        path.display(),
+                        engine.name(),
+                        engine.describe(),
+                        keys[0].pool,
+                        keys[0].threads,
+                        keys[0].reads
+                    ),
+                ),
+            },
+        },
+    };
+    let defaults = auto_segments(n_targets, plan.window.half_window, engine.is_device());
+    let choice = choose::choose(&shape, memory, rates.as_ref(), defaults);
+    let mut reason = why;
+    match (choice.source, choice.memory_bound) {
+        (choose::Source::Measured, bound) => {
+            reason = format!("{reason}: predicted {}", choice.predictions_text());
+            if bound {
+                reason += "; faster ones with fewer segments do not fit the memory limits";
+            }
+        }
+        (_, true) => reason = format!("{reason}, raised from {defaults} to fit the memory limits"),
+        (_, false) => {}
+    }
+    let segments = candidates.swap_remove(choice.segments - 1);
+    Ok(Chosen { choice, segments, regions, reason })
+}
+
+/// Add this run's observations to the rates file (a warning where it cannot be read or
+/// written; a corrupt file is replaced). Returns whether they were recorded.
+fn record_rates(path: &std::path::Path, key: &RatesKey, observed: &rates::Observed) -> bool {
+    let mut file = RatesFile::load(path).unwrap_or_else(|e| {
+        tracing::warn!("{e}; starting it afresh");
+        RatesFile::default()
+    });
+    if !file.record(key, observed, rates::now()) {
+        tracing::debug!("nothing measured to record in {}", path.display());
+        return false;
+    }
+    match file.store(path) {
+        Ok(()) => true,
+        Err(e) => {
+            tracing::warn!("{e}");
+            false
+        }
+    }
 }
 
 /// A segment's results on their way to the writer.
@@ -82,14 +210,6 @@ pub(crate) fn run_tiles<T: Sample>(
         .build()
         .map_err(|e| Error::Failed(format!("cannot start {} worker threads: {e}", plan.threads)))?;
     let (n_slots, n_targets, n_stats) = (job.window.slots.len(), job.window.targets.len(), plan.stats.n_stats());
-    let copies = 1 + u64::from(plan.verify);
-    let per_cell = (n_slots * std::mem::size_of::<T>()) as u64
-        + copies * (n_stats * n_targets * 8 + n_targets * 4) as u64
-        + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64;
-    let regions = plan_tiles(&job.layout, per_cell, plan.max_mem)?;
-    let n_segments =
-        plan.segments.unwrap_or_else(|| auto_segments(n_targets, plan.window.half_window, engine.is_device()));
-    let segments = plan_segments(&job.window, n_segments);
     let direct = match plan.read_path {
         ReadPath::Library | ReadPath::Forked => None,
         ReadPath::Auto => match direct::probe(&job.first, &job.layout) {
@@ -100,6 +220,35 @@ pub(crate) fn run_tiles<T: Sample>(
             }
         },
     };
+    let forked = reads_forked(plan.read_path, direct.is_some());
+    let reads = match (forked, &direct) {
+        (true, _) => "forked",
+        (false, Some(_)) => "direct",
+        (false, None) => "library",
+    };
+    // a GPU engine takes the pool into device memory where it can (see run_tile)
+    let device_pool =
+        engine.is_device() && !forked && !plan.verify && plan.pack.is_none() && plan.gpu_pool == GpuPool::Device;
+    let pool_bytes = (n_slots * std::mem::size_of::<T>()) as u64;
+    let memory = Memory {
+        host_base: pool_bytes + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
+        result: (n_stats * 8 + 4) as u64,
+        extra_results: usize::from(plan.verify),
+        max_mem: plan.max_mem,
+        device: plan.gpu.max_device_mem.filter(|_| device_pool).map(|max| (pool_bytes, max)),
+    };
+    let key = |location: &str| RatesKey {
+        engine: engine.name().into(),
+        device: engine.describe(),
+        pool: T::NAME.into(),
+        threads: plan.threads,
+        pool_location: location.into(),
+        reads: reads.into(),
+    };
+    let chosen = choose_segments(plan, job, engine, &memory, device_pool, &key)?;
+    let Chosen { choice, segments, regions, reason } = chosen;
+    let per_cell = memory.host_per_cell(&segments.iter().map(SegShape::of).collect::<Vec<_>>());
+    info!("{} segment(s): {reason}", segments.len());
     info!(
         "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool; {} segment(s); \
          {}",
@@ -196,9 +345,24 @@ pub(crate) fn run_tiles<T: Sample>(
         max_device_mem_bytes: plan.gpu.max_device_mem,
         teardown_seconds: 0.0,
         startup_seconds: 0.0,
+        segments_source: choice.source.name(),
+        segments_reason: reason,
+        segments_memory_min: choice.memory_min,
+        segments_predicted_seconds: choice.predicted.clone(),
+        rates_file: plan.rates.as_ref().map(|p| p.display().to_string()),
+        rates_recorded: false,
     };
     if let Some(path) = &plan.trace_json {
         trace.write_json(path, plan.rank.0, plan.rank.1).map_err(|cause| Error::Io { path: path.clone(), cause })?;
+    }
+    let mut report = report;
+    if let (Some(path), false) = (&plan.rates, plan.verify) {
+        // what this run measured, for the next one to choose its segments from
+        let cells: Vec<usize> = regions.iter().map(|r| r.n_cells()).collect();
+        let staged: Vec<usize> = segments.iter().map(|s| SegShape::of(s).staged).collect();
+        let observed = rates::Observed::from_spans(&trace.spans(), &cells, &staged, !engine.is_device());
+        let location = if totals.device_pool { "device" } else { "host" };
+        report.rates_recorded = record_rates(path, &key(location), &observed);
     }
     Ok(RunOutcome { report, outputs: paths })
 }
@@ -332,11 +496,7 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     let n_cells = ctx.region.n_cells();
     let bytes = n_slots * n_cells * std::mem::size_of::<T>();
     // forked readers fill a shared mapping; every other reader writes from this process
-    let forked = match plan.read_path {
-        ReadPath::Forked => true,
-        ReadPath::Auto => ctx.direct.is_none(),
-        ReadPath::Library => false,
-    };
+    let forked = reads_forked(plan.read_path, ctx.direct.is_some());
     // children that need no pool are forked before it exists (no copy-on-write of its pages):
     // the ones locating the variable in every file through libhdf5 (where the first file's
     // header could not be parsed as the library reads it; else the reader threads locate the
@@ -360,7 +520,8 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
         && plan.pack.is_none()
         && plan.gpu_pool == GpuPool::Device
         && trace.span("stage-pool", tile, None, || {
-            let staged = engine.stage_pool(ctx.pool_type, n_slots, n_cells, &job.window, &plan.stats);
+            let plans: Vec<&crate::window::WindowPlan> = ctx.segments.iter().map(|s| &s.plan).collect();
+            let staged = engine.stage_pool(ctx.pool_type, n_slots, n_cells, &plans, &plan.stats);
             let staged = staged.unwrap_or_else(|e| {
                 tracing::warn!("keeping the pool in host memory: {e}");
                 false

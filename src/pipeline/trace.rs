@@ -94,6 +94,11 @@ impl Trace {
         spans.iter().filter(|s| s.stage == stage).map(|s| s.end - s.start).sum()
     }
 
+    /// Every span recorded so far.
+    pub fn spans(&self) -> Vec<Span> {
+        self.spans.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     pub fn write_json(&self, path: &Path, rank: usize, ranks: usize) -> std::io::Result<()> {
         let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner()).clone();
         spans.sort_by(|a, b| a.start.total_cmp(&b.start));

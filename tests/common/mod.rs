@@ -16,6 +16,9 @@ pub fn bin() -> Command {
     // can be inherited (with its HDF5 flock) by a child another test spawns at that moment,
     // and a later reader would then find it locked. Readers in tests skip HDF5 file locking.
     c.env("HDF5_USE_FILE_LOCKING", "FALSE");
+    // runs neither read nor record the user's measured rates (tests that want them name a
+    // file with --rates), so segments do not depend on what ran before
+    c.env("SSTCLIM_RATES", "none");
     c
 }
 

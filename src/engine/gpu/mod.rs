@@ -550,13 +550,14 @@ impl<D: Device> GpuEngine<D> {
     }
 
     /// Make room for a tile's whole pool in device memory, if it fits beside what computing
-    /// `plan` needs in one chunk and the backend can copy from other threads.
+    /// each of `plans` (the segments') needs in one chunk and the backend can copy from other
+    /// threads.
     fn stage_typed<T: GpuSample>(
         &self,
         pool: PoolType,
         n_slots: usize,
         n_cells: usize,
-        plan: &WindowPlan,
+        plans: &[&WindowPlan],
         stats: &StatSpec,
     ) -> Result<bool, GpuError> {
         let mut staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
@@ -569,9 +570,13 @@ impl<D: Device> GpuEngine<D> {
         if bytes as u64 >= budget {
             return Ok(false);
         }
-        match plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget - bytes as u64, true) {
-            Ok(lp) if lp.chunk >= n_cells => {}
-            _ => return Ok(false),
+        let info = st.device.info();
+        let one_chunk = |plan: &&WindowPlan| {
+            plan_launch::<T>(info, &self.opts, plan, stats, n_cells, budget - bytes as u64, true)
+                .is_ok_and(|lp| lp.chunk >= n_cells)
+        };
+        if !plans.iter().all(one_chunk) {
+            return Ok(false);
         }
         let Some(up) = st.device.uploader()? else { return Ok(false) };
         let base = st.buffer(B_POOL, bytes)?;
@@ -1002,13 +1007,13 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         pool: PoolType,
         n_slots: usize,
         n_cells: usize,
-        plan: &WindowPlan,
+        plans: &[&WindowPlan],
         stats: &StatSpec,
     ) -> Result<bool, EngineError> {
         match pool {
-            PoolType::F64 => self.stage_typed::<f64>(pool, n_slots, n_cells, plan, stats),
-            PoolType::F32 => self.stage_typed::<f32>(pool, n_slots, n_cells, plan, stats),
-            PoolType::I16 => self.stage_typed::<i16>(pool, n_slots, n_cells, plan, stats),
+            PoolType::F64 => self.stage_typed::<f64>(pool, n_slots, n_cells, plans, stats),
+            PoolType::F32 => self.stage_typed::<f32>(pool, n_slots, n_cells, plans, stats),
+            PoolType::I16 => self.stage_typed::<i16>(pool, n_slots, n_cells, plans, stats),
         }
         .map_err(|e| self.error(e))
     }
