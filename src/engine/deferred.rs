@@ -106,10 +106,10 @@ impl Engine for Deferred {
         pool: PoolType,
         n_slots: usize,
         n_cells: usize,
-        plan: &WindowPlan,
+        plans: &[&WindowPlan],
         stats: &StatSpec,
     ) -> Result<bool, EngineError> {
-        self.wait()?.stage_pool(pool, n_slots, n_cells, plan, stats)
+        self.wait()?.stage_pool(pool, n_slots, n_cells, plans, stats)
     }
 
     unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
@@ -172,7 +172,7 @@ mod tests {
             method: crate::percentile::Method::new(5).unwrap(),
             min_samples: 1,
         };
-        assert!(failed.stage_pool(PoolType::F32, 1, 1, &plan, &stats).is_err());
+        assert!(failed.stage_pool(PoolType::F32, 1, 1, &[&plan], &stats).is_err());
         assert_eq!(failed.device_memory(), None);
         assert!(failed.describe().contains("not started: the CUDA backend is unavailable"));
         failed.unstage_pool();

@@ -31,7 +31,7 @@ use super::segments::Segment;
 use super::RESULT_BUFFERS;
 
 /// Most segments the model considers (and the tiles are planned for, see [`Memory`]).
-pub const MAX_SEGMENTS: usize = 8;
+pub const MAX_SEGMENTS: usize = 16;
 
 /// One segment, as the model sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -121,8 +121,16 @@ fn choose_segments(
         shares_cores: !engine.is_device(),
         candidates: shapes,
     };
-    // a device-resident pool's rates, else (it may not have fit before) the host pool's
-    let keys: Vec<RatesKey> = if device_pool { vec![key("device"), key("host")] } else { vec![key("host")] };
+    // a device-resident pool's rates, else (it may not have fit before) the host pool's; made
+    // only when there is a file to look in, as the key names the device, which a GPU that is
+    // still starting has yet to tell
+    let keys = || -> Vec<RatesKey> {
+        if device_pool {
+            vec![key("device"), key("host")]
+        } else {
+            vec![key("host")]
+        }
+    };
     let (rates, why) = match &plan.rates {
         None => (None, "defaults: no rates file (--rates none, SSTCLIM_RATES=none, or no cache directory)".to_string()),
         Some(path) => match RatesFile::load(path) {
@@ -130,22 +138,26 @@ fn choose_segments(
                 tracing::warn!("{e}");
                 (None, format!("defaults: {e}"))
             }
-            Ok(file) => match file.rates(&keys) {
+            Ok(file) if !file.entries.iter().any(|e| e.key.engine == engine.name()) => {
+                (None, format!("defaults: no measured rates in {} for the {} engine", path.display(), engine.name()))
+            }
+            Ok(file) => match file.rates(&keys()) {
                 Some((rates, entry)) => {
                     (Some(rates), format!("measured rates from {} ({} run(s))", path.display(), entry.runs))
                 }
-                None => (
-                    None,
-                    format!(
+                None => {
+                    let key = &keys()[0];
+                    let why = format!(
                         "defaults: no measured rates in {} for the {} engine on {}, {} pool, {} threads, {} reads",
                         path.display(),
                         engine.name(),
-                        engine.describe(),
-                        keys[0].pool,
-                        keys[0].threads,
-                        keys[0].reads
-                    ),
-                ),
+                        key.device,
+                        key.pool,
+                        key.threads,
+                        key.reads
+                    );
+                    (None, why)
+                }
             },
         },
     };
@@ -237,6 +249,20 @@ pub(crate) fn run_tiles<T: Sample>(
         max_mem: plan.max_mem,
         device: plan.gpu.max_device_mem.filter(|_| device_pool).map(|max| (pool_bytes, max)),
     };
+    let meta = OutputMeta {
+        stats: plan.stats.clone(),
+        window: plan.window.clone(),
+        grid: job.grid.clone(),
+        input_var: job.layout.name.clone(),
+        var_meta: job.layout.meta.clone(),
+        input_template: job.inputs.template.to_string(),
+        missing_files: job.inputs.missing.len(),
+        history: format!("{}: {} (sstclim {})", utc_timestamp(), plan.command_line, env!("CARGO_PKG_VERSION")),
+    };
+    // checked now, created by a forked process (before any pool exists, so none of its pages
+    // are copied on write) while a device starts and the first files are read
+    let mut outputs = OutputSet::plan(&plan.output, &meta)?;
+    let mut creator = fork_output_creator(&mut outputs, &plan.output, &meta);
     let key = |location: &str| RatesKey {
         engine: engine.name().into(),
         device: engine.describe(),
@@ -269,18 +295,6 @@ pub(crate) fn run_tiles<T: Sample>(
             None => "reads through libnetcdf".into(),
         }
     );
-    let meta = OutputMeta {
-        stats: plan.stats.clone(),
-        window: plan.window.clone(),
-        grid: job.grid.clone(),
-        input_var: job.layout.name.clone(),
-        var_meta: job.layout.meta.clone(),
-        input_template: job.inputs.template.to_string(),
-        missing_files: job.inputs.missing.len(),
-        history: format!("{}: {} (sstclim {})", utc_timestamp(), plan.command_line, env!("CARGO_PKG_VERSION")),
-    };
-    // checked now, created by the writer thread while the first files are read
-    let mut outputs = OutputSet::plan(&plan.output, &meta)?;
     let mut totals = Totals::default();
     for (i, region) in regions.iter().enumerate() {
         let ctx = TileCtx {
@@ -298,7 +312,7 @@ pub(crate) fn run_tiles<T: Sample>(
             meta: &meta,
         };
         let bar = ui.spinner(&format!("tile {}/{}: reading, computing, writing", i + 1, regions.len()));
-        outputs = run_tile::<T>(&ctx, outputs, &mut totals)?;
+        outputs = run_tile::<T>(&ctx, outputs, creator.take(), &mut totals)?;
         bar.finish_and_clear();
     }
     let paths = timer.time(Stage::Write, || trace.span("finish-outputs", 0, None, || (outputs.finish(), 0)))?;
@@ -490,7 +504,14 @@ fn pin_results(engine: &dyn Engine, buffers: &[TileResult]) -> Vec<*const u8> {
     pinned
 }
 
-fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Totals) -> Result<OutputSet, Error> {
+/// Read, compute and write one tile; `creator` is the process creating the output files (first
+/// tile), which the writer waits for before its first write.
+fn run_tile<T: Sample>(
+    ctx: &TileCtx<'_>,
+    outputs: OutputSet,
+    creator: Option<crate::input::child::Child>,
+    totals: &mut Totals,
+) -> Result<OutputSet, Error> {
     let (plan, job, trace, tile, engine) = (ctx.plan, ctx.job, ctx.trace, ctx.tile, ctx.engine);
     let n_slots = job.window.slots.len();
     let n_cells = ctx.region.n_cells();
@@ -500,15 +521,13 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
     // children that need no pool are forked before it exists (no copy-on-write of its pages):
     // the ones locating the variable in every file through libhdf5 (where the first file's
     // header could not be parsed as the library reads it; else the reader threads locate the
-    // files themselves), and (first tile) the one creating outputs
+    // files themselves); the one creating outputs was forked before the first tile
     let locating = ctx.direct.filter(|dl| !dl.parsed).map(|dl| {
         trace.span("fork-locate", tile, None, || {
             let grid = (tile == 0).then_some(&job.grid);
             (Locating::spawn(&job.files, dl, &job.layout, grid, (plan.threads / 4).clamp(1, 4)), 0)
         })
     });
-    let mut outputs = outputs;
-    let creator = (tile == 0).then(|| fork_output_creator(&mut outputs, ctx)).flatten();
     let committing = if engine.is_device() { Some(commit_result_buffers(ctx, n_cells)?) } else { None };
     // a device still starting is waited for here: an engine that failed to start ends the job
     trace.span("device-start", tile, None, || (engine.ready(), 0))?;
@@ -781,8 +800,11 @@ fn run_tile<T: Sample>(ctx: &TileCtx<'_>, outputs: OutputSet, totals: &mut Total
 /// Fork a process that creates the output files (libhdf5 work that would otherwise hold the
 /// library lock while files are read); its pid, or None where forking failed (the writer then
 /// creates them itself).
-fn fork_output_creator(outputs: &mut OutputSet, ctx: &TileCtx<'_>) -> Option<crate::input::child::Child> {
-    let (spec, meta) = (&ctx.plan.output, ctx.meta);
+fn fork_output_creator(
+    outputs: &mut OutputSet,
+    spec: &crate::output::OutputSpec,
+    meta: &OutputMeta,
+) -> Option<crate::input::child::Child> {
     // SAFETY: the body only creates the files through libnetcdf (under the library lock the
     // child holds).
     let forked = unsafe { crate::input::child::fork_child(|_| i32::from(outputs.create_files(spec, meta).is_err())) };
