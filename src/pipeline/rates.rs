@@ -42,6 +42,11 @@ const MAX_ENTRIES: usize = 64;
 /// (coefficient of variation); otherwise all the time is taken as proportional.
 const MIN_SPREAD: f64 = 0.2;
 
+/// Nor where it exceeds this share of the mean observation: a "fixed" cost that large comes from
+/// timing noise between runs (the 2-core VM's run times vary by 40 %), and extrapolated over
+/// many segments it would rule out every R but 1.
+const MAX_FIXED_SHARE: f64 = 0.25;
+
 /// A failure with the rates file (reported as a warning, never failing a run).
 #[derive(Debug, thiserror::Error)]
 pub enum RatesError {
@@ -132,7 +137,7 @@ impl Fit {
         if var > (MIN_SPREAD * mx).powi(2) {
             let slope = cov / var;
             let intercept = my - slope * mx;
-            if slope > 0.0 && intercept >= 0.0 {
+            if slope > 0.0 && intercept >= 0.0 && intercept <= MAX_FIXED_SHARE * my {
                 return Some((slope, intercept));
             }
         }
@@ -411,6 +416,11 @@ mod tests {
         h.add(10.0, 1.0, 0.5);
         h.add(30.0, 10.0, 0.5);
         assert_eq!(h.line(), Some((11.0 / 40.0, 0.0)));
+        // nor one that is most of the time: noise (3.3 s for a whole job, 2.5 s for half of it)
+        let mut n = Fit::default();
+        n.add(100.0, 3.3, 0.5);
+        n.add(55.0, 2.5, 0.5);
+        assert_eq!(n.line(), Some((5.8 / 155.0, 0.0)));
         assert_eq!(Fit::default().line(), None);
     }
 
