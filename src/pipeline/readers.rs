@@ -148,6 +148,11 @@ pub struct ReadStats {
 /// Read every slot of `job` into `rows`, sending `(slot, bytes)` on `done` as each finishes.
 /// On the direct path, `locating` hands over the located files; without it the reader threads
 /// locate them. Stops early (without error) when `stop` is set or `done` is disconnected.
+///
+/// The direct readers are as many as the cores; `SSTCLIM_READER_NICE=N` (a measuring knob)
+/// lowers their scheduling priority by N, so that the threads they feed (the upload thread,
+/// which copies every row they fill, and the compute and writer threads) run as soon as they
+/// wake instead of waiting out a reader's time slice.
 pub fn read_all<T: Sample>(
     job: &ReadJob<'_>,
     locating: Option<Locating>,
@@ -186,6 +191,7 @@ pub fn read_all<T: Sample>(
                 std::thread::Builder::new()
                     .name(format!("read-{t}"))
                     .spawn_scoped(s, move || {
+                        lower_priority(reader_nice());
                         let mut buf = DirectBuffer::new();
                         // read one located file; false stops this reader
                         let mut read_one = |slot: usize, file: std::fs::File, offset: u64| {
@@ -347,4 +353,25 @@ fn read_library<T: Sample>(
         }
         Ok(bytes)
     })
+}
+
+/// `SSTCLIM_READER_NICE` (0 when unset or not a number from 0 to 19).
+fn reader_nice() -> i32 {
+    std::env::var("SSTCLIM_READER_NICE").ok().and_then(|v| v.parse().ok()).filter(|n| (0..=19).contains(n)).unwrap_or(0)
+}
+
+/// Raise the calling thread's nice value by `by` (Linux: a thread's own priority; lowering
+/// priority needs no privilege). Failure only leaves the priority as it was.
+fn lower_priority(by: i32) {
+    if by == 0 {
+        return;
+    }
+    // SAFETY: plain system calls on the calling thread.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+        if libc::setpriority(libc::PRIO_PROCESS, tid, (now + by).min(19)) != 0 {
+            tracing::debug!("could not lower reader thread {tid}'s priority");
+        }
+    }
 }
