@@ -307,10 +307,11 @@ pub struct RunArgs {
     /// Segments of target days in the overlapped pipeline: segment i is computed while
     /// segment i+1's files are read and segment i-1's results are written. 1 runs the stages
     /// one after another (the reference). Default: chosen per job from the rates earlier runs
-    /// measured on this machine (see --rates): of 1 to 8, the fastest a model of the pipeline
+    /// measured on this machine (see --rates): of 1 to 16, the fastest a model of the pipeline
     /// predicts whose result buffers fit --max-mem (and, for a device-resident pool,
-    /// --max-device-mem); without measured rates up to 4 on GPUs and 2 on the CPU, by the
-    /// number of target days, raised where the memory limits need more.
+    /// --max-device-mem); without measured rates up to 16 on GPUs (at least 4 target days
+    /// each) and 2 on the CPU, by the number of target days, raised where the memory limits
+    /// need more.
     #[arg(long)]
     pub segments: Option<usize>,
 

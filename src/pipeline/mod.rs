@@ -13,7 +13,7 @@
 //! write; it stays as the reference the overlapped runs must equal bitwise.
 //!
 //! The number of segments R is `--segments` where given. Otherwise it is chosen per job
-//! ([`choose`]): a model of this pipeline predicts the wall time of R = 1..=8 from the read,
+//! ([`choose`]): a model of this pipeline predicts the wall time of R = 1..=16 from the read,
 //! compute and write rates earlier runs measured on this machine ([`rates`], recorded at the
 //! end of every run), counting the days neighbouring segments both stage and, on the CPU, the
 //! cores reading and computing share; the fastest R whose result buffers fit `--max-mem` (and
@@ -63,13 +63,18 @@ use crate::run::{plan_tiles, Job, RunOutcome};
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 
 /// Segments when `--segments` is not given and no rates were measured for this engine (see
-/// [`choose`]): enough to overlap reading with computing and writing, few enough that the days
-/// neighbouring segments share stay a small part of each.
-/// A device engine only sends those days twice (4 segments); the CPU engine sorts their groups
-/// again in each segment, which on a few cores costs about what the overlap gains (2).
+/// [`choose`]). A device engine computes a segment in milliseconds, so short segments (4
+/// target days or more, up to 16) leave the least work after the last read: on the H200 16
+/// segments ran the reference job in 0.84 s against 0.95 s with 4
+/// (`bench-results/pipeline-h200-2026-11-30-auto-segments`). The CPU engine sorts the days
+/// neighbouring segments share again in each, which on a few cores costs about what the
+/// overlap gains: at most 2, each at least twice the window long.
 pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize {
     let span = 2 * usize::from(half_window) + 1;
-    (n_targets / (2 * span)).clamp(1, if device { 4 } else { 2 })
+    match device {
+        true => (n_targets / 4).clamp(1, MAX_SEGMENTS),
+        false => (n_targets / (2 * span)).clamp(1, 2),
+    }
 }
 
 /// Whether files are read by forked reader processes (into a shared pool).
@@ -894,9 +899,11 @@ fn compute_segment<T: Sample>(
 mod tests {
     #[test]
     fn auto_segments_by_engine_and_job() {
-        assert_eq!(super::auto_segments(92, 5, true), 4);
+        assert_eq!(super::auto_segments(92, 5, true), 16);
         assert_eq!(super::auto_segments(92, 5, false), 2);
-        assert_eq!(super::auto_segments(20, 5, true), 1);
-        assert_eq!(super::auto_segments(366, 15, true), 4);
+        assert_eq!(super::auto_segments(20, 5, true), 5);
+        assert_eq!(super::auto_segments(20, 5, false), 1);
+        assert_eq!(super::auto_segments(3, 5, true), 1);
+        assert_eq!(super::auto_segments(366, 15, true), 16);
     }
 }
