@@ -7,6 +7,7 @@ coloured by stage, so the overlap of reading, computing and writing can be seen.
     python3 scripts/trace-gantt.py trace.json [trace.rank1.json ...] -o timeline.png
 """
 import argparse
+import gzip
 import json
 
 import matplotlib
@@ -53,7 +54,8 @@ def main():
     args = ap.parse_args()
     rows = []
     for path in args.traces:
-        with open(path) as f:
+        # traces kept in bench-results are gzipped (`trace-1.json.gz`)
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             t = json.load(f)
         prefix = f"rank {t['rank']}: " if t.get("ranks", 1) > 1 else ""
         for s in t["spans"]:
