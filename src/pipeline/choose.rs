@@ -2,7 +2,7 @@
 //! of one tile's pipeline (reading in slot order, computing segment by segment, writing
 //! segment by segment) predicts the wall time of every R from 1 to [`MAX_SEGMENTS`], and the
 //! fastest R whose result buffers fit the memory limits is taken. Without measured rates the
-//! defaults ([`super::auto_segments`]) stand, raised to the memory minimum. Pure: no I/O, so
+//! defaults ([`super::choice::auto_segments`]) stand, raised to the memory minimum. Pure: no I/O, so
 //! the model can be checked against hand calculations.
 //!
 //! The model, for a tile of `cells` cells and segments i = 0..R:
@@ -139,7 +139,7 @@ fn max_targets(segs: &[SegShape]) -> usize {
 pub enum Source {
     /// `--segments N`.
     Option,
-    /// The defaults ([`super::auto_segments`]), no usable measured rates.
+    /// The defaults ([`super::choice::auto_segments`]), no usable measured rates.
     Defaults,
     /// The model on measured rates.
     Measured,

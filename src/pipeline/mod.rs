@@ -19,7 +19,7 @@
 //! cores reading and computing share; the fastest R whose result buffers fit `--max-mem` (and
 //! a device-resident pool's `--max-device-mem`) is taken. Tiles are planned for the leanest
 //! candidate's buffers, so a tight limit means more segments rather than more tiles. Without
-//! measured rates the defaults ([`auto_segments`]) stand, raised to what the memory needs.
+//! measured rates the defaults ([`choice::auto_segments`]) stand, raised to what the memory needs.
 //!
 //! GPU engines keep the pool in device memory (`--gpu-pool device`, see [`stage`]): readers
 //! decode into a few pinned staging rows that one upload thread copies in, so there is no host
@@ -29,6 +29,7 @@
 //! Segments are written one after another, each by several threads with `pread`'s twin
 //! `pwrite` where the outputs allow it (see [`crate::output`]).
 
+pub mod choice;
 pub mod choose;
 pub mod locate;
 pub mod rates;
@@ -42,12 +43,13 @@ use std::time::{Duration, Instant};
 
 use tracing::info;
 
-use choose::{Choice, JobShape, Memory, SegShape, MAX_SEGMENTS};
+use choice::{choose_segments, record_rates, Chosen};
+use choose::{Memory, SegShape};
 use locate::Locating;
-use rates::{RatesFile, RatesKey};
+use rates::RatesKey;
 pub use readers::ReadPath;
 use readers::{read_all, ReadJob, ReadStats, Rows};
-use segments::{plan_segments, Segment};
+use segments::Segment;
 use stage::Staging;
 use trace::Trace;
 
@@ -59,23 +61,8 @@ use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
 use crate::pool::{Decoding, Pool, PoolType, Sample};
 use crate::progress::Ui;
-use crate::run::{plan_tiles, Job, RunOutcome};
+use crate::run::{Job, RunOutcome};
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
-
-/// Segments when `--segments` is not given and no rates were measured for this engine (see
-/// [`choose`]). A device engine computes a segment in milliseconds, so short segments (4
-/// target days or more, up to 16) leave the least work after the last read: on the H200 16
-/// segments ran the reference job in 0.84 s against 0.95 s with 4
-/// (`bench-results/pipeline-h200-2026-11-30-auto-segments`). The CPU engine sorts the days
-/// neighbouring segments share again in each, which on a few cores costs about what the
-/// overlap gains: at most 2, each at least twice the window long.
-pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize {
-    let span = 2 * usize::from(half_window) + 1;
-    match device {
-        true => (n_targets / 4).clamp(1, MAX_SEGMENTS),
-        false => (n_targets / (2 * span)).clamp(1, 2),
-    }
-}
 
 /// Whether files are read by forked reader processes (into a shared pool).
 fn reads_forked(path: ReadPath, direct: bool) -> bool {
@@ -83,123 +70,6 @@ fn reads_forked(path: ReadPath, direct: bool) -> bool {
         ReadPath::Forked => true,
         ReadPath::Auto => !direct,
         ReadPath::Library => false,
-    }
-}
-
-/// The number of segments, the segments, the tiles they fit in, and why.
-struct Chosen {
-    choice: Choice,
-    segments: Vec<Segment>,
-    regions: Vec<crate::input::Region>,
-    reason: String,
-}
-
-/// Cut the grid into tiles and the target days into segments: `--segments N` as given;
-/// otherwise tiles as large as the leanest candidate's result buffers allow (each tile reads
-/// every file again), then the segments [`choose::choose`] picks from the measured rates in
-/// the rates file (or the defaults) among those that fit.
-fn choose_segments(
-    plan: &JobPlan,
-    job: &Job,
-    engine: &dyn Engine,
-    memory: &Memory,
-    device_pool: bool,
-    key: &dyn Fn(&str) -> RatesKey,
-) -> Result<Chosen, Error> {
-    if let Some(n) = plan.segments {
-        let segments = plan_segments(&job.window, n);
-        let shapes: Vec<SegShape> = segments.iter().map(SegShape::of).collect();
-        let regions = plan_tiles(&job.layout, memory.host_per_cell(&shapes), plan.max_mem)?;
-        return Ok(Chosen { choice: Choice::given(n), segments, regions, reason: format!("--segments {n}") });
-    }
-    let n_targets = job.window.targets.len();
-    let mut candidates: Vec<Vec<Segment>> =
-        (1..=MAX_SEGMENTS.min(n_targets.max(1))).map(|r| plan_segments(&job.window, r)).collect();
-    let shapes: Vec<Vec<SegShape>> = candidates.iter().map(|c| c.iter().map(SegShape::of).collect()).collect();
-    let leanest = shapes.iter().map(|s| memory.host_per_cell(s)).min().unwrap_or(memory.host_base);
-    let regions = plan_tiles(&job.layout, leanest, plan.max_mem)?;
-    let shape = JobShape {
-        n_slots: job.window.slots.len(),
-        tiles: regions.iter().map(|r| r.n_cells()).collect(),
-        read_bytes: job.layout.storage.size() as f64,
-        write_bytes: (plan.stats.n_stats() * 4) as f64,
-        shares_cores: !engine.is_device(),
-        candidates: shapes,
-    };
-    // a device-resident pool's rates, else (it may not have fit before) the host pool's; made
-    // only when there is a file to look in, as the key names the device, which a GPU that is
-    // still starting has yet to tell
-    let keys = || -> Vec<RatesKey> {
-        if device_pool {
-            vec![key("device"), key("host")]
-        } else {
-            vec![key("host")]
-        }
-    };
-    let (rates, why) = match &plan.rates {
-        None => (None, "defaults: no rates file (--rates none, SSTCLIM_RATES=none, or no cache directory)".to_string()),
-        Some(path) => match RatesFile::load(path) {
-            Err(e) => {
-                tracing::warn!("{e}");
-                (None, format!("defaults: {e}"))
-            }
-            Ok(file) if !file.entries.iter().any(|e| e.key.engine == engine.name()) => {
-                (None, format!("defaults: no measured rates in {} for the {} engine", path.display(), engine.name()))
-            }
-            Ok(file) => match file.rates(&keys()) {
-                Some((rates, entry)) => {
-                    (Some(rates), format!("measured rates from {} ({} run(s))", path.display(), entry.runs))
-                }
-                None => {
-                    let key = &keys()[0];
-                    let why = format!(
-                        "defaults: no measured rates in {} for the {} engine on {}, {} pool, {} threads, {} reads",
-                        path.display(),
-                        engine.name(),
-                        key.device,
-                        key.pool,
-                        key.threads,
-                        key.reads
-                    );
-                    (None, why)
-                }
-            },
-        },
-    };
-    let defaults = auto_segments(n_targets, plan.window.half_window, engine.is_device());
-    let choice = choose::choose(&shape, memory, rates.as_ref(), defaults);
-    let mut reason = why;
-    match (choice.source, choice.memory_bound) {
-        (choose::Source::Measured, bound) => {
-            reason = format!("{reason}: predicted {}", choice.predictions_text());
-            if bound {
-                reason += "; faster ones with fewer segments do not fit the memory limits";
-            }
-        }
-        (_, true) => reason = format!("{reason}, raised from {defaults} to fit the memory limits"),
-        (_, false) => {}
-    }
-    let segments = candidates.swap_remove(choice.segments - 1);
-    Ok(Chosen { choice, segments, regions, reason })
-}
-
-/// Add this run's observations to the rates file (a warning where it cannot be read or
-/// written; a corrupt file is replaced). Returns whether they were recorded.
-fn record_rates(path: &std::path::Path, key: &RatesKey, observed: &rates::Observed) -> bool {
-    let mut file = RatesFile::load(path).unwrap_or_else(|e| {
-        tracing::warn!("{e}; starting it afresh");
-        RatesFile::default()
-    });
-    if !file.record(key, observed, rates::now()) {
-        tracing::debug!("nothing measured to record in {}", path.display());
-        return false;
-    }
-    match file.store(path) {
-        Ok(()) => true,
-        Err(e) => {
-            tracing::warn!("{e}");
-            false
-        }
     }
 }
 
@@ -893,17 +763,4 @@ fn compute_segment<T: Sample>(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn auto_segments_by_engine_and_job() {
-        assert_eq!(super::auto_segments(92, 5, true), 16);
-        assert_eq!(super::auto_segments(92, 5, false), 2);
-        assert_eq!(super::auto_segments(20, 5, true), 5);
-        assert_eq!(super::auto_segments(20, 5, false), 1);
-        assert_eq!(super::auto_segments(3, 5, true), 1);
-        assert_eq!(super::auto_segments(366, 15, true), 16);
-    }
 }
