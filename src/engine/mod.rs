@@ -332,9 +332,7 @@ impl Backend {
             }
         }
     }
-}
 
-impl Backend {
     /// [`Backend::engine`], with an explicitly requested GPU brought up on its own thread (see
     /// [`Deferred`]): what can be checked at once (the driver library, a build with HIP) is,
     /// so a missing backend still fails here. `Auto` decides which engine it is by starting
