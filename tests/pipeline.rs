@@ -166,7 +166,15 @@ fn segments_are_chosen_from_measured_rates() {
     assert_eq!(second, want, "the measured choice's outputs differ from the sequential run");
     assert_eq!(r2["segments_source"], "measured", "{r2}");
     let reason = r2["segments_reason"].as_str().unwrap();
-    assert!(reason.starts_with(&format!("measured rates from {} (1 run(s)): predicted ", s(&rates))), "{reason}");
+    assert!(reason.starts_with(&format!("measured rates from {} (1 run(s)", s(&rates))), "{reason}");
+    assert!(reason.contains("): predicted "), "{reason}");
+    // the CPU engine's direct readers measured their processor time: a share in 0..=1, named
+    // in the reason
+    let share = json(&rates)["entries"][0]["read_cpu_share"].as_f64().unwrap();
+    assert!(share > 0.0 && share <= 1.0, "{share}");
+    if r2["backend"] == "cpu" {
+        assert!(reason.contains(&format!("readers {:.0} % on a processor", 100.0 * share)), "{reason}");
+    }
     let predicted = r2["segments_predicted_seconds"].as_object().unwrap();
     let mut rs: Vec<usize> = predicted.keys().map(|k| k.parse().unwrap()).collect();
     rs.sort_unstable();

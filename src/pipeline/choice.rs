@@ -88,7 +88,12 @@ pub(super) fn choose_segments(
             }
             Ok(file) => match file.rates(&keys()) {
                 Some((rates, entry)) => {
-                    (Some(rates), format!("measured rates from {} ({} run(s))", path.display(), entry.runs))
+                    let cpu = if engine.is_device() {
+                        String::new()
+                    } else {
+                        format!("; readers {:.0} % on a processor", 100.0 * rates.read_cpu_share)
+                    };
+                    (Some(rates), format!("measured rates from {} ({} run(s){cpu})", path.display(), entry.runs))
                 }
                 None => {
                     let key = &keys()[0];

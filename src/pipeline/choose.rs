@@ -20,10 +20,13 @@
 //! `staged_i` is the pool samples per cell segment i's plan stages (its groups' slots):
 //! neighbouring segments both stage the `2 · half_window` days they share, so more segments
 //! cost more computing. On a GPU the engine has its own processor and reading, computing and
-//! writing run side by side. A host engine computes on the cores that read: while both run,
-//! each progresses at half its rate (processor sharing between the reader threads and the
-//! compute threads, both as many as the cores), so overlapping them gains nothing and only the
-//! writes (on the writer thread, taken as I/O) overlap for free.
+//! writing run side by side. A host engine computes on the cores that read: while both run they
+//! share the processors ([`overlap_speeds`]). How much they slow each other depends on how much
+//! of reading is processor work, measured as the reader threads' CPU time over their wall time
+//! (`read_cpu_share`): from a warm page cache reading is all copying (share 1), and each stage
+//! progresses at half its rate, so overlapping them gains nothing and only the writes (on the
+//! writer thread, taken as I/O) overlap for free; from a cold cache the readers mostly wait for
+//! the disk, and computing goes on beside them at nearly full speed.
 
 use std::collections::BTreeMap;
 
@@ -80,10 +83,14 @@ pub struct Rates {
     /// Output bytes per second of the writer, and its seconds per segment.
     pub write_bytes_per_s: f64,
     pub write_s_per_segment: f64,
+    /// Share of the reader threads' time spent on a processor (1: reading is all processor
+    /// work; 0.3: the readers wait for a disk 70 % of the time). Host engines only.
+    pub read_cpu_share: f64,
 }
 
 impl Rates {
-    /// Every rate positive and finite, every fixed cost non-negative and finite.
+    /// Every rate positive and finite, every fixed cost non-negative and finite, the processor
+    /// share within 0..=1.
     pub fn usable(&self) -> bool {
         let positive = |v: f64| v.is_finite() && v > 0.0;
         let fixed = |v: f64| v.is_finite() && v >= 0.0;
@@ -92,7 +99,19 @@ impl Rates {
             && positive(self.write_bytes_per_s)
             && fixed(self.compute_s_per_segment)
             && fixed(self.write_s_per_segment)
+            && (0.0..=1.0).contains(&self.read_cpu_share)
     }
+}
+
+/// Speeds (as fractions of running alone) of reading and computing while a host engine does
+/// both on the same cores, for readers that spend `read_cpu_share` of their time on a
+/// processor. The reader threads and the compute threads are both as many as the cores, so a
+/// fair scheduler gives a reader at most half a core: one that needs less (it mostly waits for
+/// a disk) is not slowed; computing gets what the readers leave.
+pub fn overlap_speeds(read_cpu_share: f64) -> (f64, f64) {
+    let f = read_cpu_share.clamp(0.0, 1.0);
+    let read = if f > 0.5 { 0.5 / f } else { 1.0 };
+    (read, 1.0 - f * read)
 }
 
 /// What the result buffers of R segments take, and the limits they must fit.
@@ -259,6 +278,7 @@ fn simulate_tile(job: &JobShape, cells: usize, segs: &[SegShape], rates: &Rates)
         .iter()
         .map(|s| s.targets as f64 * cells * job.write_bytes / rates.write_bytes_per_s + rates.write_s_per_segment)
         .collect();
+    let shared = overlap_speeds(rates.read_cpu_share);
     let n = segs.len();
     let mut write_end = vec![0.0f64; n];
     let (mut t, mut read_done) = (0.0f64, 0.0f64);
@@ -277,12 +297,13 @@ fn simulate_tile(job: &JobShape, cells: usize, segs: &[SegShape], rates: &Rates)
         if running.is_none() && next >= n {
             break;
         }
-        let speed = if job.shares_cores && reading && running.is_some() { 0.5 } else { 1.0 };
+        let (read_speed, compute_speed) =
+            if job.shares_cores && reading && running.is_some() { shared } else { (1.0, 1.0) };
         // the next event: a read milestone (a segment becomes ready, or reading ends), a compute
         // ending, or a result buffer coming back from the writer
         let milestone = ready.iter().copied().filter(|&r| r > read_done).fold(read_total, f64::min);
-        let to_read = if reading { (milestone - read_done) / speed } else { f64::INFINITY };
-        let to_compute = running.map_or(f64::INFINITY, |(_, left)| left / speed);
+        let to_read = if reading { (milestone - read_done) / read_speed } else { f64::INFINITY };
+        let to_compute = running.map_or(f64::INFINITY, |(_, left)| left / compute_speed);
         let to_buffer = match running {
             None if next < n && next >= RESULT_BUFFERS && write_end[next - RESULT_BUFFERS] > t => {
                 write_end[next - RESULT_BUFFERS] - t
@@ -295,7 +316,7 @@ fn simulate_tile(job: &JobShape, cells: usize, segs: &[SegShape], rates: &Rates)
         }
         t = if dt == to_buffer { write_end[next - RESULT_BUFFERS] } else { t + dt };
         if reading {
-            read_done = if dt == to_read { milestone } else { (read_done + dt * speed).min(read_total) };
+            read_done = if dt == to_read { milestone } else { (read_done + dt * read_speed).min(read_total) };
         }
         if let Some((i, left)) = running {
             if dt == to_compute {
@@ -303,7 +324,7 @@ fn simulate_tile(job: &JobShape, cells: usize, segs: &[SegShape], rates: &Rates)
                 write_end[i] = start + write[i];
                 running = None;
             } else {
-                running = Some((i, left - dt * speed));
+                running = Some((i, left - dt * compute_speed));
             }
         }
     }
@@ -343,6 +364,7 @@ mod tests {
             compute_s_per_segment: 0.0,
             write_bytes_per_s: 100.0,
             write_s_per_segment: 0.0,
+            read_cpu_share: 1.0,
         }
     }
 
@@ -391,6 +413,30 @@ mod tests {
         assert!(close(choice.predicted[&2], 1.85), "{choice:?}");
         assert!(close(choice.predicted[&3], 1.63), "{choice:?}");
         assert_eq!(choice.segments, 3);
+    }
+
+    #[test]
+    fn readers_waiting_for_a_disk_leave_the_cores_to_computing() {
+        assert_eq!(overlap_speeds(1.0), (0.5, 0.5));
+        assert_eq!(overlap_speeds(0.25), (1.0, 0.75));
+        assert_eq!(overlap_speeds(0.0), (1.0, 1.0));
+        let (r, c) = overlap_speeds(0.8);
+        assert!(close(r, 0.625) && close(c, 0.5), "{r} {c}");
+        // the job of the test above with reading a quarter processor work (a cold page cache):
+        // R = 1 is unchanged (2.1). R = 2: read alone to 0.6; then reading at full speed beside
+        // seg 0 at 0.75: reading ends at 1.0 with 0.3 of seg 0 done, the other 0.3 alone to
+        // 1.3, written 1.3-1.35; seg 1 computed 1.3-1.9, written 1.9-1.95.
+        let cold = Rates { read_cpu_share: 0.25, ..rates(0.01) };
+        let choice = choose(&job(true), &roomy(), Some(&cold), 1);
+        assert!(close(choice.predicted[&1], 2.1), "{choice:?}");
+        assert!(close(choice.predicted[&2], 1.95), "{choice:?}");
+        // R = 3: read alone to 0.4; seg 0 (0.4) at 0.75 to 0.7 (0.225 done, read to 0.7), then
+        // beside reading to 1.0 (0.45 done: 0.4 reached at 0.9333), written 0.9333-0.9733;
+        // seg 1 ready at 0.7: starts 0.9333, 0.05 done by 1.0, 0.35 alone to 1.35; seg 2
+        // 1.35-1.75, written 1.75-1.78
+        assert!(close(choice.predicted[&3], 1.78), "{choice:?}");
+        assert_eq!(choice.segments, 3);
+        assert!(!Rates { read_cpu_share: 1.5, ..rates(0.01) }.usable());
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::choose::Rates;
+use super::choose::{overlap_speeds, Rates};
 use super::trace::Span;
 
 /// The environment variable naming the rates file.
@@ -145,11 +145,13 @@ impl Fit {
     }
 }
 
-/// What one run observed: read (stored bytes, seconds of read work) per tile; compute (cells ×
-/// staged samples, seconds of compute work) and write (output bytes, seconds) per segment.
+/// What one run observed: read (stored bytes, seconds of read work) and the reader threads'
+/// time (wall seconds, processor seconds) per tile; compute (cells × staged samples, seconds of
+/// compute work) and write (output bytes, seconds) per segment.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Observed {
     pub read: Vec<(f64, f64)>,
+    pub read_cpu: Vec<(f64, f64)>,
     pub compute: Vec<(f64, f64)>,
     pub write: Vec<(f64, f64)>,
 }
@@ -157,8 +159,9 @@ pub struct Observed {
 impl Observed {
     /// Observations from a run's timeline: `cells[t]` cells in tile t, `staged[k]` samples per
     /// cell staged by segment k. With `shares_cores` (host engines) reading and computing took
-    /// turns on the same cores: where they overlapped each ran at half its rate (the model's
-    /// assumption), so half of each overlap counts as work.
+    /// turns on the same cores: where they overlapped each ran at the model's shared speed
+    /// ([`overlap_speeds`] of the readers' processor share, measured on the reads that ran
+    /// alone), so only that part of each overlap counts as work.
     pub fn from_spans(spans: &[Span], cells: &[usize], staged: &[usize], shares_cores: bool) -> Observed {
         let mut obs = Observed::default();
         for (tile, &n_cells) in cells.iter().enumerate() {
@@ -166,24 +169,31 @@ impl Observed {
             let Some(start) = of("read").map(|s| s.start).reduce(f64::min) else { continue };
             let end = of("read").chain(of("upload")).map(|s| s.end).fold(start, f64::max);
             let bytes: u64 = of("read").map(|s| s.bytes).sum();
-            let share = if shares_cores { 0.5 } else { 0.0 };
+            let cpu = reader_cpu(of("read").chain(of("locate")), &of("compute").collect::<Vec<_>>());
+            let (read_speed, compute_speed) = match (shares_cores, cpu) {
+                (false, _) => (1.0, 1.0),
+                (true, Some((wall, cpu))) => overlap_speeds(cpu / wall),
+                (true, None) => overlap_speeds(1.0),
+            };
+            obs.read_cpu.extend(cpu);
             let mut overlaps = 0.0;
             for c in of("compute") {
                 let overlap = (c.end.min(end) - c.start.max(start)).max(0.0);
                 overlaps += overlap;
                 let k = c.batch.unwrap_or(0);
                 if let Some(&samples) = staged.get(k) {
-                    let work = c.end - c.start - share * overlap;
+                    let work = c.end - c.start - (1.0 - compute_speed) * overlap;
                     obs.compute.push(((n_cells * samples) as f64, work));
                 }
             }
-            obs.read.push((bytes as f64, end - start - share * overlaps));
+            obs.read.push((bytes as f64, end - start - (1.0 - read_speed) * overlaps));
             for w in of("write") {
                 obs.write.push((w.bytes as f64, w.end - w.start));
             }
         }
         let positive = |&(x, y): &(f64, f64)| x.is_finite() && y.is_finite() && x > 0.0 && y > 0.0;
         obs.read.retain(positive);
+        obs.read_cpu.retain(positive);
         obs.compute.retain(positive);
         obs.write.retain(positive);
         obs
@@ -192,6 +202,19 @@ impl Observed {
     fn is_complete(&self) -> bool {
         !(self.read.is_empty() || self.compute.is_empty() || self.write.is_empty())
     }
+}
+
+/// The reader threads' (wall seconds, processor seconds) over the read spans that measured
+/// their processor time, counting only those that ran while nothing was computed where there
+/// are any (beside computing, a reader waits for a core, which is not its own cost).
+fn reader_cpu<'a>(reads: impl Iterator<Item = &'a Span>, computes: &[&Span]) -> Option<(f64, f64)> {
+    let measured: Vec<&Span> = reads.filter(|s| s.cpu.is_some() && s.end > s.start).collect();
+    let alone: Vec<&Span> =
+        measured.iter().copied().filter(|r| computes.iter().all(|c| c.end <= r.start || c.start >= r.end)).collect();
+    let use_: &[&Span] = if alone.is_empty() { &measured } else { &alone };
+    let wall: f64 = use_.iter().map(|s| s.end - s.start).sum();
+    let cpu: f64 = use_.iter().filter_map(|s| s.cpu).sum();
+    (wall > 0.0).then(|| (wall, cpu.min(wall)))
 }
 
 /// One key's measurements. The named rates are fitted from the sums after every run (and
@@ -208,9 +231,19 @@ pub struct Entry {
     pub compute_seconds_per_segment: f64,
     pub write_bytes_per_second: f64,
     pub write_seconds_per_segment: f64,
+    /// Share of the reader threads' time on a processor (1 where never measured).
+    #[serde(default = "one")]
+    pub read_cpu_share: f64,
     pub read: Fit,
+    /// (wall seconds, processor seconds) of the reader threads; absent in older files.
+    #[serde(default)]
+    pub read_cpu: Fit,
     pub compute: Fit,
     pub write: Fit,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 impl Entry {
@@ -225,6 +258,7 @@ impl Entry {
             compute_s_per_segment: compute_fixed,
             write_bytes_per_s: 1.0 / write,
             write_s_per_segment: write_fixed,
+            read_cpu_share: self.read_cpu.ratio().map_or(1.0, |r| r.clamp(0.0, 1.0)),
         };
         rates.usable().then_some(rates)
     }
@@ -236,6 +270,7 @@ impl Entry {
         self.compute_seconds_per_segment = r.map_or(0.0, |r| r.compute_s_per_segment);
         self.write_bytes_per_second = r.map_or(0.0, |r| r.write_bytes_per_s);
         self.write_seconds_per_segment = r.map_or(0.0, |r| r.write_s_per_segment);
+        self.read_cpu_share = r.map_or(1.0, |r| r.read_cpu_share);
     }
 }
 
@@ -292,7 +327,9 @@ impl RatesFile {
                     compute_seconds_per_segment: 0.0,
                     write_bytes_per_second: 0.0,
                     write_seconds_per_segment: 0.0,
+                    read_cpu_share: 1.0,
                     read: Fit::default(),
+                    read_cpu: Fit::default(),
                     compute: Fit::default(),
                     write: Fit::default(),
                 });
@@ -310,6 +347,16 @@ impl RatesFile {
             let w = 1.0 / obs.len() as f64;
             for &(x, y) in obs {
                 fit.add(x, y, w);
+            }
+        }
+        if !observed.read_cpu.is_empty() {
+            if !e.read_cpu.valid() {
+                e.read_cpu = Fit::default();
+            }
+            e.read_cpu.decay(DECAY);
+            let w = 1.0 / observed.read_cpu.len() as f64;
+            for &(x, y) in &observed.read_cpu {
+                e.read_cpu.add(x, y, w);
             }
         }
         e.runs += 1;
@@ -372,6 +419,7 @@ mod tests {
     fn observed(scale: f64) -> Observed {
         Observed {
             read: vec![(1000.0, 2.0 * scale)],
+            read_cpu: Vec::new(),
             compute: vec![(100.0, 1.0 * scale), (300.0, 3.0 * scale)],
             write: vec![(50.0, 0.5 * scale), (50.0, 0.5 * scale)],
         }
@@ -546,6 +594,7 @@ mod tests {
             start,
             end,
             bytes,
+            cpu: None,
         };
         // reads 0-2 s (1000 bytes); segment 0 computed 1-1.5 (overlapping the reads by 0.5 s),
         // segment 1 2-3; writes of 40 bytes
@@ -569,5 +618,26 @@ mod tests {
         // a tile without reads gives nothing
         assert_eq!(Observed::from_spans(&spans, &[10, 10], &[5, 7], true), cpu);
         assert_eq!(Observed::from_spans(&[], &[10], &[5], false), Observed::default());
+        // readers that measured their processor time: read 0 ran alone (0.25 s of 1 s on a
+        // processor), read 1 beside segment 0 (not used for the share); sharing the cores at
+        // that share leaves reading at full speed and computing at 0.75 during the overlap
+        let mut measured = spans.clone();
+        measured[0].cpu = Some(0.25);
+        measured[1].cpu = Some(1.5);
+        let cold = Observed::from_spans(&measured, &[10], &[5, 7], true);
+        assert_eq!(cold.read_cpu, [(1.0, 0.25)]);
+        assert_eq!(cold.read, [(1000.0, 2.0)]);
+        assert_eq!(cold.compute, [(50.0, 0.375), (70.0, 1.0)]);
+        // recorded, the share is fitted with the rates; files without it read as 1
+        let mut file = RatesFile::default();
+        assert!(file.record(&key("cpu", 2), &cold, ("t".into(), 1)));
+        let (rates, entry) = file.rates(&[key("cpu", 2)]).unwrap();
+        assert!((rates.read_cpu_share - 0.25).abs() < 1e-12 && entry.read_cpu_share == rates.read_cpu_share);
+        let mut old: serde_json::Value = serde_json::to_value(&file).unwrap();
+        let e = old["entries"][0].as_object_mut().unwrap();
+        e.remove("read_cpu");
+        e.remove("read_cpu_share");
+        let old: RatesFile = serde_json::from_value(old).unwrap();
+        assert_eq!(old.rates(&[key("cpu", 2)]).unwrap().0.read_cpu_share, 1.0);
     }
 }

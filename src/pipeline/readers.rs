@@ -195,7 +195,7 @@ pub fn read_all<T: Sample>(
                         let mut buf = DirectBuffer::new();
                         // read one located file; false stops this reader
                         let mut read_one = |slot: usize, file: std::fs::File, offset: u64| {
-                            let read = trace.span("read", job.tile, Some(slot), || {
+                            let read = trace.span_cpu("read", job.tile, Some(slot), || {
                                 let bytes = direct::bytes_of(job.layout, job.region);
                                 // SAFETY: each slot is handed to exactly one reader.
                                 let r = unsafe {
@@ -224,7 +224,7 @@ pub fn read_all<T: Sample>(
                             while !stop.load(Ordering::Relaxed) {
                                 let slot = next.fetch_add(1, Ordering::Relaxed);
                                 let Some(path) = job.files.get(slot) else { break };
-                                let located = trace.span("locate", job.tile, Some(slot), || {
+                                let located = trace.span_cpu("locate", job.tile, Some(slot), || {
                                     (direct::locate(path, dl, job.layout, grid), 0)
                                 });
                                 let more = match located {

@@ -19,6 +19,23 @@ pub struct Span {
     pub start: f64,
     pub end: f64,
     pub bytes: u64,
+    /// Processor seconds the thread used during the span, where measured (reads): how much of
+    /// the span was work rather than waiting for a disk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<f64>,
+}
+
+/// Processor time this thread has used, in seconds (`CLOCK_THREAD_CPUTIME_ID`; 0 where the
+/// clock cannot be read).
+pub fn thread_cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which lives on this stack frame.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc == 0 {
+        ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    } else {
+        0.0
+    }
 }
 
 /// Collects spans from any thread.
@@ -49,11 +66,31 @@ impl Trace {
         r
     }
 
+    /// [`Trace::span`], also recording the processor time the calling thread spent in `f`.
+    pub fn span_cpu<R>(
+        &self,
+        stage: &'static str,
+        tile: usize,
+        batch: Option<usize>,
+        f: impl FnOnce() -> (R, u64),
+    ) -> R {
+        let _entered = tracing::debug_span!("stage", stage, tile, batch).entered();
+        let (start, cpu0) = (self.t0.elapsed().as_secs_f64(), thread_cpu_seconds());
+        let (r, bytes) = f();
+        let cpu = (thread_cpu_seconds() - cpu0).max(0.0);
+        self.push(stage, tile, batch, start, bytes, Some(cpu));
+        r
+    }
+
     /// Record a span that started at `start` (seconds since the run started) and ends now.
     pub fn record(&self, stage: &'static str, tile: usize, batch: Option<usize>, start: f64, bytes: u64) {
+        self.push(stage, tile, batch, start, bytes, None);
+    }
+
+    fn push(&self, stage: &'static str, tile: usize, batch: Option<usize>, start: f64, bytes: u64, cpu: Option<f64>) {
         let end = self.t0.elapsed().as_secs_f64();
         let thread = std::thread::current().name().unwrap_or("worker").to_string();
-        let span = Span { stage, tile, batch, thread, start, end, bytes };
+        let span = Span { stage, tile, batch, thread, start, end, bytes, cpu };
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
     }
 
@@ -70,7 +107,8 @@ impl Trace {
         bytes: u64,
     ) {
         let at = |t: Instant| t.saturating_duration_since(self.t0).as_secs_f64();
-        let span = Span { stage, tile, batch, thread: thread.to_string(), start: at(start), end: at(end), bytes };
+        let span =
+            Span { stage, tile, batch, thread: thread.to_string(), start: at(start), end: at(end), bytes, cpu: None };
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
     }
 
