@@ -337,9 +337,17 @@ impl RatesFile {
             }
         };
         let e = &mut self.entries[i];
-        for (fit, obs) in
-            [(&mut e.read, &observed.read), (&mut e.compute, &observed.compute), (&mut e.write, &observed.write)]
-        {
+        // the reader threads' processor time is measured on the direct path only: without it
+        // the history stands
+        for (fit, obs) in [
+            (&mut e.read, &observed.read),
+            (&mut e.compute, &observed.compute),
+            (&mut e.write, &observed.write),
+            (&mut e.read_cpu, &observed.read_cpu),
+        ] {
+            if obs.is_empty() {
+                continue;
+            }
             if !fit.valid() {
                 *fit = Fit::default(); // a corrupt or empty history starts over
             }
@@ -347,16 +355,6 @@ impl RatesFile {
             let w = 1.0 / obs.len() as f64;
             for &(x, y) in obs {
                 fit.add(x, y, w);
-            }
-        }
-        if !observed.read_cpu.is_empty() {
-            if !e.read_cpu.valid() {
-                e.read_cpu = Fit::default();
-            }
-            e.read_cpu.decay(DECAY);
-            let w = 1.0 / observed.read_cpu.len() as f64;
-            for &(x, y) in &observed.read_cpu {
-                e.read_cpu.add(x, y, w);
             }
         }
         e.runs += 1;
