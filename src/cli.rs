@@ -254,8 +254,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub threads: Option<usize>,
 
-    /// Memory budget for pools and results (default: half the available memory).
-    #[arg(long)]
+    /// Host memory budget for pools and results (default: half the available memory).
+    #[arg(long, visible_alias = "max-host-mem")]
     pub max_mem: Option<ByteSize>,
 
     /// Also run the reference engine on every tile and fail unless results are bitwise equal.

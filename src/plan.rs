@@ -229,5 +229,7 @@ mod tests {
         let p = plan(&["--pack-scale", "0.01", "--pack-offset", "-2"]).unwrap();
         assert_eq!((p.pool, p.pack), (Some(PoolType::I16), Some(Quantize { scale: 0.01, offset: -2.0 })));
         assert_eq!(plan(&["--max-mem", "512K"]).unwrap_err(), PlanError::MaxMem(512 << 10));
+        // the host budget under the name the device budget pairs with
+        assert_eq!(plan(&["--max-host-mem", "512K"]).unwrap_err(), PlanError::MaxMem(512 << 10));
     }
 }
