@@ -158,15 +158,19 @@ struct Ring {
 // its last row, so no load depends on a branch and their latencies overlap.
 template <typename S>
 SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute<S>::type (&v)[SC_SORT_MAX]) {
-    const S* __restrict__ pool = (const S*)p.pool;
+    // this cell's column of the pool; a row's offset is a 32-bit row times a 32-bit stride (the
+    // host keeps the stride below 2^31), one wide multiply instead of 64-bit arithmetic per row
+    const S* __restrict__ col = (const S*)p.pool + cell;
+    const int stride = (int)p.pool_stride;
     const int off = __ldg(p.group_off + g);
     const int len = __ldg(p.group_off + g + 1) - off;
     const int last = len > 0 ? len - 1 : 0;
+    const int* __restrict__ rows = p.group_rows + off;
+    const double* lut = p.lut;
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) {
-        int row = __ldg(p.group_rows + off + (y < last ? y : last));
-        v[y] = len > 0 ? Compute<S>::load(pool[(sc_i64)row * p.pool_stride + cell], p.lut)
-                       : (typename Compute<S>::type)0;
+        const int row = __ldg(rows + (y < last ? y : last));
+        v[y] = len > 0 ? Compute<S>::load(col[(sc_i64)row * stride], lut) : (typename Compute<S>::type)0;
     }
     return len;
 }

@@ -312,6 +312,10 @@ pub fn plan_launch<T: GpuSample>(
     if stats.percentiles.len() > MAX_PERCENTILES {
         return Err(format!("the GPU kernel computes at most {MAX_PERCENTILES} percentiles per run"));
     }
+    if n_cells > i32::MAX as usize {
+        // the kernel multiplies 32-bit rows by a 32-bit stride of at most this many cells
+        return Err(format!("{n_cells} cells in one tile exceed the GPU kernel's {}", i32::MAX));
+    }
     let rows = plan.groups.iter().map(|g| g.slots.len()).max().unwrap_or(0) + 2;
     let n_pct = stats.percentiles.len();
     let whole = Batch::build(plan, 0..plan.targets.len(), maxl);
