@@ -1118,6 +1118,9 @@ mod tests {
             cells * 1408 + (1 << 20) + 331 * 12 + 3060 * 8 + 92 * 14 * 4 + 102 * 8
         });
         assert_eq!((lp.block, lp.smem), (128, 128 * 147));
+        // the kernel's row offsets are 32-bit row x 32-bit stride
+        let too_many = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1 << 31, 1 << 50, false);
+        assert!(too_many.unwrap_err().contains("exceed the GPU kernel"));
         let opts = GpuOptions { ring: RingPlace::Shared, ..GpuOptions::default() };
         let lp = plan_launch::<f32>(&h200(), &opts, &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
         assert!(lp.ring_in_shared);
