@@ -40,6 +40,7 @@ struct ClimParams {
     const int* target_nl;      // per target: number of groups
     const int* group_off;      // per group: first entry in `group_rows` (+1 at the end)
     const int* group_rows;     // pool row of each sample of each group, in year order
+    const int* group_first;    // per group: its first row when its rows are consecutive, else -1
     const int* pos_lo;         // [n][percentile]: 1-based rank of the lower order statistic
     const double* pos_frac;    // [n][percentile]: interpolation weight towards rank + 1
     void* ring_global;         // null: the ring's keys live in shared memory; else each block's
@@ -154,23 +155,33 @@ struct Ring {
     SC_DEVICE int at(int slot, int row) const { return (slot * rows + row) * bc + tid; }
 };
 
-// Issue the loads of group `g` (up to 32 years) all at once: rows past the group's end repeat
-// its last row, so no load depends on a branch and their latencies overlap.
+// Issue the loads of group `g` (up to 32 years) all at once, none behind a branch, so their
+// latencies overlap. A group whose rows are consecutive (every year present: the usual case)
+// steps through its column by the stride; any other reads each row from the group's table,
+// and rows past its end repeat its last row.
 template <typename S>
 SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute<S>::type (&v)[SC_SORT_MAX]) {
+    typedef typename Compute<S>::type T;
     // this cell's column of the pool; a row's offset is a 32-bit row times a 32-bit stride (the
     // host keeps the stride below 2^31), one wide multiply instead of 64-bit arithmetic per row
     const S* __restrict__ col = (const S*)p.pool + cell;
     const int stride = (int)p.pool_stride;
     const int off = __ldg(p.group_off + g);
     const int len = __ldg(p.group_off + g + 1) - off;
-    const int last = len > 0 ? len - 1 : 0;
-    const int* __restrict__ rows = p.group_rows + off;
+    const int first = __ldg(p.group_first + g);
     const double* lut = p.lut;
+    if (first >= 0) {
+        const S* __restrict__ q = col + (sc_i64)first * stride;
 #pragma unroll
-    for (int y = 0; y < SC_SORT_MAX; ++y) {
-        const int row = __ldg(rows + (y < last ? y : last));
-        v[y] = len > 0 ? Compute<S>::load(col[(sc_i64)row * stride], lut) : (typename Compute<S>::type)0;
+        for (int y = 0; y < SC_SORT_MAX; ++y) v[y] = y < len ? Compute<S>::load(q[(sc_i64)y * stride], lut) : (T)0;
+    } else {
+        const int last = len > 0 ? len - 1 : 0;
+        const int* __restrict__ rows = p.group_rows + off;
+#pragma unroll
+        for (int y = 0; y < SC_SORT_MAX; ++y) {
+            const int row = __ldg(rows + (y < last ? y : last));
+            v[y] = len > 0 ? Compute<S>::load(col[(sc_i64)row * stride], lut) : (T)0;
+        }
     }
     return len;
 }
@@ -442,67 +453,68 @@ SC_DEVICE void climatology(const ClimParams& p) {
     const int n_stats = 1 + p.n_pct;
     const sc_i64 out_cell = p.out_cell0 + cell;
 
-    // The first group each target stages is fetched one target ahead, so its loads are in
-    // flight while the previous target's order statistics are found.
+    // One pass over the batch's loads, in order: store load i's group (fetched the iteration
+    // before), issue the loads of load i + 1's group, then search every target whose groups
+    // are all staged. So a target's new group is in flight while the previous target is
+    // searched, and the fetch, the store and the search each appear once in the code (the
+    // kernel's straight-line code outgrows the instruction caches otherwise).
     T next[SC_SORT_MAX];
     int next_len = 0;
-    bool have_next = false;
-    for (int t = 0; t < p.n_batch; ++t) {
-        for (int l = p.load_start[t]; l < p.load_start[t + 1]; ++l) {
-            const int g = __ldg(p.loads + 2 * l), slot = __ldg(p.loads + 2 * l + 1);
+    const int l0 = p.load_start[0], l_end = p.load_start[p.n_batch];
+    int t = 0;
+    for (int li = l0 - 1; li < l_end; ++li) {
+        if (li >= l0) {
+            const int g = __ldg(p.loads + 2 * li), slot = __ldg(p.loads + 2 * li + 1);
             if (p.group_off[g + 1] - p.group_off[g] > SC_SORT_MAX) {
                 stage_long_group<S>(p, ring, g, slot, cell);
             } else {
-                if (!(have_next && l == p.load_start[t])) next_len = fetch_group<S>(p, g, cell, next);
                 store_group<T>(ring, next, next_len, slot);
             }
         }
-        have_next = false;
-        if (t + 1 < p.n_batch && p.load_start[t + 1] < p.load_start[t + 2]) {
-            const int g = __ldg(p.loads + 2 * p.load_start[t + 1]);
-            if (p.group_off[g + 1] - p.group_off[g] <= SC_SORT_MAX) {
-                next_len = fetch_group<S>(p, g, cell, next);
-                have_next = true;
-            }
+        if (li + 1 < l_end) {
+            const int g = __ldg(p.loads + 2 * (li + 1));
+            if (p.group_off[g + 1] - p.group_off[g] <= SC_SORT_MAX) next_len = fetch_group<S>(p, g, cell, next);
         }
-        const int nl = p.target_nl[t];
-        int base[MAXL], cnt[MAXL], slots[MAXL];
-        int n = 0;
-        double total = 0.0;
+        for (; t < p.n_batch && p.load_start[t + 1] <= li + 1; ++t) {
+            const int nl = p.target_nl[t];
+            int base[MAXL], cnt[MAXL], slots[MAXL];
+            int n = 0;
+            double total = 0.0;
 #pragma unroll
-        for (int j = 0; j < MAXL; ++j) {
-            base[j] = 0;
-            cnt[j] = 0;
-            slots[j] = 0;
-            if (j < nl) {
-                const int slot = __ldg(p.target_lists + t * MAXL + j);
-                slots[j] = slot;
-                base[j] = ring.at(slot, 0);
-                cnt[j] = ring.counts[slot * bc + tid];
-                n += cnt[j];
-                total = sc_add(total, ring.sums[slot * bc + tid]);
+            for (int j = 0; j < MAXL; ++j) {
+                base[j] = 0;
+                cnt[j] = 0;
+                slots[j] = 0;
+                if (j < nl) {
+                    const int slot = __ldg(p.target_lists + t * MAXL + j);
+                    slots[j] = slot;
+                    base[j] = ring.at(slot, 0);
+                    cnt[j] = ring.counts[slot * bc + tid];
+                    n += cnt[j];
+                    total = sc_add(total, ring.sums[slot * bc + tid]);
+                }
             }
-        }
-        const int tg = p.out_target0 + t;
-        p.out_counts[(sc_i64)tg * p.out_cell_stride + out_cell] = (sc_u32)n;
-        double* out = p.out_values + (sc_i64)tg * p.out_cell_stride + out_cell;
-        const sc_i64 stat_stride = (sc_i64)p.out_targets * p.out_cell_stride;
-        if (n == 0 || n < p.min_samples) {
-            for (int s = 0; s < n_stats; ++s) out[s * stat_stride] = nan;
-            continue;
-        }
-        out[0] = sc_div(total, (double)n);
-        for (int i = 0; i < p.n_pct && i < SC_MAX_PCT; ++i) {
-            int lo = p.pos_lo[n * p.n_pct + i];
-            double frac = p.pos_frac[n * p.n_pct + i];
-            K x_lo, x_hi = 0;
-            const K hint = hints[i * bc];
-            select_ranks<K, MAXL>(ring.keys, base, cnt, slots, nl, bc, n, lo, frac != 0.0,
-                                  p.use_hints && hint != Keys<T>::MIN, hint, ring.pos + i * p.ring * bc, bc, x_lo,
-                                  x_hi);
-            hints[i * bc] = x_lo;
-            double v_lo = Keys<T>::value(x_lo);
-            out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, Keys<T>::value(x_hi), frac);
+            const int tg = p.out_target0 + t;
+            p.out_counts[(sc_i64)tg * p.out_cell_stride + out_cell] = (sc_u32)n;
+            double* out = p.out_values + (sc_i64)tg * p.out_cell_stride + out_cell;
+            const sc_i64 stat_stride = (sc_i64)p.out_targets * p.out_cell_stride;
+            if (n == 0 || n < p.min_samples) {
+                for (int s = 0; s < n_stats; ++s) out[s * stat_stride] = nan;
+                continue;
+            }
+            out[0] = sc_div(total, (double)n);
+            for (int i = 0; i < p.n_pct && i < SC_MAX_PCT; ++i) {
+                int lo = p.pos_lo[n * p.n_pct + i];
+                double frac = p.pos_frac[n * p.n_pct + i];
+                K x_lo, x_hi = 0;
+                const K hint = hints[i * bc];
+                select_ranks<K, MAXL>(ring.keys, base, cnt, slots, nl, bc, n, lo, frac != 0.0,
+                                      p.use_hints && hint != Keys<T>::MIN, hint, ring.pos + i * p.ring * bc, bc, x_lo,
+                                      x_hi);
+                hints[i * bc] = x_lo;
+                double v_lo = Keys<T>::value(x_lo);
+                out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, Keys<T>::value(x_hi), frac);
+            }
         }
     }
 }

@@ -98,6 +98,8 @@ impl HipDevice {
         }
     }
 
+    // the arguments of hipMemcpy2D, one for one
+    #[allow(clippy::too_many_arguments)]
     fn copy_2d(
         &mut self,
         dst: *mut c_void,

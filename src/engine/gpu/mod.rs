@@ -151,6 +151,7 @@ pub struct KernelParams {
     pub target_nl: DevPtr,
     pub group_off: DevPtr,
     pub group_rows: DevPtr,
+    pub group_first: DevPtr,
     pub pos_lo: DevPtr,
     pub pos_frac: DevPtr,
     pub ring_global: DevPtr,
@@ -513,6 +514,7 @@ const B_NL: usize = 9;
 const B_GROUP_OFF: usize = 10;
 const B_GROUP_ROWS: usize = 11;
 const B_LUT: usize = 12;
+const B_GROUP_FIRST: usize = 13;
 
 /// A pool that lives in device memory (buffer `B_POOL`), filled row by row through its own
 /// copy queue while the engine computes on rows already there.
@@ -744,7 +746,7 @@ impl<D: Device> GpuEngine<D> {
         let tables: Vec<_> = lp.batches.iter().map(|b| b.group_tables(plan)).collect();
         for c0 in (0..n_cells).step_by(lp.chunk) {
             let width = lp.chunk.min(n_cells - c0);
-            for (batch, (group_off, group_rows)) in lp.batches.iter().zip(&tables) {
+            for (batch, groups) in lp.batches.iter().zip(&tables) {
                 // the batch's pool rows, this chunk's cells
                 let rows = batch.slots.len();
                 let (batch_pool, stride) = match pool {
@@ -779,8 +781,9 @@ impl<D: Device> GpuEngine<D> {
                     loads: st.upload(B_LOADS, &batch.loads)?,
                     target_lists: st.upload(B_LISTS, &batch.target_lists)?,
                     target_nl: st.upload(B_NL, &batch.target_nl)?,
-                    group_off: st.upload(B_GROUP_OFF, group_off)?,
-                    group_rows: st.upload(B_GROUP_ROWS, group_rows)?,
+                    group_off: st.upload(B_GROUP_OFF, &groups.off)?,
+                    group_rows: st.upload(B_GROUP_ROWS, &groups.rows)?,
+                    group_first: st.upload(B_GROUP_FIRST, &groups.first)?,
                     pos_lo: d_pos_lo,
                     pos_frac: d_pos_frac,
                     ring_global: d_ring,

@@ -136,24 +136,37 @@ impl Batch {
         batches
     }
 
-    /// Pool row of every sample of every group, relative to this batch's first row, and where
-    /// each group starts (one more entry at the end). Groups outside the batch are left empty.
-    pub fn group_tables(&self, plan: &WindowPlan) -> (Vec<i32>, Vec<i32>) {
+    /// The kernel's group tables: the pool row of every sample of every group, relative to this
+    /// batch's first row; where each group starts in them (one more entry at the end); and each
+    /// group's first row where its rows are consecutive (the kernel then steps through them),
+    /// else -1. Groups outside the batch are left empty.
+    pub fn group_tables(&self, plan: &WindowPlan) -> GroupTables {
         let mut used = vec![false; plan.groups.len()];
         for pair in self.loads.chunks(2) {
             used[pair[0] as usize] = true;
         }
-        let mut off = Vec::with_capacity(plan.groups.len() + 1);
-        let mut rows = Vec::new();
+        let mut t = GroupTables::default();
         for (g, group) in plan.groups.iter().enumerate() {
-            off.push(rows.len() as i32);
+            let start = t.rows.len();
+            t.off.push(start as i32);
             if used[g] {
-                rows.extend(group.slots.iter().map(|&s| (s as usize - self.slots.start) as i32));
+                t.rows.extend(group.slots.iter().map(|&s| (s as usize - self.slots.start) as i32));
             }
+            let rows = &t.rows[start..];
+            let consecutive = !rows.is_empty() && rows.iter().zip(rows[0]..).all(|(&r, want)| r == want);
+            t.first.push(if consecutive { rows[0] } else { -1 });
         }
-        off.push(rows.len() as i32);
-        (off, rows)
+        t.off.push(t.rows.len() as i32);
+        t
     }
+}
+
+/// A batch's group tables for the kernel (`group_off`, `group_rows`, `group_first`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GroupTables {
+    pub off: Vec<i32>,
+    pub rows: Vec<i32>,
+    pub first: Vec<i32>,
 }
 
 #[cfg(test)]
@@ -210,9 +223,17 @@ mod tests {
         assert_eq!(batches[1].targets, 20..40);
         for b in &batches {
             replay(&plan, b, 12);
-            let (off, rows) = b.group_tables(&plan);
-            assert_eq!(off.len(), plan.groups.len() + 1);
-            assert!(rows.iter().all(|&r| (r as usize) < b.slots.len()));
+            let t = b.group_tables(&plan);
+            assert_eq!(t.off.len(), plan.groups.len() + 1);
+            assert!(t.rows.iter().all(|&r| (r as usize) < b.slots.len()));
+            // every year present: each loaded group's 30 rows are consecutive
+            for pair in b.loads.chunks(2) {
+                let g = pair[0] as usize;
+                let rows = &t.rows[t.off[g] as usize..t.off[g + 1] as usize];
+                assert_eq!(rows.len(), 30);
+                assert_eq!(t.first[g], rows[0]);
+                assert_eq!(rows[29], rows[0] + 29);
+            }
         }
         // one target per batch when rows allow only one window
         let single = Batch::plan(&plan, 12, 11, 330);
@@ -227,9 +248,24 @@ mod tests {
             WindowSpec { years: 2000..=2004, doys: (1..=366).collect(), half_window: 3, calendar: Calendar::Hobday366 };
         let plan = WindowPlan::build(&spec, |d| d.ordinal() % 7 != 3);
         let maxl = plan.targets.iter().map(|t| t.groups.len()).max().unwrap();
+        let (mut stepped, mut listed) = (0, 0);
         for b in Batch::plan(&plan, maxl, 12, 400) {
             assert!(b.ring <= 12);
             replay(&plan, &b, maxl);
+            // a group's first row is given exactly when its rows are consecutive
+            let t = b.group_tables(&plan);
+            for g in 0..plan.groups.len() {
+                let rows = &t.rows[t.off[g] as usize..t.off[g + 1] as usize];
+                if t.first[g] >= 0 {
+                    stepped += 1;
+                    assert!(rows.iter().enumerate().all(|(y, &r)| r == t.first[g] + y as i32), "group {g}");
+                } else if rows.len() > 1 {
+                    listed += 1;
+                    assert!(rows.windows(2).any(|w| w[1] != w[0] + 1), "group {g}: {rows:?}");
+                }
+            }
         }
+        // missing days leave gaps in some groups and not in others
+        assert!(stepped > 0 && listed > 0, "{stepped} stepped, {listed} listed");
     }
 }
