@@ -1,0 +1,15 @@
+# Final kernel (block barrier per load, L1-preferring split): GPU tests, timings, full-size
+# bitwise check, end-to-end runs.
+set -u
+tar xJf .carry/bins.tar.xz -C .carry
+. scripts/cuda-env.sh
+export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_TEST_BIN=$PWD/.carry/sstclim
+S=.carry/sstclim
+mkdir -p $OUT/k $OUT/t $OUT/p
+{ date -u; uname -a; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv; $S --version; } > $OUT/machine.txt 2>&1
+b() { name=$1; pool=$2; e=$3; shift 3; env $e timeout 200 $S -q bench-kernel --backend cuda --pool $pool --probe-bytes 1GB "$@" --json $OUT/k/$name.json > $OUT/k/$name.log 2>&1; echo "$name rc=$? $(grep -E 'kernel median|differ' $OUT/k/$name.log | tr '\n' ' ')" | tee -a $OUT/summary.txt; }
+b f32-1 f32 X=1 --repeats 5; b f32-split50 f32 SSTCLIM_CUDA_CARVEOUT=50 --repeats 3; b f32-2 f32 X=1 --repeats 5
+b f64 f64 X=1 --repeats 3
+b verify f32 X=1 --repeats 1 --verify
+cp .carry/call.sh $OUT/
+cd $OUT && tar czf k.tgz k && rm -rf k t p
