@@ -326,6 +326,8 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
     const int full_down = n - r + 1, full_up = r;
     bool use_hint = false;
     if (have_hint) {
+        // every group's stored position and the keys around it, all loads issued before any
+        // is waited for; then each group's position moves the few rows the hint moved
 #pragma unroll
         for (int j = 0; j < MAXL; ++j) {
             le[j] = 0;
@@ -334,7 +336,16 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
             if (j < nl) {
                 int q = pos[slot[j] * pos_step];
                 q = q < cnt[j] ? q : cnt[j];
-                K a = keys[base[j] + q * step], b = keys[base[j] + (q + 1) * step];
+                le[j] = q;
+                at[j] = keys[base[j] + q * step];
+                above[j] = keys[base[j] + (q + 1) * step];
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < MAXL; ++j) {
+            if (j < nl) {
+                int q = le[j];
+                K a = at[j], b = above[j];
                 while (b <= hint) {  // row cnt + 1 holds kmax
                     ++q;
                     a = b;
