@@ -549,7 +549,16 @@ SC_DEVICE void climatology(const ClimParams& p) {
     }
 
 // A run-time compiler builds only the one it needs (-DSC_SELECT -DSC_WANT_<name>); hipcc
-// builds all six into the code object.
+// builds all nine into the code object.
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l11)
+SC_KERNEL(sstclim_clim_f32_l11, float, 11)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f64_l11)
+SC_KERNEL(sstclim_clim_f64_l11, double, 11)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16_l11)
+SC_KERNEL(sstclim_clim_i16_l11, short, 11)
+#endif
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l12)
 SC_KERNEL(sstclim_clim_f32_l12, float, 12)
 #endif

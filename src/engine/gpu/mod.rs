@@ -236,7 +236,7 @@ const MAX_BLOCKS_PER_SM: usize = 32;
 const AUTO_SHARED_MIN_CELLS: usize = 256;
 
 /// The kernel instantiations: largest number of groups per target each handles.
-const MAXL_VARIANTS: [usize; 2] = [12, 32];
+const MAXL_VARIANTS: [usize; 3] = [11, 12, 32];
 
 /// How one `compute` call uses the device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1112,13 +1112,13 @@ mod tests {
         let (plan, stats) = job(1991..=2020, 5);
         let lp =
             plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
-        assert_eq!(lp.kernel, "sstclim_clim_f32_l12");
+        assert_eq!(lp.kernel, "sstclim_clim_f32_l11");
         assert!(!lp.ring_in_shared, "auto: 148 cells a multiprocessor are too few for shared memory");
         assert_eq!((lp.ring, lp.rows, lp.chunk, lp.batches.len(), lp.pool_rows), (11, 32, 1440 * 721, 1, 3060));
         // the ring's keys in device memory (1408 bytes a cell), the rest (147 bytes) in shared
         assert_eq!(lp.device_bytes as usize - 3060 * 1440 * 721 * 4 - 1440 * 721 * 92 * 20, {
             let cells = (1440 * 721usize).div_ceil(lp.block) * lp.block;
-            cells * 1408 + (1 << 20) + 331 * 12 + 3060 * 8 + 92 * 14 * 4 + 102 * 8
+            cells * 1408 + (1 << 20) + 331 * 12 + 3060 * 8 + 92 * 13 * 4 + 102 * 8
         });
         assert_eq!((lp.block, lp.smem), (128, 128 * 147));
         // the kernel's row offsets are 32-bit row x 32-bit stride
@@ -1155,7 +1155,7 @@ mod tests {
         let (plan, stats) = job(1991..=2020, 5);
         let lp = plan_launch::<f64>(&h200(), &GpuOptions::default(), &plan, &stats, 100_000, 200 << 20, false).unwrap();
         assert!(lp.chunk < 100_000 && lp.device_bytes <= 200 << 20, "{lp:?}");
-        assert_eq!(lp.kernel, "sstclim_clim_f64_l12");
+        assert_eq!(lp.kernel, "sstclim_clim_f64_l11");
         // wide windows take the larger kernel, too wide ones are refused
         let (plan, stats) = job(1991..=2020, 15);
         let lp = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30, false).unwrap();
