@@ -30,6 +30,15 @@ SC_DEVICE float sc_bits_float(sc_u32 b) { return __uint_as_float(b); }
 SC_DEVICE sc_u64 sc_double_bits(double v) { return (sc_u64)__double_as_longlong(v); }
 SC_DEVICE double sc_bits_double(sc_u64 b) { return __longlong_as_double((long long)b); }
 
+// A load of data read once: ask the caches to evict it first.
+#ifdef SC_VENDOR_HIP
+template <typename T>
+SC_DEVICE T sc_load_stream(const T* p) { return __builtin_nontemporal_load(p); }
+#else
+template <typename T>
+SC_DEVICE T sc_load_stream(const T* p) { return __ldcs(p); }
+#endif
+
 // IEEE round-to-nearest operations that are never fused (both vendors provide these).
 SC_DEVICE double sc_add(double a, double b) { return __dadd_rn(a, b); }
 SC_DEVICE double sc_sub(double a, double b) { return __dsub_rn(a, b); }

@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/install-deps.sh
 cargo test --release --locked --all-targets
+echo "== the kernel's sort network is the one scripts/gen-sort-network.py writes" >&2
+python3 scripts/gen-sort-network.py --check
 echo "== kernels/climatology.hip with hipcc for gfx906" >&2
 hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/climatology-gfx906.hsaco kernels/climatology.hip
 echo "== kernels/baselines.hip with hipcc for gfx906" >&2

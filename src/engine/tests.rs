@@ -180,6 +180,49 @@ test_every_engine!(equivalent_on_an_odd_grid_of_1037_cells, |engine: &dyn Engine
 
 // An int16 pool (packed integers plus a decoding table, some integers decoding as missing)
 // equals the reference on that pool and, being exact, the float64 pool of the decoded values.
+// Values at the edges of the key order: signed zeros, infinities and NaNs with other payloads
+// (missing, like NaN), the largest finite and subnormal values of both pool types, often
+// enough that order statistics land on them.
+test_every_engine!(equivalent_with_special_values, |engine: &dyn Engine| {
+    let spec =
+        WindowSpec { years: 1991..=2020, doys: (152..=158).collect(), half_window: 5, calendar: Calendar::Ordinal };
+    let plan = WindowPlan::build(&spec, |_| true);
+    let n_cells = 45;
+    let specials = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::from_bits(0x7ff0_0000_0000_0001),
+        f64::from_bits(0xfff8_0000_0000_0000),
+        f64::from(f32::MAX),
+        -f64::from(f32::MAX),
+        f64::MAX,
+        -f64::MAX,
+        1e-40,
+        -1e-40,
+        5e-324,
+        -5e-324,
+    ];
+    let mut rng = SplitMix64::new(41);
+    let values: Vec<f64> = random_values(&plan, n_cells, 43)
+        .into_iter()
+        .map(|v| if !v.is_nan() && rng.below(3) == 0 { specials[rng.below(specials.len() as u64) as usize] } else { v })
+        .collect();
+    let st = stats(&["0", "10", "50", "90", "100"], 5, 1);
+    let pool = Pool::<f64>::from_values(plan.slots.len(), n_cells, &values).unwrap();
+    let want = run(&ReferenceEngine, PoolRef::F64(pool.view()), &plan, &st);
+    let got = run(engine, PoolRef::F64(pool.view()), &plan, &st);
+    assert_eq!(got.count_differences(&want), 0, "{} with special values (f64 pool)", engine.name());
+    // the extremes are really selected: the 0th and 100th percentiles reach +-f64::MAX
+    assert!(want.values.contains(&f64::MAX) && want.values.contains(&-f64::MAX), "extremes selected");
+    let pool32 = Pool::<f32>::from_values(plan.slots.len(), n_cells, &values).unwrap();
+    let want = run(&ReferenceEngine, PoolRef::F32(pool32.view()), &plan, &st);
+    let got = run(engine, PoolRef::F32(pool32.view()), &plan, &st);
+    assert_eq!(got.count_differences(&want), 0, "{} with special values (f32 pool)", engine.name());
+    assert!(want.values.contains(&f64::from(f32::MAX)), "f32::MAX selected");
+});
+
 test_every_engine!(equivalent_on_an_int16_pool, |engine: &dyn Engine| {
     let spec =
         WindowSpec { years: 1991..=2020, doys: (152..=160).collect(), half_window: 5, calendar: Calendar::Ordinal };

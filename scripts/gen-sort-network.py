@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Write Batcher's odd-even merge sort network for 32 keys into kernels/climatology.hip.
+
+The kernel sorts each staged group (up to 32 samples) in registers with a fixed network: every
+compare-exchange must name its two registers at compile time, so the network is spelled out as
+a list of pairs (the loops that generate it have bounds the CUDA unroller does not resolve).
+Batcher's network has 191 compare-exchanges for 32 keys, against 240 for the bitonic network
+it replaces. This script regenerates the list between the markers and checks the network sorts
+(random inputs here; `tests` in src/engine/gpu/mod.rs check it again from the kernel text).
+
+    scripts/gen-sort-network.py            # rewrite the list in place
+    scripts/gen-sort-network.py --check    # exit 1 if the list in the kernel differs
+"""
+import random
+import re
+import sys
+from pathlib import Path
+
+N = 32
+KERNEL = Path(__file__).resolve().parent.parent / "kernels" / "climatology.hip"
+BEGIN = "// BEGIN sort network (scripts/gen-sort-network.py)"
+END = "// END sort network"
+
+
+def batcher(n):
+    """Knuth's iterative form of Batcher's odd-even merge sort (TAOCP 5.3.4, Algorithm M)."""
+    pairs = []
+    p = 1
+    while p < n:
+        k = p
+        while k >= 1:
+            j = k % p
+            while j + k < n:
+                for i in range(min(k, n - j - k)):
+                    if (i + j) // (2 * p) == (i + j + k) // (2 * p):
+                        pairs.append((i + j, i + j + k))
+                j += 2 * k
+            k //= 2
+        p *= 2
+    return pairs
+
+
+def check(pairs, n, trials=20000):
+    rng = random.Random(7)
+    for _ in range(trials):
+        x = [rng.randint(0, 6) for _ in range(n)]
+        for a, b in pairs:
+            if x[a] > x[b]:
+                x[a], x[b] = x[b], x[a]
+        assert x == sorted(x), "network does not sort"
+
+
+def render(pairs):
+    lines = [BEGIN, f"// {len(pairs)} compare-exchanges; SC_CX(a, b) leaves the smaller key in a"]
+    lines.append("#define SC_SORT32_NETWORK(SC_CX) \\")
+    per = 8
+    for i in range(0, len(pairs), per):
+        chunk = " ".join(f"SC_CX({a}, {b})" for a, b in pairs[i : i + per])
+        lines.append(f"    {chunk}" + (" \\" if i + per < len(pairs) else ""))
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def main():
+    pairs = batcher(N)
+    check(pairs, N)
+    text = KERNEL.read_text()
+    block = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
+    if not block.search(text):
+        sys.exit(f"{KERNEL}: markers not found")
+    new = block.sub(lambda _: render(pairs), text)
+    if "--check" in sys.argv[1:]:
+        sys.exit(0 if new == text else f"{KERNEL}: the sort network differs from {Path(__file__).name}'s")
+    KERNEL.write_text(new)
+    print(f"{len(pairs)} compare-exchanges written to {KERNEL}")
+
+
+if __name__ == "__main__":
+    main()
