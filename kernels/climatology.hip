@@ -576,15 +576,16 @@ SC_DEVICE void climatology(const ClimParams& p) {
 // Blocks of 256 threads a multiprocessor must hold at least: caps registers per thread
 // (nvcc and NVRTC ignore --maxrregcount for kernels with launch bounds). Float32 kernels run
 // best uncapped (127 registers, 4 blocks of 128 threads on an H200); the float64 ones for
-// windows of 11 or 12 groups capped at 128 (34.5 ms against 36.9 ms). The int16 kernels (not
-// timed: bench-kernel fills float pools) and the 32-group ones stay uncapped rather than risk
-// spills. SC_MIN_BLOCKS overrides all, for measuring.
+// windows of 11 or 12 groups capped at 128 on CUDA (34.5 ms against 36.9 ms; on gfx906 the
+// cap would spill them, see sstclim_port.h). The int16 kernels (not timed: bench-kernel fills
+// float pools) and the 32-group ones stay uncapped rather than risk spills. SC_MIN_BLOCKS
+// overrides all, for measuring.
 #ifdef SC_MIN_BLOCKS
 #define SC_MINB_FREE SC_MIN_BLOCKS
 #define SC_MINB_CAPPED SC_MIN_BLOCKS
 #else
 #define SC_MINB_FREE 1
-#define SC_MINB_CAPPED 2
+#define SC_MINB_CAPPED SC_CAPPED_MIN_BLOCKS  // sstclim_port.h: 2 on CUDA, 1 on HIP
 #endif
 
 // The instantiations the engines load by name: sample type x largest window (groups per target).

@@ -30,6 +30,16 @@ SC_DEVICE float sc_bits_float(sc_u32 b) { return __uint_as_float(b); }
 SC_DEVICE sc_u64 sc_double_bits(double v) { return (sc_u64)__double_as_longlong(v); }
 SC_DEVICE double sc_bits_double(sc_u64 b) { return __longlong_as_double((long long)b); }
 
+// Launch bounds' second argument for kernels capped at 128 registers a thread: CUDA reads it as
+// blocks of 256 threads a multiprocessor must hold (65536 / (256 x 2) = 128 registers); HIP as
+// waves per execution unit, where 2 would cap gfx906 at 128 VGPRs and spill the float64 kernel
+// to scratch. The cap was measured on NVIDIA only, so HIP leaves the kernels uncapped.
+#ifdef SC_VENDOR_HIP
+#define SC_CAPPED_MIN_BLOCKS 1
+#else
+#define SC_CAPPED_MIN_BLOCKS 2
+#endif
+
 // A load of data read once: ask the caches to evict it first.
 #ifdef SC_VENDOR_HIP
 template <typename T>

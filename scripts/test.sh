@@ -11,7 +11,12 @@ cargo test --release --locked --all-targets
 echo "== the kernel's sort network is the one scripts/gen-sort-network.py writes" >&2
 python3 scripts/gen-sort-network.py --check
 echo "== kernels/climatology.hip with hipcc for gfx906" >&2
-hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/climatology-gfx906.hsaco kernels/climatology.hip
+hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -Rpass-analysis=kernel-resource-usage \
+    -o target/climatology-gfx906.hsaco kernels/climatology.hip 2> target/climatology-gfx906.usage \
+    || { cat target/climatology-gfx906.usage >&2; exit 1; }
+echo "== the 11- and 12-group kernels fit gfx906's registers (no scratch spills)" >&2
+awk '/Function Name:/ { name = $(NF-1) } /ScratchSize/ { print name, $(NF-1) }' target/climatology-gfx906.usage \
+    | tee /dev/stderr | awk '$1 ~ /_l1[12]$/ && $2 != 0 { bad = 1 } END { exit bad }'
 echo "== kernels/baselines.hip with hipcc for gfx906" >&2
 hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/baselines-gfx906.hsaco kernels/baselines.hip
 echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit needed)" >&2
