@@ -65,6 +65,89 @@ struct ClimParams {
 #define SC_MAX_PCT 8
 #define SC_SORT_MAX 32
 
+// Launch constants. The CUDA backend compiles each kernel for the launches it serves and passes
+// what it knows of them as -DSC_K_<NAME>=<value> (src/engine/gpu/spec.rs): block size, ring
+// geometry, percentile count, pool stride, and where every group has the same number of
+// consecutive pool rows and every target the same number of groups, those too. Strides, loop
+// bounds and the padding of short groups then fold into the code. Without them (the HIP build,
+// which compiles every kernel ahead of time, or SSTCLIM_CUDA_SPECIALIZE=0) the kernel reads the
+// same values from its arguments. A kernel launched with other values than it was compiled for
+// stops with a trap (`check_launch`, and per group and target below) instead of computing.
+#ifdef SC_K_BC
+#define SC_BC SC_K_BC
+#else
+#define SC_BC ((int)blockDim.x)
+#endif
+#ifdef SC_K_ROWS
+#define SC_ROWS(p) SC_K_ROWS
+#else
+#define SC_ROWS(p) ((p).rows)
+#endif
+#ifdef SC_K_RING
+#define SC_RING(p) SC_K_RING
+#else
+#define SC_RING(p) ((p).ring)
+#endif
+#ifdef SC_K_NPCT
+#define SC_NPCT(p) SC_K_NPCT
+#else
+#define SC_NPCT(p) ((p).n_pct)
+#endif
+#ifdef SC_K_RING_GLOBAL
+#define SC_RING_GLOBAL(p) (SC_K_RING_GLOBAL != 0)
+#else
+#define SC_RING_GLOBAL(p) ((p).ring_global != 0)
+#endif
+#ifdef SC_K_HINTS
+#define SC_HINTS(p) (SC_K_HINTS != 0)
+#else
+#define SC_HINTS(p) ((p).use_hints != 0)
+#endif
+#ifdef SC_K_POOL_STRIDE
+#define SC_POOL_STRIDE(p) ((sc_i64)SC_K_POOL_STRIDE)
+#else
+#define SC_POOL_STRIDE(p) ((p).pool_stride)
+#endif
+// every group has SC_K_GLEN (1..SC_SORT_MAX) rows, consecutive in the pool; 0: not known
+#ifdef SC_K_GLEN
+#define SC_GLEN SC_K_GLEN
+#else
+#define SC_GLEN 0
+#endif
+// every target has SC_K_NL groups (the kernel's MAXL); 0: not known
+#ifdef SC_K_NL
+#define SC_NL SC_K_NL
+#else
+#define SC_NL 0
+#endif
+
+// Stop a kernel compiled for other launch constants than its launch's.
+SC_DEVICE void check_launch(const ClimParams& p) {
+    bool bad = false;
+#ifdef SC_K_BC
+    bad |= blockDim.x != SC_K_BC;
+#endif
+#ifdef SC_K_ROWS
+    bad |= p.rows != SC_K_ROWS;
+#endif
+#ifdef SC_K_RING
+    bad |= p.ring != SC_K_RING;
+#endif
+#ifdef SC_K_NPCT
+    bad |= p.n_pct != SC_K_NPCT;
+#endif
+#ifdef SC_K_RING_GLOBAL
+    bad |= (p.ring_global != 0) != (SC_K_RING_GLOBAL != 0);
+#endif
+#ifdef SC_K_HINTS
+    bad |= (p.use_hints != 0) != (SC_K_HINTS != 0);
+#endif
+#ifdef SC_K_POOL_STRIDE
+    bad |= p.pool_stride != (sc_i64)SC_K_POOL_STRIDE;
+#endif
+    if (bad) sc_trap();
+}
+
 #define SC_POOL_LOAD(ptr) sc_load_stream(ptr)
 
 // Order-preserving keys: a < b as floats (total order, -0 < +0) iff key(a) < key(b).
@@ -196,10 +279,16 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
     typedef typename Compute<S>::type T;
     const S* __restrict__ col = (const S*)p.pool + cell;
     const int off = __ldg(p.group_off + g);
-    const int len = __ldg(p.group_off + g + 1) - off;
+    const int stored_len = __ldg(p.group_off + g + 1) - off;
     const int first = __ldg(p.group_first + g);
+#if SC_GLEN
+    if (stored_len != SC_GLEN || first < 0) sc_trap();
+    const int len = SC_GLEN;
+#else
+    const int len = stored_len;
+#endif
     const double* lut = p.lut;
-    const sc_i64 row_bytes = p.pool_stride * (sc_i64)sizeof(S);
+    const sc_i64 row_bytes = SC_POOL_STRIDE(p) * (sc_i64)sizeof(S);
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) v[y] = (T)0;
     // every branch below is uniform: the same group and pool for every thread
@@ -208,7 +297,7 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
     const int* __restrict__ rows = p.group_rows + off;
     if (row_bytes < 0x80000000ll) {
         const int rb = (int)row_bytes;
-        if (first >= 0) {
+        if (SC_GLEN || first >= 0) {
             const char* __restrict__ q = (const char*)col + (sc_i64)first * row_bytes;
 #pragma unroll
             for (int y = 0; y < SC_SORT_MAX; ++y) {
@@ -223,7 +312,7 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
             }
         }
     } else {
-        const sc_i64 stride = p.pool_stride;
+        const sc_i64 stride = SC_POOL_STRIDE(p);
 #pragma unroll
         for (int y = 0; y < SC_SORT_MAX; ++y) {
             const sc_i64 row = first >= 0 ? (sc_i64)first + (y < last ? y : last) : __ldg(rows + (y < last ? y : last));
@@ -263,8 +352,9 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
     for (int i = 0; i < ring.n_pct; ++i) {
         const K hint = ring.hints[i * ring.bc];
         int c = 0;
+        // keys past a group of known length are MAX, never at or below a hint
 #pragma unroll
-        for (int y = 0; y < SC_SORT_MAX; ++y) c += x[y] <= hint ? 1 : 0;
+        for (int y = 0; y < (SC_GLEN ? SC_GLEN : SC_SORT_MAX); ++y) c += x[y] <= hint ? 1 : 0;
         ring.pos[(i * ring.slots + slot) * ring.bc] = (unsigned char)(hint == Keys<T>::MIN ? 0 : c);
     }
 }
@@ -471,7 +561,8 @@ SC_DEVICE void climatology(const ClimParams& p) {
     typedef typename Compute<S>::type T;
     typedef typename Keys<T>::K K;
     extern __shared__ double sc_shared[];
-    const int bc = blockDim.x;
+    check_launch(p);
+    const int bc = SC_BC;
     const int tid = threadIdx.x;
     // The block's warps meet after every load (a barrier at the end of each pass below): warps
     // left to drift apart run different stretches of this long kernel at once, and stall on
@@ -486,27 +577,28 @@ SC_DEVICE void climatology(const ClimParams& p) {
     Ring<K> ring;
     ring.sums = sc_shared;
     int* after_keys;
-    if (p.ring_global) {
-        ring.keys = (K*)p.ring_global + (sc_i64)blockIdx.x * p.ring * p.rows * bc;
-        after_keys = (int*)(ring.sums + p.ring * bc);
+    const int n_ring = SC_RING(p), n_rows = SC_ROWS(p), n_pct = SC_NPCT(p);
+    if (SC_RING_GLOBAL(p)) {
+        ring.keys = (K*)p.ring_global + (sc_i64)blockIdx.x * n_ring * n_rows * bc;
+        after_keys = (int*)(ring.sums + n_ring * bc);
     } else {
-        ring.keys = (K*)(ring.sums + p.ring * bc);
-        after_keys = (int*)(ring.keys + (sc_i64)p.ring * p.rows * bc);
+        ring.keys = (K*)(ring.sums + n_ring * bc);
+        after_keys = (int*)(ring.keys + (sc_i64)n_ring * n_rows * bc);
     }
     ring.counts = after_keys;
-    ring.rows = p.rows;
+    ring.rows = n_rows;
     ring.bc = bc;
     ring.tid = tid;
-    ring.slots = p.ring;
-    ring.n_pct = p.n_pct;
+    ring.slots = n_ring;
+    ring.n_pct = n_pct;
     // each percentile's value at the previous target day (MIN: none yet), after the counts;
     // then the positions
-    K* hints = (K*)(ring.counts + p.ring * bc) + tid;
+    K* hints = (K*)(ring.counts + n_ring * bc) + tid;
     ring.hints = hints;
-    ring.pos = (unsigned char*)((K*)(ring.counts + p.ring * bc) + p.n_pct * bc) + tid;
-    for (int i = 0; i < p.n_pct; ++i) hints[i * bc] = Keys<T>::MIN;
+    ring.pos = (unsigned char*)((K*)(ring.counts + n_ring * bc) + n_pct * bc) + tid;
+    for (int i = 0; i < n_pct; ++i) hints[i * bc] = Keys<T>::MIN;
     const double nan = sc_bits_double(0x7ff8000000000000ull);
-    const int n_stats = 1 + p.n_pct;
+    const int n_stats = 1 + n_pct;
     const sc_i64 out_cell = p.out_cell0 + cell;
 
     // One pass over the batch's loads, in order: fetch, sort and stage load i's group, then
@@ -520,7 +612,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
     for (int li = l0; li < l_end; ++li) {
         {
             const int g = __ldg(p.loads + 2 * li), slot = __ldg(p.loads + 2 * li + 1);
-            if (p.group_off[g + 1] - p.group_off[g] > SC_SORT_MAX) {
+            if (!SC_GLEN && p.group_off[g + 1] - p.group_off[g] > SC_SORT_MAX) {
                 stage_long_group<S>(p, ring, g, slot, cell);
             } else {
                 T v[SC_SORT_MAX];
@@ -529,7 +621,12 @@ SC_DEVICE void climatology(const ClimParams& p) {
             }
         }
         for (; t < p.n_batch && p.load_start[t + 1] <= li + 1; ++t) {
+#if SC_NL
+            if (p.target_nl[t] != SC_NL) sc_trap();
+            const int nl = SC_NL;
+#else
             const int nl = p.target_nl[t];
+#endif
             int base[MAXL], cnt[MAXL], slots[MAXL];
             int n = 0;
             double total = 0.0;
@@ -556,13 +653,13 @@ SC_DEVICE void climatology(const ClimParams& p) {
                 continue;
             }
             if (active) out[0] = sc_div(total, (double)n);
-            for (int i = 0; i < p.n_pct && i < SC_MAX_PCT; ++i) {
-                int lo = p.pos_lo[n * p.n_pct + i];
-                double frac = p.pos_frac[n * p.n_pct + i];
+            for (int i = 0; i < n_pct && i < SC_MAX_PCT; ++i) {
+                int lo = p.pos_lo[n * n_pct + i];
+                double frac = p.pos_frac[n * n_pct + i];
                 K x_lo, x_hi = 0;
                 const K hint = hints[i * bc];
                 select_ranks<K, MAXL>(ring.keys, base, cnt, slots, nl, bc, n, lo, frac != 0.0,
-                                      p.use_hints && hint != Keys<T>::MIN, hint, ring.pos + i * p.ring * bc, bc, x_lo,
+                                      SC_HINTS(p) && hint != Keys<T>::MIN, hint, ring.pos + i * n_ring * bc, bc, x_lo,
                                       x_hi);
                 hints[i * bc] = x_lo;
                 double v_lo = Keys<T>::value(x_lo);
@@ -574,18 +671,27 @@ SC_DEVICE void climatology(const ClimParams& p) {
 }
 
 // Blocks of 256 threads a multiprocessor must hold at least: caps registers per thread
-// (nvcc and NVRTC ignore --maxrregcount for kernels with launch bounds). Float32 kernels run
-// best uncapped (127 registers, 4 blocks of 128 threads on an H200); the float64 ones for
-// windows of 11 or 12 groups capped at 128 on CUDA (34.5 ms against 36.9 ms; on gfx906 the
-// cap would spill them, see sstclim_port.h). The int16 kernels (not timed: bench-kernel fills
-// float pools) and the 32-group ones stay uncapped rather than risk spills. SC_MIN_BLOCKS
-// overrides all, for measuring.
+// (nvcc and NVRTC ignore --maxrregcount for kernels with launch bounds). The generic float32
+// kernels run best uncapped (127 registers); compiled for their launch constants on CUDA,
+// those for windows of 11 or 12 groups need fewer and run best capped at 85 (80 used, 13.87 ms
+// against 14.32 ms for the reference job on an H200 with blocks of 64 threads, see
+// bench-results/kernel-launch-constants-2026-12-01-h200). The float64 ones for windows of 11 or
+// 12 groups are capped at 128 on CUDA (34.5 ms against 36.9 ms; on gfx906 the cap would spill
+// them, see sstclim_port.h). The int16 kernels (not timed: bench-kernel fills float pools) and
+// the 32-group ones stay uncapped rather than risk spills. SC_MIN_BLOCKS overrides all, for
+// measuring.
 #ifdef SC_MIN_BLOCKS
 #define SC_MINB_FREE SC_MIN_BLOCKS
 #define SC_MINB_CAPPED SC_MIN_BLOCKS
+#define SC_MINB_F32 SC_MIN_BLOCKS
 #else
 #define SC_MINB_FREE 1
 #define SC_MINB_CAPPED SC_CAPPED_MIN_BLOCKS  // sstclim_port.h: 2 on CUDA, 1 on HIP
+#if defined(SC_VENDOR_CUDA) && defined(SC_K_BC)
+#define SC_MINB_F32 3
+#else
+#define SC_MINB_F32 1
+#endif
 #endif
 
 // The instantiations the engines load by name: sample type x largest window (groups per target).
@@ -597,7 +703,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
 // A run-time compiler builds only the one it needs (-DSC_SELECT -DSC_WANT_<name>); hipcc
 // builds all nine into the code object.
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l11)
-SC_KERNEL(sstclim_clim_f32_l11, float, 11, SC_MINB_FREE)
+SC_KERNEL(sstclim_clim_f32_l11, float, 11, SC_MINB_F32)
 #endif
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f64_l11)
 SC_KERNEL(sstclim_clim_f64_l11, double, 11, SC_MINB_CAPPED)
@@ -606,7 +712,7 @@ SC_KERNEL(sstclim_clim_f64_l11, double, 11, SC_MINB_CAPPED)
 SC_KERNEL(sstclim_clim_i16_l11, short, 11, SC_MINB_FREE)
 #endif
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l12)
-SC_KERNEL(sstclim_clim_f32_l12, float, 12, SC_MINB_FREE)
+SC_KERNEL(sstclim_clim_f32_l12, float, 12, SC_MINB_F32)
 #endif
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l32)
 SC_KERNEL(sstclim_clim_f32_l32, float, 32, SC_MINB_FREE)

@@ -49,6 +49,13 @@ template <typename T>
 SC_DEVICE T sc_load_stream(const T* p) { return __ldcs(p); }
 #endif
 
+// Stop the kernel: the launch fails with an error the backend reports.
+#ifdef SC_VENDOR_HIP
+SC_DEVICE void sc_trap() { __builtin_trap(); }
+#else
+SC_DEVICE void sc_trap() { __trap(); }
+#endif
+
 // IEEE round-to-nearest operations that are never fused (both vendors provide these).
 SC_DEVICE double sc_add(double a, double b) { return __dadd_rn(a, b); }
 SC_DEVICE double sc_sub(double a, double b) { return __dsub_rn(a, b); }

@@ -36,6 +36,7 @@ __device__ short __ldcs(const short*);
 __device__ double sqrt(double);
 __device__ float fminf(float, float);
 __device__ float fmaxf(float, float);
+__device__ void __trap();
 H
 grep -v "#pragma once" kernels/sstclim_port.h > "$tmp/port.h"
 status=0
@@ -50,5 +51,19 @@ for src in kernels/climatology.hip kernels/baselines.hip; do
             echo "FAIL $src: $name"; status=1
         fi
     done
+done
+# the climatology kernels as the CUDA backend compiles them for the reference job: every
+# launch constant given (src/engine/gpu/spec.rs)
+sed 's/#include "sstclim_port.h"//' kernels/climatology.hip > "$tmp/k.cu"
+for name in sstclim_clim_f32_l11 sstclim_clim_f64_l11 sstclim_clim_i16_l11; do
+    if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
+        -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -DSC_K_BC=64 -DSC_K_ROWS=32 \
+        -DSC_K_RING=11 -DSC_K_NPCT=1 -DSC_K_RING_GLOBAL=1 -DSC_K_HINTS=1 -DSC_K_POOL_STRIDE=1038240 \
+        -DSC_K_GLEN=30 -DSC_K_NL=11 -include "$tmp/prelude.h" -include "$tmp/port.h" -S -o "$tmp/$name.k.ptx" \
+        "$tmp/k.cu" && grep -q "\.entry $name" "$tmp/$name.k.ptx"; then
+        echo "ok   kernels/climatology.hip: $name with launch constants"
+    else
+        echo "FAIL kernels/climatology.hip: $name with launch constants"; status=1
+    fi
 done
 exit $status

@@ -23,5 +23,7 @@ echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit 
 scripts/cuda-syntax-check.sh
 echo "== kernels/baselines.hip emulated on the host against a naive reference" >&2
 scripts/baselines-host-check.sh
+echo "== the climatology kernel's order-statistic search emulated on the host against a sorted union" >&2
+scripts/walk-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip

@@ -196,6 +196,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         hints: !args.gpu_no_hints,
         block: args.gpu_block,
         device_wraps: false,
+        ..GpuOptions::default()
     };
     let engine = args.backend.engine(args.job.device, &opts)?;
     let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);

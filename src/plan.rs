@@ -162,6 +162,7 @@ impl JobPlan {
                 hints: !args.gpu_no_hints,
                 block: args.gpu_block,
                 device_wraps: false,
+                ..GpuOptions::default()
             },
             threads,
             max_mem,

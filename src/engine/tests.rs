@@ -62,7 +62,9 @@ fn gpu_variants(backend: Backend) -> Vec<(&'static str, GpuOptions)> {
         ("small-memory", GpuOptions { max_device_mem: Some(1_500_000), block: Some(64), ..d.clone() }),
     ];
     if backend == Backend::Cuda {
-        v.push(("shared-ring", GpuOptions { ring: RingPlace::Shared, ..d }));
+        v.push(("shared-ring", GpuOptions { ring: RingPlace::Shared, ..d.clone() }));
+        // the CUDA backend compiles the kernel for its launch constants unless told not to
+        v.push(("generic-kernel", GpuOptions { specialize: !d.specialize, ..d }));
     }
     v
 }

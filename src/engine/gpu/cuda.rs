@@ -14,7 +14,8 @@ use cudarc::driver::{result, DriverError};
 use cudarc::nvrtc::{result as nvrtc_result, sys as nvrtc_sys};
 
 use super::{
-    kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, Uploader,
+    kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, KernelSpec,
+    Uploader,
 };
 
 /// A CUDA engine on device `ordinal`, or why there is none.
@@ -158,12 +159,18 @@ impl CudaDevice {
     /// from the kernel source `file` (text from `source`) once per process (only that
     /// instantiation, so neither NVRTC nor the driver compiles the others; no PTX is left for
     /// the driver to translate at load).
-    fn cubin(&self, file: &str, source: &dyn Fn() -> String, name: &str) -> Result<Vec<u8>, GpuError> {
+    fn cubin(
+        &self,
+        file: &str,
+        source: &dyn Fn() -> String,
+        name: &str,
+        defines: &[String],
+    ) -> Result<Vec<u8>, GpuError> {
         type Cache = std::sync::Mutex<HashMap<((i32, i32), String), Vec<u8>>>;
         static CACHE: OnceLock<Cache> = OnceLock::new();
         let cache = CACHE.get_or_init(Default::default);
         let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (self.arch, format!("{file}:{name}"));
+        let key = (self.arch, format!("{file}:{name} {}", defines.join(" ")));
         if let Some(image) = cache.get(&key) {
             return Ok(image.clone());
         }
@@ -183,6 +190,8 @@ impl CudaDevice {
             "-DSC_SELECT".to_string(),
             format!("-DSC_WANT_{name}"),
         ];
+        // launch constants compiled in (spec.rs)
+        options.extend(defines.iter().map(|d| format!("-D{d}")));
         // a register cap trades registers for occupancy; for measuring
         if let Ok(cap) = std::env::var("SSTCLIM_CUDA_MAXRREG") {
             options.push(format!("--maxrregcount={cap}"));
@@ -235,7 +244,7 @@ impl CudaDevice {
             let _ = nvrtc_result::destroy_program(prog);
             outcome?
         };
-        tracing::info!("compiled {name} for {arch} in {:.2} s", started.elapsed().as_secs_f64());
+        tracing::info!("compiled {name} for {arch} in {:.2} s {defines:?}", started.elapsed().as_secs_f64());
         cache.insert(key, image.clone());
         Ok(image)
     }
@@ -251,11 +260,25 @@ impl CudaDevice {
         name: &str,
         smem: usize,
     ) -> Result<(), GpuError> {
-        let (module, func) = match self.functions.get(name) {
+        self.prepare_compiled(file, source, name, name, &[], smem)
+    }
+
+    /// `prepare_source` for kernel `name` compiled with preprocessor `defines`, known to
+    /// `launch_args` as `key`.
+    fn prepare_compiled(
+        &mut self,
+        file: &str,
+        source: &dyn Fn() -> String,
+        name: &str,
+        key: &str,
+        defines: &[String],
+        smem: usize,
+    ) -> Result<(), GpuError> {
+        let (module, func) = match self.functions.get(key) {
             Some(&(_, _, set)) if set >= smem => return Ok(()),
             Some(&(m, f, _)) => (m, f),
             None => {
-                let image = self.cubin(file, source, name)?;
+                let image = self.cubin(file, source, name, defines)?;
                 // SAFETY: `image` is a complete CUBIN that lives through the call.
                 let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
                     .map_err(|e| self.err("cuModuleLoadData", e))?;
@@ -277,7 +300,7 @@ impl CudaDevice {
             )
         }
         .map_err(|e| self.err("cuFuncSetAttribute", e))?;
-        self.functions.insert(name.to_string(), (module, func, smem));
+        self.functions.insert(key.to_string(), (module, func, smem));
         Ok(())
     }
 
@@ -439,20 +462,21 @@ impl Device for CudaDevice {
         sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.stream).result().map_err(|e| self.err("cuMemcpyDtoDAsync", e))
     }
 
-    fn prepare(&mut self, name: &str, smem: usize) -> Result<(), GpuError> {
-        self.prepare_source("climatology.hip", &kernel_source_inlined, name, smem)
+    fn prepare(&mut self, kernel: &KernelSpec, smem: usize) -> Result<(), GpuError> {
+        let defines = kernel.defines();
+        self.prepare_compiled("climatology.hip", &kernel_source_inlined, &kernel.name, &kernel.key(), &defines, smem)
     }
 
     unsafe fn launch(
         &mut self,
-        name: &str,
+        kernel: &KernelSpec,
         grid: u32,
         block: u32,
         smem: usize,
         params: &KernelParams,
     ) -> Result<(), GpuError> {
         let mut args = [params as *const KernelParams as *mut c_void];
-        self.launch_args(name, [grid, 1, 1], [block, 1, 1], smem, &mut args)
+        self.launch_args(&kernel.key(), [grid, 1, 1], [block, 1, 1], smem, &mut args)
     }
 
     fn timer_start(&mut self) -> Result<(), GpuError> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hip_sys::hiprt as hip;
 
-use super::{DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, Uploader};
+use super::{DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, KernelSpec, Uploader};
 
 /// The code object built from kernels/climatology.hip by build.rs.
 static CODE_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/climatology.hsaco"));
@@ -197,7 +197,10 @@ impl Device for HipDevice {
         self.copy_2d(dst as *mut c_void, bytes, src as *const c_void, bytes, bytes, 1, kind)
     }
 
-    fn prepare(&mut self, name: &str, _smem: usize) -> Result<(), GpuError> {
+    // The code object holds the generic kernels (compiled ahead of time): launch constants
+    // are read from the arguments.
+    fn prepare(&mut self, kernel: &KernelSpec, _smem: usize) -> Result<(), GpuError> {
+        let name = kernel.name.as_str();
         let module = match self.module {
             Some(m) => m,
             None => {
@@ -222,12 +225,13 @@ impl Device for HipDevice {
 
     unsafe fn launch(
         &mut self,
-        name: &str,
+        kernel: &KernelSpec,
         grid: u32,
         block: u32,
         smem: usize,
         params: &KernelParams,
     ) -> Result<(), GpuError> {
+        let name = kernel.name.as_str();
         let Some(&f) = self.functions.get(name) else {
             return Err(GpuError {
                 api: "HIP",

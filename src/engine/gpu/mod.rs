@@ -7,11 +7,13 @@ pub mod cuda;
 #[cfg(feature = "hip")]
 pub mod hip;
 pub mod schedule;
+pub mod spec;
 
 use std::sync::Mutex;
 use std::time::Duration;
 
 use self::schedule::Batch;
+pub use self::spec::KernelSpec;
 use super::{EngineError, EngineTimes, StatSpec, TileResult};
 use crate::pool::{PoolRef, PoolType, Sample};
 use crate::window::WindowPlan;
@@ -104,13 +106,16 @@ pub trait Device: Send {
     /// # Safety
     /// Both ranges are device allocations of at least `bytes`.
     unsafe fn copy_d2d(&mut self, dst: DevPtr, src: DevPtr, bytes: usize) -> Result<(), GpuError>;
-    /// Load kernel `name` (once) and allow it `smem` bytes of dynamic shared memory.
-    fn prepare(&mut self, name: &str, smem: usize) -> Result<(), GpuError>;
+    /// Load `kernel` (once: compiled with its launch constants where the backend compiles at
+    /// run time, else the generic instantiation of that name) and allow it `smem` bytes of
+    /// dynamic shared memory.
+    fn prepare(&mut self, kernel: &KernelSpec, smem: usize) -> Result<(), GpuError>;
     /// # Safety
-    /// Every address in `params` is valid for what the kernel reads and writes.
+    /// Every address in `params` is valid for what the kernel reads and writes, and `params`
+    /// hold the launch constants `kernel` was prepared with.
     unsafe fn launch(
         &mut self,
-        name: &str,
+        kernel: &KernelSpec,
         grid: u32,
         block: u32,
         smem: usize,
@@ -197,11 +202,21 @@ pub struct GpuOptions {
     /// The device ordinal came from the node-local rank: take it modulo the device count
     /// (an ordinal the user gave must exist).
     pub device_wraps: bool,
+    /// Compile the kernel for its launch constants where the backend compiles at run time (on
+    /// by default; `SSTCLIM_CUDA_SPECIALIZE=0` turns it off, to measure it).
+    pub specialize: bool,
 }
 
 impl Default for GpuOptions {
     fn default() -> Self {
-        GpuOptions { max_device_mem: None, ring: RingPlace::Auto, hints: true, block: None, device_wraps: false }
+        GpuOptions {
+            max_device_mem: None,
+            ring: RingPlace::Auto,
+            hints: true,
+            block: None,
+            device_wraps: false,
+            specialize: std::env::var("SSTCLIM_CUDA_SPECIALIZE").map_or(true, |v| v != "0"),
+        }
     }
 }
 
@@ -231,6 +246,10 @@ impl GpuSample for i16 {
 
 /// Resident blocks per multiprocessor at most (32 on NVIDIA since Maxwell and on AMD CDNA).
 const MAX_BLOCKS_PER_SM: usize = 32;
+
+/// Threads a block with the ring's keys in device memory on 32-lane devices (NVIDIA), for
+/// 4-byte keys (float32 pools) and 8-byte keys (float64 and int16 pools).
+const GLOBAL_RING_BLOCK: [usize; 2] = [64, 128];
 
 /// `--gpu-ring auto` stages in shared memory only if a multiprocessor holds this many cells.
 const AUTO_SHARED_MIN_CELLS: usize = 256;
@@ -350,12 +369,17 @@ pub fn plan_launch<T: GpuSample>(
     let per_cell = ring_bytes_per_cell(ring_max, rows, key, n_pct);
     // shared memory per cell: the whole ring, or without its keys when they live in device memory
     let smem_per_cell = if in_shared { per_cell } else { small_bytes_per_cell(ring_max, key, n_pct) };
+    let ring_block =
+        if info.wave >= 64 { 4 * info.wave } else { GLOBAL_RING_BLOCK[usize::from(key > 4)].max(info.wave) };
     let block = match opts.block {
         Some(b) if b == 0 || b > 1024 => return Err(format!("--gpu-block {b} is not within 1..=1024")),
         Some(b) => b,
-        // keys in device memory: registers, not shared memory, bound residency; four waves a
-        // block measured best on the H200 (31.3 ms; 36.4 ms with 256 threads)
-        None if !in_shared && 4 * info.wave * smem_per_cell <= info.smem_per_block => 4 * info.wave,
+        // keys in device memory: registers, not shared memory, bound residency. On the H200,
+        // blocks of 64 threads measured best for float32 (13.87 ms against 14.1 ms with 128 for
+        // the reference job) and 128 for float64 (30.0 ms against 31.1 ms with 64; see
+        // bench-results/kernel-launch-constants-2026-12-01-h200); 64-lane AMD waves keep the
+        // four waves a block chosen before (not measured on AMD since)
+        None if !in_shared && ring_block * smem_per_cell <= info.smem_per_block => ring_block,
         None => choose_block(info, smem_per_cell).ok_or_else(|| {
             format!("no block of {} threads fits {} bytes of shared memory", info.wave, smem_per_cell)
         })?,
@@ -675,6 +699,31 @@ impl<D: Device> GpuEngine<D> {
         Ok(times)
     }
 
+    /// The kernel `run_plan` launches for `lp`: compiled for its launch constants where every
+    /// launch shares them (one chunk of all cells: the pool stride is `n_cells` whether the pool
+    /// rows are on the device or copied in), else the generic one.
+    fn kernel_spec(
+        &self,
+        lp: &LaunchPlan,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        n_cells: usize,
+        tables: Option<&[schedule::GroupTables]>,
+    ) -> KernelSpec {
+        if !self.opts.specialize || lp.chunk < n_cells {
+            return KernelSpec::generic(&lp.kernel);
+        }
+        let built;
+        let tables = match tables {
+            Some(t) => t,
+            None => {
+                built = lp.batches.iter().map(|b| b.group_tables(plan)).collect::<Vec<_>>();
+                &built
+            }
+        };
+        KernelSpec::for_launches(lp, plan, tables, stats.percentiles.len(), n_cells, self.opts.hints)
+    }
+
     /// Compile (and load) the kernel `compute` will launch for this job.
     fn prepare_typed<T: GpuSample>(
         &self,
@@ -683,7 +732,8 @@ impl<D: Device> GpuEngine<D> {
         n_cells: usize,
     ) -> Result<(), EngineError> {
         let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false)? else { return Ok(()) };
-        st.device.prepare(&lp.kernel, lp.smem).map_err(|e| self.error(e))
+        let kernel = self.kernel_spec(&lp, plan, stats, n_cells, None);
+        st.device.prepare(&kernel, lp.smem).map_err(|e| self.error(e))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -714,7 +764,9 @@ impl<D: Device> GpuEngine<D> {
                 pos_frac[n * n_pct + i] = p.frac;
             }
         }
-        st.device.prepare(&lp.kernel, lp.smem)?;
+        let tables: Vec<_> = lp.batches.iter().map(|b| b.group_tables(plan)).collect();
+        let kernel = self.kernel_spec(lp, plan, stats, n_cells, Some(&tables));
+        st.device.prepare(&kernel, lp.smem)?;
         let d_pos_lo = st.upload(B_POS_LO, &pos_lo)?;
         let d_pos_frac = st.upload(B_POS_FRAC, &pos_frac)?;
         // int16 pools: the decoding table (without one, a value is its integer)
@@ -743,7 +795,6 @@ impl<D: Device> GpuEngine<D> {
             let blocks = lp.chunk.div_ceil(lp.block);
             st.buffer(B_RING, blocks * lp.block * lp.ring * lp.rows * T::KEY_BYTES)?
         };
-        let tables: Vec<_> = lp.batches.iter().map(|b| b.group_tables(plan)).collect();
         for c0 in (0..n_cells).step_by(lp.chunk) {
             let width = lp.chunk.min(n_cells - c0);
             for (batch, groups) in lp.batches.iter().zip(&tables) {
@@ -807,7 +858,7 @@ impl<D: Device> GpuEngine<D> {
                 // SAFETY: every address in `params` is a live allocation sized by the plan for
                 // this chunk and batch; the kernel writes only `out_*` and the ring.
                 unsafe {
-                    st.device.launch(&lp.kernel, width.div_ceil(lp.block) as u32, lp.block as u32, lp.smem, &params)?
+                    st.device.launch(&kernel, width.div_ceil(lp.block) as u32, lp.block as u32, lp.smem, &params)?
                 };
                 times.kernel += st.device.timer_stop()?;
                 times.launches += 1;
@@ -1150,7 +1201,11 @@ mod tests {
             let cells = (1440 * 721usize).div_ceil(lp.block) * lp.block;
             cells * 1408 + (1 << 20) + 331 * 12 + 3060 * 8 + 92 * 13 * 4 + 102 * 8
         });
-        assert_eq!((lp.block, lp.smem), (128, 128 * 147));
+        assert_eq!((lp.block, lp.smem), (64, 64 * 147));
+        // float64 keys: blocks of 128 (measured best for them)
+        let lp =
+            plan_launch::<f64>(&h200(), &GpuOptions::default(), &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
+        assert_eq!((lp.kernel.as_str(), lp.block), ("sstclim_clim_f64_l11", 128));
         // the kernel's row offsets are 32-bit row x 32-bit stride
         let too_many = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1 << 31, 1 << 50, false);
         assert!(too_many.unwrap_err().contains("exceed the GPU kernel"));
