@@ -121,6 +121,17 @@ struct ClimParams {
 #define SC_NL 0
 #endif
 
+// Ring rows the searches read (SC_K_HOT_LO..SC_K_HOT_HI: around the percentiles' rows in a
+// full group); the others are written with a streaming hint, so that the caches keep room for
+// the ones read (13.53 ms against 13.85 ms for the reference job on an H200, float64 29.4
+// against 30.0 ms). Only with the ring in device memory; without the constants every row is
+// hot. Any row may still be read: the hint only orders evictions.
+#if defined(SC_K_HOT_LO) && defined(SC_K_HOT_HI) && !defined(SC_NO_COLD_STREAM)
+#define SC_COLD_ROW(r) ((r) < SC_K_HOT_LO || (r) > SC_K_HOT_HI)
+#else
+#define SC_COLD_ROW(r) false
+#endif
+
 // Stop a kernel compiled for other launch constants than its launch's.
 SC_DEVICE void check_launch(const ClimParams& p) {
     bool bad = false;
@@ -340,10 +351,20 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
     sort32(x);
     K* col = ring.keys + ring.at(slot, 0);
     const int step = ring.bc;
-    col[0] = Keys<T>::MIN;
+    if (SC_COLD_ROW(0)) {
+        sc_store_stream(col, Keys<T>::MIN);
+    } else {
+        col[0] = Keys<T>::MIN;
+    }
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) {
-        if (y <= len) col[(y + 1) * step] = x[y];  // row len + 1 gets a MAX sentinel
+        if (y <= len) {  // row len + 1 gets a MAX sentinel
+            if (SC_COLD_ROW(y + 1)) {
+                sc_store_stream(col + (y + 1) * step, x[y]);
+            } else {
+                col[(y + 1) * step] = x[y];
+            }
+        }
     }
     if (len == SC_SORT_MAX) col[(SC_SORT_MAX + 1) * step] = Keys<T>::MAX;
     ring.sums[slot * ring.bc + ring.tid] = sum;

@@ -56,6 +56,15 @@ SC_DEVICE void sc_trap() { __builtin_trap(); }
 SC_DEVICE void sc_trap() { __trap(); }
 #endif
 
+// A store of data unlikely to be read again soon: ask the caches to evict it first.
+#ifdef SC_VENDOR_HIP
+template <typename T>
+SC_DEVICE void sc_store_stream(T* p, T v) { __builtin_nontemporal_store(v, p); }
+#else
+template <typename T>
+SC_DEVICE void sc_store_stream(T* p, T v) { __stcs(p, v); }
+#endif
+
 // IEEE round-to-nearest operations that are never fused (both vendors provide these).
 SC_DEVICE double sc_add(double a, double b) { return __dadd_rn(a, b); }
 SC_DEVICE double sc_sub(double a, double b) { return __dsub_rn(a, b); }

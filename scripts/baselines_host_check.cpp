@@ -31,8 +31,11 @@ static double __dadd_rn(double a, double b) { return a + b; }
 static double __dsub_rn(double a, double b) { return a - b; }
 static double __dmul_rn(double a, double b) { return a * b; }
 static double __ddiv_rn(double a, double b) { return a / b; }
+static void __trap() { std::abort(); }
 template <typename T>
 static T __ldg(const T* p) { return *p; }
+template <typename T>
+static void __stcs(T* p, T v) { *p = v; }
 float sc_base_smem[1 << 22];
 
 #include "baselines_inlined.inc"

@@ -37,6 +37,8 @@ __device__ double sqrt(double);
 __device__ float fminf(float, float);
 __device__ float fmaxf(float, float);
 __device__ void __trap();
+__device__ void __stcs(unsigned int*, unsigned int);
+__device__ void __stcs(unsigned long long*, unsigned long long);
 H
 grep -v "#pragma once" kernels/sstclim_port.h > "$tmp/port.h"
 status=0
@@ -59,8 +61,8 @@ for name in sstclim_clim_f32_l11 sstclim_clim_f64_l11 sstclim_clim_i16_l11; do
     if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
         -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -DSC_K_BC=64 -DSC_K_ROWS=32 \
         -DSC_K_RING=11 -DSC_K_NPCT=1 -DSC_K_RING_GLOBAL=1 -DSC_K_HINTS=1 -DSC_K_POOL_STRIDE=1038240 \
-        -DSC_K_GLEN=30 -DSC_K_NL=11 -include "$tmp/prelude.h" -include "$tmp/port.h" -S -o "$tmp/$name.k.ptx" \
-        "$tmp/k.cu" && grep -q "\.entry $name" "$tmp/$name.k.ptx"; then
+        -DSC_K_GLEN=30 -DSC_K_NL=11 -DSC_K_HOT_LO=24 -DSC_K_HOT_HI=31 -include "$tmp/prelude.h" \
+        -include "$tmp/port.h" -S -o "$tmp/$name.k.ptx" "$tmp/k.cu" && grep -q "\.entry $name" "$tmp/$name.k.ptx"; then
         echo "ok   kernels/climatology.hip: $name with launch constants"
     else
         echo "FAIL kernels/climatology.hip: $name with launch constants"; status=1

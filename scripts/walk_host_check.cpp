@@ -37,6 +37,8 @@ template <typename T>
 static T __ldg(const T* p) { return *p; }
 template <typename T>
 static T __ldcs(const T* p) { return *p; }
+template <typename T>
+static void __stcs(T* p, T v) { *p = v; }
 double sc_shared[1];
 
 #include "climatology_inlined.inc"

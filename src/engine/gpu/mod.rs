@@ -721,7 +721,8 @@ impl<D: Device> GpuEngine<D> {
                 &built
             }
         };
-        KernelSpec::for_launches(lp, plan, tables, stats.percentiles.len(), n_cells, self.opts.hints)
+        let fractions: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction()).collect();
+        KernelSpec::for_launches(lp, plan, tables, &fractions, n_cells, self.opts.hints)
     }
 
     /// Compile (and load) the kernel `compute` will launch for this job.

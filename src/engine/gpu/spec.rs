@@ -36,7 +36,7 @@ impl KernelSpec {
         lp: &LaunchPlan,
         plan: &WindowPlan,
         tables: &[GroupTables],
-        n_pct: usize,
+        fractions: &[f64],
         pool_stride: usize,
         hints: bool,
     ) -> KernelSpec {
@@ -44,18 +44,27 @@ impl KernelSpec {
             ("BC", lp.block as i64),
             ("ROWS", lp.rows as i64),
             ("RING", lp.ring as i64),
-            ("NPCT", n_pct as i64),
+            ("NPCT", fractions.len() as i64),
             ("RING_GLOBAL", i64::from(!lp.ring_in_shared)),
             ("HINTS", i64::from(hints)),
             ("POOL_STRIDE", pool_stride as i64),
         ];
         if let Some(len) = uniform_group_len(&lp.batches, tables) {
             consts.push(("GLEN", len as i64));
+            if !lp.ring_in_shared && !fractions.is_empty() {
+                let (lo, hi) = hot_rows(fractions, len, lp.rows);
+                consts.extend([("HOT_LO", lo as i64), ("HOT_HI", hi as i64)]);
+            }
         }
         if !plan.targets.is_empty() && plan.targets.iter().all(|t| t.groups.len() == lp.maxl) {
             consts.push(("NL", lp.maxl as i64));
         }
         KernelSpec { name: lp.kernel.clone(), consts }
+    }
+
+    /// Value of launch constant `name`, if compiled in.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.consts.iter().find(|(k, _)| *k == name).map(|&(_, v)| v)
     }
 
     /// The preprocessor definitions that compile it.
@@ -72,6 +81,20 @@ impl KernelSpec {
         key
     }
 }
+
+/// Rows of the ring a search of percentiles `fractions` reads in full groups of `len` samples
+/// (`rows` rows a slot with the sentinels): the percentiles' rows, `HOT_MARGIN` either side.
+/// Only a hint for the caches: a search may read any row.
+fn hot_rows(fractions: &[f64], len: usize, rows: usize) -> (usize, usize) {
+    let row = |p: f64| (p * len as f64).round() as usize + 1;
+    let lo = fractions.iter().map(|&p| row(p)).min().unwrap_or(0).saturating_sub(HOT_MARGIN);
+    let hi = fractions.iter().map(|&p| row(p)).max().unwrap_or(rows) + HOT_MARGIN;
+    (lo, hi.min(rows - 1))
+}
+
+/// Rows around a percentile's row that count as read by the searches (a walk moves a few rows a
+/// day).
+const HOT_MARGIN: usize = 4;
 
 /// The length every group staged by `batches` has, where they all have the same (1 to
 /// `SORT_MAX` rows) and each group's rows are consecutive in the pool.
@@ -123,7 +146,8 @@ mod tests {
         };
         let lp = plan_launch::<f32>(&h200(), &GpuOptions::default(), plan, &stats, 10_000, 1 << 34, true).unwrap();
         let tables: Vec<_> = lp.batches.iter().map(|b| b.group_tables(plan)).collect();
-        KernelSpec::for_launches(&lp, plan, &tables, pcts.len(), 10_000, true)
+        let fractions: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction()).collect();
+        KernelSpec::for_launches(&lp, plan, &tables, &fractions, 10_000, true)
     }
 
     #[test]
@@ -131,12 +155,14 @@ mod tests {
         let plan = plan_of(1991..=2020, 0);
         let spec = spec_of(&plan, &["90"]);
         assert_eq!(spec.name, "sstclim_clim_f32_l11");
-        let get = |k: &str| spec.consts.iter().find(|(n, _)| *n == k).map(|&(_, v)| v);
+        let get = |k: &str| spec.get(k);
         assert_eq!(get("GLEN"), Some(30));
         assert_eq!(get("NL"), Some(11));
         assert_eq!(get("NPCT"), Some(1));
         assert_eq!(get("POOL_STRIDE"), Some(10_000));
         assert_eq!(get("RING_GLOBAL"), Some(1));
+        // P90 of 30 samples lies at row 28 (row 0 is a sentinel): rows 24-31 are read
+        assert_eq!((get("HOT_LO"), get("HOT_HI")), (Some(24), Some(31)));
         assert!(spec.defines().contains(&"SC_K_BC=64".to_string()), "{spec:?}");
         assert!(spec.key().starts_with("sstclim_clim_f32_l11 BC=64"), "{}", spec.key());
     }
