@@ -4,11 +4,7 @@
 # (b) bit for bit, (c) against the textbook Cornish-Fisher formula. For machines without a GPU;
 # the GPU test (`cargo test baselines`) is the real check.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# the kernel source with the portability header pasted in (CUDA branch: no HIP macros defined)
-sed -e '/#include "sstclim_port.h"/{r kernels/sstclim_port.h' -e 'd}' kernels/baselines.hip | grep -v "#pragma once" \
-    > "$tmp/baselines_inlined.inc"
+. "$(dirname "$0")/host-check-common.sh"
+inline_kernel kernels/baselines.hip "$tmp/baselines_inlined.inc"
 ${CXX:-g++} -std=c++17 -O1 -ffp-contract=off -Wno-unknown-pragmas -I"$tmp" -o "$tmp/check" scripts/baselines_host_check.cpp
 "$tmp/check"

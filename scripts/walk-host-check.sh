@@ -4,12 +4,8 @@
 # (SC_K_BC) as the CUDA backend does.
 # For machines without a GPU; the GPU engine tests are the real check.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# the kernel source with the portability header pasted in (CUDA branch: no HIP macros defined)
-sed -e '/#include "sstclim_port.h"/{r kernels/sstclim_port.h' -e 'd}' kernels/climatology.hip | grep -v "#pragma once" \
-    > "$tmp/climatology_inlined.inc"
+. "$(dirname "$0")/host-check-common.sh"
+inline_kernel kernels/climatology.hip "$tmp/climatology_inlined.inc"
 for defs in "" "-DSC_K_BC=5"; do
     ${CXX:-g++} -std=c++17 -O1 -ffp-contract=off -Wno-unknown-pragmas $defs -I"$tmp" -o "$tmp/check" \
         scripts/walk_host_check.cpp

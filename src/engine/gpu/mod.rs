@@ -1162,7 +1162,8 @@ mod tests {
         }
     }
 
-    fn h200() -> DeviceInfo {
+    /// An H200 as the driver sees it (also used by `spec`'s tests).
+    pub(super) fn h200() -> DeviceInfo {
         DeviceInfo {
             description: "test H200".into(),
             wave: 32,

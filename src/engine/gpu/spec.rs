@@ -117,20 +117,11 @@ fn uniform_group_len(batches: &[Batch], tables: &[GroupTables]) -> Option<usize>
 mod tests {
     use super::*;
     use crate::calendar::Calendar;
-    use crate::engine::gpu::{plan_launch, DeviceInfo, GpuOptions};
+    use crate::engine::gpu::tests::h200;
+    use crate::engine::gpu::{plan_launch, GpuOptions};
     use crate::engine::StatSpec;
     use crate::percentile::Method;
     use crate::window::WindowSpec;
-
-    fn h200() -> DeviceInfo {
-        DeviceInfo {
-            description: "test H200".into(),
-            wave: 32,
-            smem_per_block: 232_448,
-            smem_per_sm: 233_472,
-            max_threads_per_sm: 2048,
-        }
-    }
 
     /// The window plan of `years` x target days 152..=243 with day `missing` absent in every year.
     fn plan_of(years: std::ops::RangeInclusive<i32>, missing: u16) -> WindowPlan {
