@@ -126,7 +126,10 @@ struct ClimParams {
 // the ones read (13.53 ms against 13.85 ms for the reference job on an H200, float64 29.4
 // against 30.0 ms). Only with the ring in device memory; without the constants every row is
 // hot. Any row may still be read: the hint only orders evictions.
-#if defined(SC_K_HOT_LO) && defined(SC_K_HOT_HI) && !defined(SC_NO_COLD_STREAM)
+#if defined(SC_K_HOT_LO) && defined(SC_K_HOT_HI) && defined(SC_K_RING_GLOBAL) && !defined(SC_NO_COLD_STREAM)
+#if !SC_K_RING_GLOBAL
+#error "streaming stores need the ring in device memory"
+#endif
 #define SC_COLD_ROW(r) ((r) < SC_K_HOT_LO || (r) > SC_K_HOT_HI)
 #else
 #define SC_COLD_ROW(r) false
