@@ -13,14 +13,17 @@
 // move to a per-block area of device memory with the same layout and the rest stays in LDS.
 // The layout is [slot][row][cell] with the cell fastest: whatever row each thread reads, the 32
 // (or 64) lanes of a warp touch consecutive words, so there are no bank conflicts and no
-// padding is needed.
+// padding is needed. (Each thread's rows contiguous in device memory instead, [cell][slot][row],
+// so that a search's successive reads share a sector, measured 32.0 ms against 12.5 ms for the
+// reference job on an H200: then no two lanes of a load share a sector.)
 //
 // Order statistics come from the sorted groups without sorting the window. Each percentile
 // keeps its value at the previous target day and, per group, how many samples lie at or below
 // it; those positions move the few rows the value moves (days are close), which gives the
 // start's rank, and a walk over the groups' heads goes the remaining ranks, up or down. When
 // there is no previous value, or an end of the window is nearer, the walk starts at that end.
-// Each walk step takes the best head among the groups by a pairwise tournament in registers.
+// The walk keeps the groups' heads sorted in registers: each step takes the best and inserts
+// the next key of its group among the others.
 //
 // Exactness: keys order values exactly as the CPU engine's total order; sums follow the
 // window plan's canonical order (per group over years, then over groups in offset order) with
@@ -137,7 +140,7 @@ struct ClimParams {
 
 // Stop a kernel compiled for other launch constants than its launch's.
 SC_DEVICE void check_launch(const ClimParams& p) {
-    bool bad = false;
+    bool bad = p.rows > 0x10000;  // a row must fit the 16 bits `walk_sorted` gives it
 #ifdef SC_K_BC
     bad |= blockDim.x != SC_K_BC;
 #endif
@@ -173,7 +176,9 @@ struct Keys<float> {
     typedef sc_u32 K;
     static const K MIN = 0u;
     static const K MAX = 0xffffffffu;
-    static SC_DEVICE bool finite(float v) { return (sc_float_bits(v) & 0x7f800000u) != 0x7f800000u; }
+    static const K EXP = 0x7f800000u;
+    static SC_DEVICE K exp_bits(float v) { return sc_float_bits(v) & EXP; }
+    static SC_DEVICE bool finite(float v) { return exp_bits(v) != EXP; }
     // negative: all bits flipped; else the sign bit set (a shift and one three-input logic op)
     static SC_DEVICE K key(float v) {
         sc_u32 b = sc_float_bits(v);
@@ -189,9 +194,9 @@ struct Keys<double> {
     typedef sc_u64 K;
     static const K MIN = 0ull;
     static const K MAX = 0xffffffffffffffffull;
-    static SC_DEVICE bool finite(double v) {
-        return (sc_double_bits(v) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
-    }
+    static const K EXP = 0x7ff0000000000000ull;
+    static SC_DEVICE K exp_bits(double v) { return sc_double_bits(v) & EXP; }
+    static SC_DEVICE bool finite(double v) { return exp_bits(v) != EXP; }
     static SC_DEVICE K key(double v) {
         sc_u64 b = sc_double_bits(v);
         return b ^ ((sc_u64)((long long)b >> 63) | 0x8000000000000000ull);
@@ -224,7 +229,22 @@ SC_DEVICE double sc_lerp(double lo, double hi, double frac) {
 }
 
 // BEGIN sort network (scripts/gen-sort-network.py)
-// 191 compare-exchanges; SC_CX(a, b) leaves the smaller key in a
+// 11 keys, 38 compare-exchanges; SC_CX(a, b) orders keys a and b (a < b)
+#define SC_SORT11_NETWORK(SC_CX) \
+    SC_CX(0, 1) SC_CX(2, 3) SC_CX(4, 5) SC_CX(6, 7) SC_CX(8, 9) SC_CX(0, 2) SC_CX(1, 3) SC_CX(4, 6) \
+    SC_CX(5, 7) SC_CX(8, 10) SC_CX(1, 2) SC_CX(5, 6) SC_CX(9, 10) SC_CX(0, 4) SC_CX(1, 5) SC_CX(2, 6) \
+    SC_CX(3, 7) SC_CX(2, 4) SC_CX(3, 5) SC_CX(1, 2) SC_CX(3, 4) SC_CX(5, 6) SC_CX(9, 10) SC_CX(0, 8) \
+    SC_CX(1, 9) SC_CX(2, 10) SC_CX(4, 8) SC_CX(5, 9) SC_CX(6, 10) SC_CX(2, 4) SC_CX(3, 5) SC_CX(6, 8) \
+    SC_CX(7, 9) SC_CX(1, 2) SC_CX(3, 4) SC_CX(5, 6) SC_CX(7, 8) SC_CX(9, 10)
+// 12 keys, 42 compare-exchanges; SC_CX(a, b) orders keys a and b (a < b)
+#define SC_SORT12_NETWORK(SC_CX) \
+    SC_CX(0, 1) SC_CX(2, 3) SC_CX(4, 5) SC_CX(6, 7) SC_CX(8, 9) SC_CX(10, 11) SC_CX(0, 2) SC_CX(1, 3) \
+    SC_CX(4, 6) SC_CX(5, 7) SC_CX(8, 10) SC_CX(9, 11) SC_CX(1, 2) SC_CX(5, 6) SC_CX(9, 10) SC_CX(0, 4) \
+    SC_CX(1, 5) SC_CX(2, 6) SC_CX(3, 7) SC_CX(2, 4) SC_CX(3, 5) SC_CX(1, 2) SC_CX(3, 4) SC_CX(5, 6) \
+    SC_CX(9, 10) SC_CX(0, 8) SC_CX(1, 9) SC_CX(2, 10) SC_CX(3, 11) SC_CX(4, 8) SC_CX(5, 9) SC_CX(6, 10) \
+    SC_CX(7, 11) SC_CX(2, 4) SC_CX(3, 5) SC_CX(6, 8) SC_CX(7, 9) SC_CX(1, 2) SC_CX(3, 4) SC_CX(5, 6) \
+    SC_CX(7, 8) SC_CX(9, 10)
+// 32 keys, 191 compare-exchanges; SC_CX(a, b) orders keys a and b (a < b)
 #define SC_SORT32_NETWORK(SC_CX) \
     SC_CX(0, 1) SC_CX(2, 3) SC_CX(4, 5) SC_CX(6, 7) SC_CX(8, 9) SC_CX(10, 11) SC_CX(12, 13) SC_CX(14, 15) \
     SC_CX(16, 17) SC_CX(18, 19) SC_CX(20, 21) SC_CX(22, 23) SC_CX(24, 25) SC_CX(26, 27) SC_CX(28, 29) SC_CX(30, 31) \
@@ -336,28 +356,33 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
     return len;
 }
 
-// Sort a fetched group (at most 32 samples) and stage it in ring slot `slot`.
-template <typename T>
-SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[SC_SORT_MAX], int len, int slot) {
-    typedef typename Keys<T>::K K;
-    K x[SC_SORT_MAX];
-    double sum = 0.0;
-    int n = 0;
-#pragma unroll
-    for (int y = 0; y < SC_SORT_MAX; ++y) {
-        const K k = Keys<T>::key(v[y]);
-        const bool ok = y < len && Keys<T>::finite_key(k);
-        x[y] = ok ? k : Keys<T>::MAX;
-        sum = ok ? sc_add(sum, (double)v[y]) : sum;
-        n += ok ? 1 : 0;
-    }
-    sort32(x);
+// Stage a group without valid samples in ring slot `slot`: its two sentinels, nothing to sort.
+template <typename K>
+SC_DEVICE void store_empty_group(const Ring<K>& ring, int slot) {
     K* col = ring.keys + ring.at(slot, 0);
-    const int step = ring.bc;
     if (SC_COLD_ROW(0)) {
-        sc_store_stream(col, Keys<T>::MIN);
+        sc_store_stream(col, (K)0);
     } else {
-        col[0] = Keys<T>::MIN;
+        col[0] = (K)0;
+    }
+    if (SC_COLD_ROW(1)) {
+        sc_store_stream(col + ring.bc, (K)~(K)0);
+    } else {
+        col[ring.bc] = (K)~(K)0;
+    }
+    ring.sums[slot * ring.bc + ring.tid] = 0.0;
+    ring.counts[slot * ring.bc + ring.tid] = 0;
+    for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
+}
+
+// A sorted group's rows, `step` apart from `col`: the MIN sentinel, its keys and a MAX sentinel
+// after its valid ones (its invalid samples' keys are MAX).
+template <typename K>
+SC_DEVICE void store_rows(K* col, int step, const K (&x)[SC_SORT_MAX], int len) {
+    if (SC_COLD_ROW(0)) {
+        sc_store_stream(col, (K)0);
+    } else {
+        col[0] = (K)0;
     }
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) {
@@ -369,7 +394,42 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
             }
         }
     }
-    if (len == SC_SORT_MAX) col[(SC_SORT_MAX + 1) * step] = Keys<T>::MAX;
+    if (len == SC_SORT_MAX) col[(SC_SORT_MAX + 1) * step] = (K)~(K)0;
+}
+
+// Sort a fetched group (at most 32 samples) and stage it in ring slot `slot`.
+//
+// Where no lane of the wave has a valid sample in its group (land, or a day missing over a
+// whole stretch of cells), the wave stores only the sentinels (`store_empty_group`): the
+// exponent bits of its values, ANDed, tell it in one instruction a pair of samples.
+template <typename T>
+SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[SC_SORT_MAX], int len, int slot) {
+    typedef typename Keys<T>::K K;
+    {
+        K exps = Keys<T>::EXP;
+#pragma unroll
+        for (int y = 0; y < SC_SORT_MAX; ++y) exps &= y < len ? Keys<T>::exp_bits(v[y]) : Keys<T>::EXP;
+        if (sc_all(exps == Keys<T>::EXP)) {
+            store_empty_group(ring, slot);
+            return;
+        }
+    }
+    K x[SC_SORT_MAX];
+    double sum = 0.0;
+    int n = 0;
+#pragma unroll
+    for (int y = 0; y < SC_SORT_MAX; ++y) {
+        const K k = Keys<T>::key(v[y]);
+        const bool ok = y < len && Keys<T>::finite_key(k);
+        x[y] = ok ? k : Keys<T>::MAX;
+        // (adding +0.0 for an invalid sample instead, equal but for one selection fewer,
+        // measured 13.02 ms against 12.36 ms for the reference job on an H200)
+        sum = ok ? sc_add(sum, (double)v[y]) : sum;
+        n += ok ? 1 : 0;
+    }
+    sort32(x);
+    K* col = ring.keys + ring.at(slot, 0);
+    store_rows(col, ring.bc, x, len);
     ring.sums[slot * ring.bc + ring.tid] = sum;
     ring.counts[slot * ring.bc + ring.tid] = n;
     // each percentile's starting position in the new group: samples at or below its hint
@@ -416,69 +476,85 @@ SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<ty
     for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
 }
 
-// `walk` for a direction known only at run time: down where `down`, else up. Keys travel XOR
-// `flip` (none flipped going down, all going up), so either way the step takes the largest
-// transformed head and the absent groups' sentinels become 0, never taken. One loop serves
-// lanes walking either way: a warp pays its longest walk, not its longest walk down plus its
-// longest walk up (21.0 ms against 21.7 ms with one loop per direction). `following` is the
-// best head left, the value a further step would take.
+// The heads of a target's groups in order, largest first, each with its entry (see
+// `walk_sorted`): Batcher's network for the kernel's number of groups.
+template <int MAXL>
+struct HeadSort;
+#define SC_HX(a, b)                             \
+    {                                           \
+        const bool swap_ = h[a] < h[b];         \
+        const K ha_ = swap_ ? h[b] : h[a];      \
+        const K hb_ = swap_ ? h[a] : h[b];      \
+        const int ea_ = swap_ ? e[b] : e[a];    \
+        const int eb_ = swap_ ? e[a] : e[b];    \
+        h[a] = ha_;                             \
+        h[b] = hb_;                             \
+        e[a] = ea_;                             \
+        e[b] = eb_;                             \
+    }
+#define SC_HEAD_SORT(N)                                                    \
+    template <>                                                            \
+    struct HeadSort<N> {                                                   \
+        template <typename K>                                              \
+        static SC_DEVICE void sort(K (&h)[N], int (&e)[N]) { SC_SORT##N##_NETWORK(SC_HX) } \
+    };
+SC_HEAD_SORT(11)
+SC_HEAD_SORT(12)
+SC_HEAD_SORT(32)
+#undef SC_HEAD_SORT
+#undef SC_HX
+
+// Take `steps` samples off the groups' heads `h`, best first: down (largest first) where
+// `down`, else up. Keys travel XOR `flip` (none flipped going down, all going up), so either
+// way the best head is the largest transformed one and the sentinels, and absent groups, become
+// 0, never taken. One loop serves lanes walking either way: a warp pays its longest walk, not
+// its longest walk down plus its longest walk up.
+//
+// The heads are kept sorted, best first, each with its entry `e`: its group's ring slot << 16 |
+// the head's row (-1: an absent group). A step takes head 0, loads the next key of its group,
+// from the entry alone, and inserts it among the other heads, which move up one place until
+// it fits, all in registers: one comparison and four selections a group, against a tournament's
+// comparison and selections plus the bookkeeping of which group won; sorting the heads first
+// costs 38 compare-exchanges for 11 groups. `following` is the best head left, the
+// value a further step would take; `before` the value taken before the last.
 template <typename K, int MAXL>
-SC_DEVICE K walk_any(const K* keys, const int (&base)[MAXL], int (&row)[MAXL], K (&h)[MAXL], int step, int steps,
-                     bool down, K& before, K& following) {
+SC_DEVICE K walk_sorted(const K* keys, K (&h)[MAXL], int (&e)[MAXL], int slot_stride, int step, int col,
+                        int steps, bool down, K& before, K& following) {
     const K flip = down ? (K)0 : (K)~(K)0;
     const int dir = down ? -1 : 1;
 #pragma unroll
     for (int j = 0; j < MAXL; ++j) h[j] ^= flip;
+    HeadSort<MAXL>::sort(h, e);
     K last = 0, prev = 0;
     for (int s = 0; s < steps; ++s) {
-        K v[MAXL];
-        int ix[MAXL];
-#pragma unroll
-        for (int j = 0; j < MAXL; ++j) {
-            v[j] = h[j];
-            ix[j] = j;
-        }
-#pragma unroll
-        for (int width = MAXL; width > 1; width = (width + 1) / 2) {
-#pragma unroll
-            for (int j = 0; j < width / 2; ++j) {
-                bool better = v[2 * j + 1] > v[2 * j];
-                v[j] = better ? v[2 * j + 1] : v[2 * j];
-                ix[j] = better ? ix[2 * j + 1] : ix[2 * j];
-            }
-            if (width & 1) {
-                v[width / 2] = v[width - 1];
-                ix[width / 2] = ix[width - 1];
-            }
-        }
-        const int bj = ix[0];
         prev = last;
-        last = v[0];
-        int addr = 0;
+        last = h[0];
+        const int ne = e[0] + dir;  // the row stays within its slot's 16 bits: sentinels are never taken
+        const K nk = keys[(ne >> 16) * slot_stride + (ne & 0xffff) * step + col] ^ flip;
+        // heads 1.. move up one place each: head i + 1 to place i while it is at least the new
+        // one, the new one to the first place after those, and the rest keep their place
+        bool prev_stays = true;  // head i (place i - 1 now) is at least the new one
 #pragma unroll
-        for (int j = 0; j < MAXL; ++j) {
-            if (j == bj) {
-                row[j] += dir;
-                addr = base[j] + row[j] * step;
+        for (int i = 0; i < MAXL; ++i) {
+            if (i + 1 < MAXL) {
+                const bool stays = h[i + 1] >= nk;
+                h[i] = stays ? h[i + 1] : (prev_stays ? nk : h[i]);
+                e[i] = stays ? e[i + 1] : (prev_stays ? ne : e[i]);
+                prev_stays = stays;
+            } else {
+                h[i] = prev_stays ? nk : h[i];
+                e[i] = prev_stays ? ne : e[i];
             }
-        }
-        const K next = keys[addr] ^ flip;
-#pragma unroll
-        for (int j = 0; j < MAXL; ++j) {
-            if (j == bj) h[j] = next;
         }
     }
-    // the best head left: the value the next step would take
-    K best = h[0];
-#pragma unroll
-    for (int j = 1; j < MAXL; ++j) best = h[j] > best ? h[j] : best;
-    following = best ^ flip;
+    following = h[0] ^ flip;
     before = prev ^ flip;
     return last ^ flip;
 }
 
 // The values at 1-based ranks `r` and `r + 1` (when `need_next`) among the `n` valid samples
-// of the target's groups (ring slots `slot[j]`, `cnt[j]` valid samples each).
+// of the target's groups (ring slots `slot[j]`, `cnt[j]` valid samples each). Row q of ring
+// slot s lies at keys[s * slot_stride + q * step + col]; `base[j]` is row 0 of group j.
 //
 // With a hint (this percentile's value at the previous target day), each group's count of
 // samples at or below it is found by moving that group's stored position (`pos`, one byte per
@@ -487,7 +563,8 @@ SC_DEVICE K walk_any(const K* keys, const int (&base)[MAXL], int (&row)[MAXL], K
 // nearer end. Positions are left for the next target either way.
 template <typename K, int MAXL>
 SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&cnt)[MAXL], const int (&slot)[MAXL],
-                            int nl, int step, int n, int r, bool need_next, bool have_hint, K hint,
+                            int nl, int slot_stride, int step, int col, int n, int r, bool need_next, bool have_hint,
+                            K hint,
                             unsigned char* pos, int pos_step, K& x_r, K& x_next) {
     const K kmin = (K)0, kmax = (K)~(K)0;
     int le[MAXL];     // samples of group j at or below the start
@@ -546,7 +623,6 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
             above[j] = j < nl ? keys[base[j] + (le[j] + 1) * step] : kmax;
         }
     }
-    int row[MAXL], fin[MAXL];
     K h[MAXL];
     K before;
     // x(r) is the (below - r + 1)-th largest at or below the start, or the (r - below)-th
@@ -555,28 +631,30 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
     // (not one more step: 18.0 ms against 18.35 ms)
     const bool down = r <= below;
     K above_min = kmax;
+    int e[MAXL];  // each head's entry: slot << 16 | row, -1 for absent groups
 #pragma unroll
     for (int j = 0; j < MAXL; ++j) {
-        row[j] = down ? le[j] : le[j] + 1;
+        e[j] = j < nl ? slot[j] << 16 | (down ? le[j] : le[j] + 1) : -1;
         h[j] = down ? at[j] : above[j];
         above_min = above[j] < above_min ? above[j] : above_min;
     }
     const int steps = down ? below - r + 1 : r - below;
     K following;
-    const K last = walk_any<K, MAXL>(keys, base, row, h, step, steps, down, before, following);
-#pragma unroll
-    for (int j = 0; j < MAXL; ++j) fin[j] = down ? row[j] : row[j] - 1;
+    const K last = walk_sorted<K, MAXL>(keys, h, e, slot_stride, step, col, steps, down, before, following);
+    x_r = last;
     if (down) {
-        x_r = last;
         if (need_next) x_next = steps >= 2 ? before : above_min;
     } else {
-        x_r = last;
         x_next = following;
     }
-    // positions for the next target: about where x(r) lies in each group
+    // positions for the next target: about where x(r) lies in each group (the heads' rows, one
+    // up going up)
 #pragma unroll
     for (int j = 0; j < MAXL; ++j) {
-        if (j < nl) pos[slot[j] * pos_step] = (unsigned char)(fin[j] < 0 ? 0 : (fin[j] > 255 ? 255 : fin[j]));
+        if (SC_NL == MAXL || e[j] >= 0) {
+            const int f = (e[j] & 0xffff) - (down ? 0 : 1);
+            pos[(e[j] >> 16) * pos_step] = (unsigned char)(f < 0 ? 0 : (f > 255 ? 255 : f));
+        }
     }
 }
 
@@ -591,8 +669,9 @@ SC_DEVICE void climatology(const ClimParams& p) {
     // The block's warps meet after every load (a barrier at the end of each pass below): warps
     // left to drift apart run different stretches of this long kernel at once, and stall on
     // instruction fetch (29.8 ms without the barrier, 27.4 ms with it for the reference job on
-    // an H200). So every thread stays to the end: threads past the last cell compute the last
-    // cell again and write nothing.
+    // an H200; measured again with the smaller kernel of today: float32 1.4 % faster without
+    // it, float64 28.0 against 31.2 ms slower, so it stays). So every thread stays to the end:
+    // threads past the last cell compute the last cell again and write nothing.
     const bool active = blockIdx.x * bc + tid < p.n_cells;
     const int cell = active ? blockIdx.x * bc + tid : p.n_cells - 1;
 
@@ -682,7 +761,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
                 double frac = p.pos_frac[n * n_pct + i];
                 K x_lo, x_hi = 0;
                 const K hint = hints[i * bc];
-                select_ranks<K, MAXL>(ring.keys, base, cnt, slots, nl, bc, n, lo, frac != 0.0,
+                select_ranks<K, MAXL>(ring.keys, base, cnt, slots, nl, n_rows * bc, bc, tid, n, lo, frac != 0.0,
                                       SC_HINTS(p) && hint != Keys<T>::MIN, hint, ring.pos + i * n_ring * bc, bc, x_lo,
                                       x_hi);
                 hints[i * bc] = x_lo;

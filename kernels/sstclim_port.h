@@ -1,10 +1,11 @@
 // sstclim_port.h: everything that differs between HIP (AMD, hipcc) and CUDA (NVIDIA, NVRTC or
 // nvcc) for the kernels in this folder. Nothing else in kernels/ names a vendor.
 //
-// The climatology kernel uses no cross-lane operations (each thread owns one cell), so the
-// differences are the wave width used to size blocks, integer types (NVRTC has no <stdint.h>),
-// bit casts and correctly rounded double arithmetic that the compiler may not contract into
-// fused multiply-adds (results must equal the CPU engine bit for bit).
+// Each thread of the climatology kernel owns one cell; its one cross-lane operation is a vote
+// (`sc_all`, over whole waves: blocks are whole waves). The other differences are the wave
+// width used to size blocks, integer types (NVRTC has no <stdint.h>), bit casts and correctly
+// rounded double arithmetic that the compiler may not contract into fused multiply-adds
+// (results must equal the CPU engine bit for bit).
 #pragma once
 
 #if defined(__HIPCC__) || defined(__HIP_PLATFORM_AMD__) || defined(__HIP__)
@@ -63,6 +64,13 @@ SC_DEVICE void sc_store_stream(T* p, T v) { __builtin_nontemporal_store(v, p); }
 #else
 template <typename T>
 SC_DEVICE void sc_store_stream(T* p, T v) { __stcs(p, v); }
+#endif
+
+// True for every lane of the wave when `pred` holds on every lane (called by whole waves).
+#ifdef SC_VENDOR_HIP
+SC_DEVICE bool sc_all(bool pred) { return __all(pred) != 0; }
+#else
+SC_DEVICE bool sc_all(bool pred) { return __all_sync(0xffffffffu, pred) != 0; }
 #endif
 
 // IEEE round-to-nearest operations that are never fused (both vendors provide these).

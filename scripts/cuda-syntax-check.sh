@@ -37,6 +37,7 @@ __device__ double sqrt(double);
 __device__ float fminf(float, float);
 __device__ float fmaxf(float, float);
 __device__ void __trap();
+__device__ int __all_sync(unsigned int, int);
 __device__ void __stcs(unsigned int*, unsigned int);
 __device__ void __stcs(unsigned long long*, unsigned long long);
 H

@@ -24,6 +24,8 @@ static double __dmul_rn(double a, double b) { return a * b; }
 static double __ddiv_rn(double a, double b) { return a / b; }
 static void __trap() { std::abort(); }
 static void __syncthreads() {}
+// one thread at a time: a wave of one lane
+static int __all_sync(unsigned, int pred) { return pred; }
 template <typename T>
 static T __ldg(const T* p) { return *p; }
 template <typename T>

@@ -1,4 +1,4 @@
-// Host check of the climatology kernel's order-statistic search (`select_ranks` and `walk_any` in
+// Host check of the climatology kernel's order-statistic search (`select_ranks` and `walk_sorted` in
 // kernels/climatology.hip), for machines without a GPU: the kernel source is compiled as plain
 // C++ with the CUDA built-ins replaced by host equivalents, and the search is run on seeded
 // sorted groups laid out as in the kernel's ring (rows `step` apart, sentinels at both ends),
@@ -59,8 +59,8 @@ static long check(std::mt19937_64& rng, int trials) {
             const K hint = rng() % 2 ? all[rng() % n] : 0x00800000u + (K)(rng() % range) * 7u + (K)(rng() % 9);
             const bool need_next = r < n;
             K x_r = 0, x_next = 0;
-            select_ranks<K, MAXL>(keys.data(), base, cnt, slot, nl, step, n, r, need_next, have_hint, hint, pos, 1,
-                                  x_r, x_next);
+            select_ranks<K, MAXL>(keys.data(), base, cnt, slot, nl, rows * step, step, tid, n, r, need_next, have_hint, hint,
+                                  pos, 1, x_r, x_next);
             if (x_r != all[r - 1] || (need_next && x_next != all[r])) {
                 std::printf("FAIL MAXL %d trial %d n %d r %d hint %d: got %u %u want %u %u\n", MAXL, trial, n, r,
                             (int)have_hint, x_r, x_next, all[r - 1], need_next ? all[r] : 0u);
