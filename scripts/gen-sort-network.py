@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-SIZES = (11, 12, 32)  # the 32-key network last: the tests read it up to the end marker
+SIZES = (11, 12, 32)  # group heads for kernels l11 and l12; 32: a group's samples, and l32's heads
 KERNEL = Path(__file__).resolve().parent.parent / "kernels" / "climatology.hip"
 BEGIN = "// BEGIN sort network (scripts/gen-sort-network.py)"
 END = "// END sort network"
