@@ -292,12 +292,14 @@ SC_DEVICE void sort32(K (&x)[SC_SORT_MAX]) {
 template <typename K>
 struct Ring {
     K* keys;              // [slot][row][cell]
+    K* kcol;              // this thread's cell in `keys`, see `sc_global_column`
     double* sums;         // [slot][cell]
     int* counts;          // [slot][cell]
     K* hints;             // [percentile][cell], this thread's cell: each percentile's last value
     unsigned char* pos;   // [percentile][slot][cell], this thread's cell: see select_ranks
     int rows, bc, tid, slots, n_pct;
-    SC_DEVICE int at(int slot, int row) const { return (slot * rows + row) * bc + tid; }
+    // offset of slot `slot`, row `row` from this thread's column `kcol`
+    SC_DEVICE int slot_row(int slot, int row) const { return (slot * rows + row) * bc; }
 };
 
 // Issue the loads of group `g` (up to 32 years) all at once, none behind a branch, so their
@@ -359,7 +361,7 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
 // Stage a group without valid samples in ring slot `slot`: its two sentinels, nothing to sort.
 template <typename K>
 SC_DEVICE void store_empty_group(const Ring<K>& ring, int slot) {
-    K* col = ring.keys + ring.at(slot, 0);
+    K* col = ring.kcol + ring.slot_row(slot, 0);
     if (SC_COLD_ROW(0)) {
         sc_store_stream(col, (K)0);
     } else {
@@ -429,7 +431,7 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
         n += ok ? 1 : 0;
     }
     sort32(x);
-    K* col = ring.keys + ring.at(slot, 0);
+    K* col = ring.kcol + ring.slot_row(slot, 0);
     store_rows(col, ring.bc, x, len);
     ring.sums[slot * ring.bc + ring.tid] = sum;
     ring.counts[slot * ring.bc + ring.tid] = n;
@@ -437,7 +439,9 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
     for (int i = 0; i < ring.n_pct; ++i) {
         const K hint = ring.hints[i * ring.bc];
         int c = 0;
-        // keys past a group of known length are MAX, never at or below a hint
+        // keys past a group of known length are MAX, never at or below a hint (a binary search
+        // over the sorted keys, 26 selections and 6 comparisons, measured no faster: 11.79
+        // against 11.75 ms for the reference job on an H200)
 #pragma unroll
         for (int y = 0; y < (SC_GLEN ? SC_GLEN : SC_SORT_MAX); ++y) c += x[y] <= hint ? 1 : 0;
         ring.pos[(i * ring.slots + slot) * ring.bc] = (unsigned char)(hint == Keys<T>::MIN ? 0 : c);
@@ -453,7 +457,7 @@ SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<ty
     const S* __restrict__ pool = (const S*)p.pool;
     const int off = p.group_off[g];
     const int len = p.group_off[g + 1] - off;
-    K* col = ring.keys + ring.at(slot, 0);
+    K* col = ring.kcol + ring.slot_row(slot, 0);
     const int step = ring.bc;
     col[0] = Keys<T>::MIN;
     double sum = 0.0;
@@ -505,6 +509,26 @@ SC_HEAD_SORT(32)
 #undef SC_HEAD_SORT
 #undef SC_HX
 
+// A head's entry says where its key lies. In a kernel compiled for its launch's ring geometry
+// (SC_K_ROWS, SC_K_BC) the entry is the key's offset from the thread's column, slot *
+// slot_stride + row * step: a step's next key is then one addition and one load away, and the
+// slot and row come back by divisions by constants (a walk step 61 instructions against 65
+// with slot << 16 | row; 11.85 against 11.91 ms for the reference job on an H200). Elsewhere
+// it is slot << 16 | row, which needs no division.
+#if defined(SC_K_ROWS) && defined(SC_K_BC)
+#define SC_ENTRY(slot, row, ss, st) ((slot) * (ss) + (row) * (st))
+#define SC_ENTRY_NEXT(e, dir, st) ((e) + (dir) * (st))
+#define SC_ENTRY_OFF(e, ss, st) (e)
+#define SC_ENTRY_SLOT(e, ss, st) ((int)((unsigned)(e) / (unsigned)(SC_K_ROWS * SC_K_BC)))
+#define SC_ENTRY_ROW(e, ss, st) ((int)((unsigned)(e) % (unsigned)(SC_K_ROWS * SC_K_BC) / (unsigned)SC_K_BC))
+#else
+#define SC_ENTRY(slot, row, ss, st) ((slot) << 16 | (row))
+#define SC_ENTRY_NEXT(e, dir, st) ((e) + (dir))
+#define SC_ENTRY_OFF(e, ss, st) (((e) >> 16) * (ss) + ((e) & 0xffff) * (st))
+#define SC_ENTRY_SLOT(e, ss, st) ((e) >> 16)
+#define SC_ENTRY_ROW(e, ss, st) ((e) & 0xffff)
+#endif
+
 // Take `steps` samples off the groups' heads `h`, best first: down (largest first) where
 // `down`, else up. Keys travel XOR `flip` (none flipped going down, all going up), so either
 // way the best head is the largest transformed one and the sentinels, and absent groups, become
@@ -531,8 +555,8 @@ SC_DEVICE K walk_sorted(const K* keys, K (&h)[MAXL], int (&e)[MAXL], int slot_st
     for (int s = 0; s < steps; ++s) {
         prev = last;
         last = h[0];
-        const int ne = e[0] + dir;  // the row stays within its slot's 16 bits: sentinels are never taken
-        const K nk = keys[(ne >> 16) * slot_stride + (ne & 0xffff) * step + col] ^ flip;
+        const int ne = SC_ENTRY_NEXT(e[0], dir, step);  // sentinels are never taken: the row stays in its slot
+        const K nk = keys[SC_ENTRY_OFF(ne, slot_stride, step) + col] ^ flip;
         // heads 1.. move up one place each: head i + 1 to place i while it is at least the new
         // one, the new one to the first place after those, and the rest keep their place
         bool prev_stays = true;  // head i (place i - 1 now) is at least the new one
@@ -555,8 +579,13 @@ SC_DEVICE K walk_sorted(const K* keys, K (&h)[MAXL], int (&e)[MAXL], int slot_st
 }
 
 // The values at 1-based ranks `r` and `r + 1` (when `need_next`) among the `n` valid samples
-// of the target's groups (ring slots `slot[j]`, `cnt[j]` valid samples each). Row q of ring
-// slot s lies at keys[s * slot_stride + q * step + col]; `base[j]` is row 0 of group j.
+// of the target's groups (ring slots `slot[j]`; slot s holds counts[s * step] valid samples).
+// Row q of ring slot s lies at keys[s * slot_stride + q * step + col]. Group j's row 0 and count
+// are recomputed from its slot where needed, not kept in registers through the search: with
+// the ring's column pointer made opaque (`sc_global_column`) the float32 kernel needs 72
+// registers instead of 80 and 5 % fewer instructions (11.85 ms against 12.37 ms for the
+// reference job on an H200; 12.18 ms without the opaque pointer; capped at 64 registers, 32
+// warps a multiprocessor, 12.67 ms).
 //
 // With a hint (this percentile's value at the previous target day), each group's count of
 // samples at or below it is found by moving that group's stored position (`pos`, one byte per
@@ -564,9 +593,9 @@ SC_DEVICE K walk_sorted(const K* keys, K (&h)[MAXL], int (&e)[MAXL], int slot_st
 // moved; the walk then starts there. Without one, or when an end is nearer, it starts at the
 // nearer end. Positions are left for the next target either way.
 template <typename K, int MAXL>
-SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&cnt)[MAXL], const int (&slot)[MAXL],
-                            int nl, int slot_stride, int step, int col, int n, int r, bool need_next,
-                            bool have_hint, K hint, unsigned char* pos, int pos_step, K& x_r, K& x_next) {
+SC_DEVICE void select_ranks(const K* keys, const int* counts, const int (&slot)[MAXL], int nl, int slot_stride,
+                            int step, int col, int n, int r, bool need_next, bool have_hint, K hint,
+                            unsigned char* pos, int pos_step, K& x_r, K& x_next) {
     const K kmin = (K)0, kmax = (K)~(K)0;
     int le[MAXL];     // samples of group j at or below the start
     K at[MAXL];       // group j's largest sample at or below the start (kmin: none)
@@ -584,10 +613,11 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
             above[j] = kmax;
             if (j < nl) {
                 int q = pos[slot[j] * pos_step];
-                q = q < cnt[j] ? q : cnt[j];
+                const int c = counts[slot[j] * step];
+                q = q < c ? q : c;
                 le[j] = q;
-                at[j] = keys[base[j] + q * step];
-                above[j] = keys[base[j] + (q + 1) * step];
+                at[j] = keys[(slot[j] * slot_stride + col) + q * step];
+                above[j] = keys[(slot[j] * slot_stride + col) + (q + 1) * step];
             }
         }
 #pragma unroll
@@ -598,12 +628,12 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
                 while (b <= hint) {  // row cnt + 1 holds kmax
                     ++q;
                     a = b;
-                    b = keys[base[j] + (q + 1) * step];
+                    b = keys[(slot[j] * slot_stride + col) + (q + 1) * step];
                 }
                 while (a > hint) {  // row 0 holds kmin
                     --q;
                     b = a;
-                    a = keys[base[j] + q * step];
+                    a = keys[(slot[j] * slot_stride + col) + q * step];
                 }
                 le[j] = q;
                 at[j] = a;
@@ -619,9 +649,9 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
         below = from_top ? n : 0;
 #pragma unroll
         for (int j = 0; j < MAXL; ++j) {
-            le[j] = from_top && j < nl ? cnt[j] : 0;
-            at[j] = j < nl ? keys[base[j] + le[j] * step] : kmin;
-            above[j] = j < nl ? keys[base[j] + (le[j] + 1) * step] : kmax;
+            le[j] = from_top && j < nl ? counts[slot[j] * step] : 0;
+            at[j] = j < nl ? keys[(slot[j] * slot_stride + col) + le[j] * step] : kmin;
+            above[j] = j < nl ? keys[(slot[j] * slot_stride + col) + (le[j] + 1) * step] : kmax;
         }
     }
     K h[MAXL];
@@ -632,10 +662,10 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
     // (not one more step: 18.0 ms against 18.35 ms)
     const bool down = r <= below;
     K above_min = kmax;
-    int e[MAXL];  // each head's entry: slot << 16 | row, -1 for absent groups
+    int e[MAXL];  // each head's entry (SC_ENTRY), -1 for absent groups
 #pragma unroll
     for (int j = 0; j < MAXL; ++j) {
-        e[j] = j < nl ? slot[j] << 16 | (down ? le[j] : le[j] + 1) : -1;
+        e[j] = j < nl ? SC_ENTRY(slot[j], down ? le[j] : le[j] + 1, slot_stride, step) : -1;
         h[j] = down ? at[j] : above[j];
         above_min = above[j] < above_min ? above[j] : above_min;
     }
@@ -653,8 +683,8 @@ SC_DEVICE void select_ranks(const K* keys, const int (&base)[MAXL], const int (&
 #pragma unroll
     for (int j = 0; j < MAXL; ++j) {
         if (SC_NL == MAXL || e[j] >= 0) {
-            const int f = (e[j] & 0xffff) - (down ? 0 : 1);
-            pos[(e[j] >> 16) * pos_step] = (unsigned char)(f < 0 ? 0 : (f > 255 ? 255 : f));
+            const int f = SC_ENTRY_ROW(e[j], slot_stride, step) - (down ? 0 : 1);
+            pos[SC_ENTRY_SLOT(e[j], slot_stride, step) * pos_step] = (unsigned char)(f < 0 ? 0 : (f > 255 ? 255 : f));
         }
     }
 }
@@ -671,8 +701,9 @@ SC_DEVICE void climatology(const ClimParams& p) {
     // left to drift apart run different stretches of this long kernel at once, and stall on
     // instruction fetch (29.8 ms without the barrier, 27.4 ms with it for the reference job on
     // an H200; again after the sorted-heads walk: float32 1.4 % faster without it, float64
-    // 31.2 ms against 28.0 ms, so it stays). So every thread stays to the end:
-    // threads past the last cell compute the last cell again and write nothing.
+    // 31.2 ms against 28.0 ms, so it stays for float64 and int16 pools; float32 kernels on CUDA
+    // run without it since the register-lean search, 11.79 ms against 11.88 ms). Every thread
+    // stays to the end: threads past the last cell compute the last cell again, write nothing.
     const bool active = blockIdx.x * bc + tid < p.n_cells;
     const int cell = active ? blockIdx.x * bc + tid : p.n_cells - 1;
 
@@ -689,6 +720,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
         ring.keys = (K*)(ring.sums + n_ring * bc);
         after_keys = (int*)(ring.keys + (sc_i64)n_ring * n_rows * bc);
     }
+    ring.kcol = SC_RING_GLOBAL(p) ? sc_global_column(ring.keys + tid) : ring.keys + tid;
     ring.counts = after_keys;
     ring.rows = n_rows;
     ring.bc = bc;
@@ -731,20 +763,16 @@ SC_DEVICE void climatology(const ClimParams& p) {
 #else
             const int nl = p.target_nl[t];
 #endif
-            int base[MAXL], cnt[MAXL], slots[MAXL];
+            int slots[MAXL];
             int n = 0;
             double total = 0.0;
 #pragma unroll
             for (int j = 0; j < MAXL; ++j) {
-                base[j] = 0;
-                cnt[j] = 0;
                 slots[j] = 0;
                 if (j < nl) {
                     const int slot = __ldg(p.target_lists + t * MAXL + j);
                     slots[j] = slot;
-                    base[j] = ring.at(slot, 0);
-                    cnt[j] = ring.counts[slot * bc + tid];
-                    n += cnt[j];
+                    n += ring.counts[slot * bc + tid];
                     total = sc_add(total, ring.sums[slot * bc + tid]);
                 }
             }
@@ -762,7 +790,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
                 double frac = p.pos_frac[n * n_pct + i];
                 K x_lo, x_hi = 0;
                 const K hint = hints[i * bc];
-                select_ranks<K, MAXL>(ring.keys, base, cnt, slots, nl, n_rows * bc, bc, tid, n, lo, frac != 0.0,
+                select_ranks<K, MAXL>(ring.kcol, ring.counts + tid, slots, nl, n_rows * bc, bc, 0, n, lo, frac != 0.0,
                                       SC_HINTS(p) && hint != Keys<T>::MIN, hint, ring.pos + i * n_ring * bc, bc, x_lo,
                                       x_hi);
                 hints[i * bc] = x_lo;
@@ -770,7 +798,11 @@ SC_DEVICE void climatology(const ClimParams& p) {
                 if (active) out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, Keys<T>::value(x_hi), frac);
             }
         }
+#ifdef SC_VENDOR_CUDA
+        if (sizeof(T) != 4) __syncthreads();  // see above: float32 runs without it on CUDA
+#else
         __syncthreads();
+#endif
     }
 }
 

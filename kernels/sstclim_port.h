@@ -73,6 +73,22 @@ SC_DEVICE bool sc_all(bool pred) { return __all(pred) != 0; }
 SC_DEVICE bool sc_all(bool pred) { return __all_sync(0xffffffffu, pred) != 0; }
 #endif
 
+// A thread's pointer into device memory, with its origin hidden from the optimizer: NVVM would
+// otherwise fold the block's base into every address computed from it (five instructions an
+// address instead of one wide multiply-add), and a search's loads are mostly address arithmetic.
+// The assumption keeps them global loads. HIP's compiler does not fold so; the pointer stays.
+#ifdef SC_VENDOR_HIP
+template <typename T>
+SC_DEVICE T* sc_global_column(T* p) { return p; }
+#else
+template <typename T>
+SC_DEVICE T* sc_global_column(T* p) {
+    asm volatile("" : "+l"(p));
+    __builtin_assume(__isGlobal(p));
+    return p;
+}
+#endif
+
 // IEEE round-to-nearest operations that are never fused (both vendors provide these).
 SC_DEVICE double sc_add(double a, double b) { return __dadd_rn(a, b); }
 SC_DEVICE double sc_sub(double a, double b) { return __dsub_rn(a, b); }

@@ -40,6 +40,7 @@ __device__ void __trap();
 __device__ int __all_sync(unsigned int, int);
 __device__ void __stcs(unsigned int*, unsigned int);
 __device__ void __stcs(unsigned long long*, unsigned long long);
+__device__ __attribute__((const)) unsigned int __isGlobal(const void*);
 H
 grep -v "#pragma once" kernels/sstclim_port.h > "$tmp/port.h"
 status=0

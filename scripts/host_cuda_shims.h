@@ -32,3 +32,7 @@ template <typename T>
 static T __ldcs(const T* p) { return *p; }
 template <typename T>
 static void __stcs(T* p, T v) { *p = v; }
+static unsigned __isGlobal(const void*) { return 1; }
+#ifndef __clang__
+#define __builtin_assume(cond) ((void)0)
+#endif

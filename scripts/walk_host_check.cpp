@@ -31,6 +31,7 @@ static long check(std::mt19937_64& rng, int trials) {
         // keys of finite floats: from a tiny range (many ties) or a wide one
         const unsigned range = trial % 3 == 0 ? 4u : trial % 3 == 1 ? 40u : 1u << 30;
         std::vector<K> keys((size_t)MAXL * rows * step + tid + 1, ~0u);
+        std::vector<int> counts((size_t)MAXL * step, -1);  // slot s's count at s * step
         int base[MAXL], cnt[MAXL], slot[MAXL];
         std::vector<K> all;
         for (int j = 0; j < MAXL; ++j) {
@@ -42,6 +43,7 @@ static long check(std::mt19937_64& rng, int trials) {
             base[j] = j * rows * step + tid;
             cnt[j] = (int)(rng() % 33) - 2;
             if (cnt[j] < 0) cnt[j] = 0;  // some empty groups
+            counts[(size_t)slot[j] * step] = cnt[j];
             std::vector<K> g(cnt[j]);
             for (auto& k : g) k = 0x00800000u + (K)(rng() % range) * 7u;
             std::sort(g.begin(), g.end());
@@ -59,7 +61,7 @@ static long check(std::mt19937_64& rng, int trials) {
             const K hint = rng() % 2 ? all[rng() % n] : 0x00800000u + (K)(rng() % range) * 7u + (K)(rng() % 9);
             const bool need_next = r < n;
             K x_r = 0, x_next = 0;
-            select_ranks<K, MAXL>(keys.data(), base, cnt, slot, nl, rows * step, step, tid, n, r, need_next, have_hint, hint,
+            select_ranks<K, MAXL>(keys.data(), counts.data(), slot, nl, rows * step, step, tid, n, r, need_next, have_hint, hint,
                                   pos, 1, x_r, x_next);
             if (x_r != all[r - 1] || (need_next && x_next != all[r])) {
                 std::printf("FAIL MAXL %d trial %d n %d r %d hint %d: got %u %u want %u %u\n", MAXL, trial, n, r,
