@@ -77,7 +77,7 @@ SC_DEVICE bool sc_all(bool pred) { return __all_sync(0xffffffffu, pred) != 0; }
 // otherwise fold the block's base into every address computed from it (five instructions an
 // address instead of one wide multiply-add), and a search's loads are mostly address arithmetic.
 // The assumption keeps them global loads. HIP's compiler does not fold so; the pointer stays.
-#ifdef SC_VENDOR_HIP
+#if defined(SC_VENDOR_HIP) || defined(SC_HOST_CHECK)
 template <typename T>
 SC_DEVICE T* sc_global_column(T* p) { return p; }
 #else

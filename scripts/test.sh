@@ -25,5 +25,7 @@ echo "== kernels/baselines.hip emulated on the host against a naive reference" >
 scripts/baselines-host-check.sh
 echo "== the climatology kernel's order-statistic search emulated on the host against a sorted union" >&2
 scripts/walk-host-check.sh
+echo "== the whole climatology kernel emulated on the host against a naive reference" >&2
+scripts/kernel-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip
