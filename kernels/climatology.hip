@@ -141,8 +141,9 @@ struct ClimParams {
 // A band ring (experimental, off unless a job is compiled with -DSC_K_BAND=K, e.g. through
 // SSTCLIM_CUDA_DEFINES): staging stores only each group's top K valid rows (and row 0 where the
 // band reaches row 1), so the ring writes a fraction of its bytes to device memory; a search
-// that would read a row below a group's band first rebuilds that group in full from the pool
-// (`BandRing`) and flags its count (SC_FULL). Needs every group's length compiled in. See
+// whose walk could take a row below a group's band (or whose start there is uncertain) rebuilds
+// that group in full from the pool first (`BandRing`), flags its count (SC_FULL) and starts
+// again (see `select_ranks`). Needs every group's length compiled in. See
 // bench-results/band-ring-sim-2026-12-01-vm/ (K = 20 for P90 of 30 years: 39 % of the rows
 // written, a rebuild in fewer than 1 wave in 100 per target day).
 #if defined(SC_K_BAND) && defined(SC_K_GLEN) && SC_K_GLEN
