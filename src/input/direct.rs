@@ -386,10 +386,25 @@ pub(crate) fn with_hdf5_file<T>(
     let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
     super::silence_hdf5();
     let _lock = hdf5_metno_sys::LOCK.lock();
-    // SAFETY: plain HDF5 C calls on a file handle opened and closed here, under the lock.
+    // SAFETY: plain HDF5 C calls on a property list and a file handle created and closed here,
+    // under the lock.
     unsafe {
         h5::H5open();
-        let f = h5f::H5Fopen(cpath.as_ptr(), h5f::H5F_ACC_RDONLY, h5p::H5P_DEFAULT);
+        // First without a file lock: a reader child forked meanwhile inherits a writer's
+        // descriptor, and with it the writer's lock, until it exits, and HDF5 would refuse the
+        // open (`main` turns locking off through the environment; library callers and unit tests
+        // do not run it). A file this process already has open (through libnetcdf) must be
+        // opened with the same settings as there: then the default ones.
+        let fapl = h5p::H5Pcreate(*h5p::H5P_CLS_FILE_ACCESS);
+        let mut f = -1;
+        if fapl >= 0 {
+            h5p::H5Pset_file_locking(fapl, 0, 1);
+            f = h5f::H5Fopen(cpath.as_ptr(), h5f::H5F_ACC_RDONLY, fapl);
+            h5p::H5Pclose(fapl);
+        }
+        if f < 0 {
+            f = h5f::H5Fopen(cpath.as_ptr(), h5f::H5F_ACC_RDONLY, h5p::H5P_DEFAULT);
+        }
         if f < 0 {
             return Err("HDF5 cannot open it".into());
         }
