@@ -138,24 +138,6 @@ struct ClimParams {
 #define SC_COLD_ROW(r) false
 #endif
 
-// A band ring (experimental, off unless a job is compiled with -DSC_K_BAND=K, e.g. through
-// SSTCLIM_CUDA_DEFINES): staging stores only each group's top K valid rows (and row 0 where the
-// band reaches row 1), so the ring writes a fraction of its bytes to device memory; a search
-// whose walk could take a row below a group's band (or whose start there is uncertain) rebuilds
-// that group in full from the pool first (`BandRing`), flags its count (SC_FULL) and starts
-// again (see `select_ranks`). Needs every group's length compiled in. See
-// bench-results/band-ring-sim-2026-12-01-vm/ (K = 20 for P90 of 30 years: 39 % of the rows
-// written, a rebuild in fewer than 1 wave in 100 per target day).
-#if defined(SC_K_BAND) && defined(SC_K_GLEN) && SC_K_GLEN
-#define SC_BAND SC_K_BAND
-#else
-#define SC_BAND 0
-#endif
-#define SC_FULL 0x40000000  // in a slot's count: all its rows are stored
-#define SC_COUNT(c) (SC_BAND ? (c) & ~SC_FULL : (c))
-// the band's MIN sentinel row for a slot's count word (0: every row stored)
-#define SC_BAND_FLOOR(c) (SC_BAND && !((c) & SC_FULL) && (c) > SC_BAND ? (c) - SC_BAND : 0)
-
 // Stop a kernel compiled for other launch constants than its launch's.
 SC_DEVICE void check_launch(const ClimParams& p) {
     bool bad = p.rows > 0x10000;  // a row must fit the 16 bits `walk_sorted` gives it
@@ -395,25 +377,26 @@ SC_DEVICE void store_empty_group(const Ring<K>& ring, int slot) {
     for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
 }
 
+// With every group's length compiled in, rows 0 (MIN) and GLEN + 1 (MAX) hold the same key in
+// every group, so each slot's are written once when the kernel starts and staging skips them
+// (2 of 33 rows: 11.67 ms against 11.84 ms for the reference job on an H200, the mean alone
+// 7.02 against 7.20 ms; bench-results/sentinels-once-2026-12-01-h200). An empty group still
+// stores its row 1 (MAX).
+#define SC_SENTINELS_ONCE (SC_GLEN != 0)
+
 // A sorted group's rows, `step` apart from `col`: the MIN sentinel, its keys and a MAX sentinel
-// after its valid ones (its invalid samples' keys are MAX). With a band (`band_n`: the group's
-// valid count, or -1 for every row), only rows n - K + 1 .. n + 1 and a MIN sentinel at row
-// n - K, which stops a position moving down (see `select_ranks`).
+// after its valid ones (its invalid samples' keys are MAX).
 template <typename K>
-SC_DEVICE void store_rows(K* col, int step, const K (&x)[SC_SORT_MAX], int len, int band_n = -1) {
-    const bool banded = SC_BAND && band_n >= 0;
-    if (!banded || band_n <= SC_BAND) {
-        if (SC_COLD_ROW(0)) {
-            sc_store_stream(col, (K)0);
-        } else {
-            col[0] = (K)0;
-        }
+SC_DEVICE void store_rows(K* col, int step, const K (&x)[SC_SORT_MAX], int len) {
+    if (SC_SENTINELS_ONCE) {
+    } else if (SC_COLD_ROW(0)) {
+        sc_store_stream(col, (K)0);
     } else {
-        col[(band_n - SC_BAND) * step] = (K)0;  // a MIN sentinel right below the band
+        col[0] = (K)0;
     }
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) {
-        if (banded && (y < band_n - SC_BAND || y > band_n)) continue;  // rows n - K + 1 .. n + 1
+        if (SC_SENTINELS_ONCE && y == SC_GLEN) continue;
         if (y <= len) {  // row len + 1 gets a MAX sentinel
             if (SC_COLD_ROW(y + 1)) {
                 sc_store_stream(col + (y + 1) * step, x[y]);
@@ -458,7 +441,7 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
     }
     sort32(x);
     K* col = ring.kcol + ring.slot_row(slot, 0);
-    store_rows(col, ring.bc, x, len, SC_BAND ? n : -1);
+    store_rows(col, ring.bc, x, len);
     ring.sums[slot * ring.bc + ring.tid] = sum;
     ring.counts[slot * ring.bc + ring.tid] = n;
     // each percentile's starting position in the new group: samples at or below its hint
@@ -474,22 +457,10 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
     }
 }
 
-// Where a group's samples lie in the pool (the fields of ClimParams a rebuild needs, by value:
-// taking the kernel parameters' address would copy them all to local memory).
-struct GroupSource {
-    const void* pool;
-    const int* group_off;
-    const int* group_rows;
-    const double* lut;
-    sc_i64 pool_stride;
-};
-
-// Load group `g` and insertion-sort its valid keys in place in ring slot `slot`, sentinels
-// included (rows 0 .. len + 1), a few registers and many memory accesses; returns the valid
-// count, and their sum in `sum`.
+// A group of more than 32 years: load and insertion-sort it in place in its ring slot.
 template <typename S>
-SC_DEVICE int sort_in_ring(const GroupSource& p, const Ring<typename Keys<typename Compute<S>::type>::K>& ring, int g,
-                           int slot, int cell, double& sum) {
+SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<typename Compute<S>::type>::K>& ring,
+                                int g, int slot, int cell) {
     typedef typename Compute<S>::type T;
     typedef typename Keys<T>::K K;
     const S* __restrict__ pool = (const S*)p.pool;
@@ -498,7 +469,7 @@ SC_DEVICE int sort_in_ring(const GroupSource& p, const Ring<typename Keys<typena
     K* col = ring.kcol + ring.slot_row(slot, 0);
     const int step = ring.bc;
     col[0] = Keys<T>::MIN;
-    sum = 0.0;
+    double sum = 0.0;
     int n = 0;
     for (int y = 0; y < len; ++y) {
         T v = Compute<S>::load(pool[(sc_i64)p.group_rows[off + y] * p.pool_stride + cell], p.lut);
@@ -514,16 +485,6 @@ SC_DEVICE int sort_in_ring(const GroupSource& p, const Ring<typename Keys<typena
         ++n;
     }
     for (int r = n + 1; r <= len + 1; ++r) col[r * step] = Keys<T>::MAX;
-    return n;
-}
-
-// A group of more than 32 years: sorted in place in its ring slot.
-template <typename S>
-SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<typename Compute<S>::type>::K>& ring,
-                                int g, int slot, int cell) {
-    double sum;
-    const GroupSource src = {p.pool, p.group_off, p.group_rows, p.lut, p.pool_stride};
-    const int n = sort_in_ring<S>(src, ring, g, slot, cell, sum);
     ring.sums[slot * ring.bc + ring.tid] = sum;
     ring.counts[slot * ring.bc + ring.tid] = n;
     for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
@@ -626,13 +587,6 @@ SC_DEVICE K walk_sorted(const K* keys, K (&h)[MAXL], int (&e)[MAXL], int slot_st
     return last ^ flip;
 }
 
-// Every row of every ring slot is stored (see SC_BAND and `BandRing`).
-struct NoBand {
-    static const bool on = false;
-    SC_DEVICE bool below(int, int) const { return false; }
-    SC_DEVICE void rebuild(int) const {}
-};
-
 // The values at 1-based ranks `r` and `r + 1` (when `need_next`) among the `n` valid samples
 // of the target's groups (ring slots `slot[j]`; slot s holds counts[s * step] valid samples).
 // Row q of ring slot s lies at keys[s * slot_stride + q * step + col]. Group j's row 0 and count
@@ -647,155 +601,102 @@ struct NoBand {
 // slot, left by the previous target or set when the group was staged) the few rows the hint
 // moved; the walk then starts there. Without one, or when an end is nearer, it starts at the
 // nearer end. Positions are left for the next target either way.
-//
-// With a band ring (`band`), a stored position starts no lower than a group's floor row (a MIN
-// sentinel right below the band), so positions stay within the slot; reads below the band
-// before the walk only give values that are thrown away, because the walk first checks that
-// every row it can take lies in the band (`band.below`) and, where one does not, rebuilds that
-// group in full (`band.rebuild`, one call site) and starts the search again. With NoBand all
-// of it compiles away.
-template <typename K, int MAXL, typename B>
+template <typename K, int MAXL>
 SC_DEVICE void select_ranks(const K* keys, const int* counts, const int (&slot)[MAXL], int nl, int slot_stride,
                             int step, int col, int n, int r, bool need_next, bool have_hint, K hint,
-                            unsigned char* pos, int pos_step, K& x_r, K& x_next, const B& band) {
+                            unsigned char* pos, int pos_step, K& x_r, K& x_next) {
     const K kmin = (K)0, kmax = (K)~(K)0;
+    int le[MAXL];     // samples of group j at or below the start
+    K at[MAXL];       // group j's largest sample at or below the start (kmin: none)
+    K above[MAXL];    // group j's smallest sample above the start (kmax: none)
+    int below = 0;
     const int full_down = n - r + 1, full_up = r;
-    for (;;) {  // once, unless a band ring has a group to rebuild first (then from the start)
-        int le[MAXL];      // samples of group j at or below the start
-        K at[MAXL];        // group j's largest sample at or below the start (kmin: none)
-        K above[MAXL];     // group j's smallest sample above the start (kmax: none)
-        int below = 0;
-        bool use_hint = false;
-        if (have_hint) {
-            // every group's stored position and the keys around it, all loads issued before any
-            // is waited for; then each group's position moves the few rows the hint moved
-#pragma unroll
-            for (int j = 0; j < MAXL; ++j) {
-                le[j] = 0;
-                at[j] = kmin;
-                above[j] = kmax;
-                if (j < nl) {
-                    int q = pos[slot[j] * pos_step];
-                    const int raw = counts[slot[j] * step], c = SC_COUNT(raw);
-                    q = q < c ? q : c;
-                    if (B::on) q = q > SC_BAND_FLOOR(raw) ? q : SC_BAND_FLOOR(raw);  // not below the band
-                    le[j] = q;
-                    at[j] = keys[(slot[j] * slot_stride + col) + q * step];
-                    above[j] = keys[(slot[j] * slot_stride + col) + (q + 1) * step];
-                }
-            }
-#pragma unroll
-            for (int j = 0; j < MAXL; ++j) {
-                if (j < nl) {
-                    int q = le[j];
-                    K a = at[j], b = above[j];
-                    while (b <= hint) {  // row cnt + 1 holds kmax
-                        ++q;
-                        a = b;
-                        b = keys[(slot[j] * slot_stride + col) + (q + 1) * step];
-                    }
-                    while (a > hint) {  // row 0 holds kmin (a band ring: its floor row too)
-                        --q;
-                        b = a;
-                        a = keys[(slot[j] * slot_stride + col) + q * step];
-                    }
-                    le[j] = q;
-                    at[j] = a;
-                    above[j] = b;
-                    below += q;
-                }
-            }
-            const int cost = r <= below ? below - r + 1 : r - below;
-            use_hint = cost < (full_down < full_up ? full_down : full_up);
-        }
-        if (!use_hint) {
-            const bool from_top = full_down < full_up;
-            below = from_top ? n : 0;
-#pragma unroll
-            for (int j = 0; j < MAXL; ++j) {
-                le[j] = from_top && j < nl ? SC_COUNT(counts[slot[j] * step]) : 0;
-                at[j] = j < nl ? keys[(slot[j] * slot_stride + col) + le[j] * step] : kmin;
-                above[j] = j < nl ? keys[(slot[j] * slot_stride + col) + (le[j] + 1) * step] : kmax;
-            }
-        }
-        K h[MAXL];
-        K before;
-        // x(r) is the (below - r + 1)-th largest at or below the start, or the (r - below)-th
-        // smallest above it; x(r + 1) is the value taken before x(r) going down (or, one step
-        // down, the smallest above the start) and, going up, the smallest head the walk leaves
-        // (not one more step: 18.0 ms against 18.35 ms)
-        const bool down = r <= below;
-        K above_min = kmax;
-        int e[MAXL];  // each head's entry (SC_ENTRY), -1 for absent groups
+    bool use_hint = false;
+    if (have_hint) {
+        // every group's stored position and the keys around it, all loads issued before any
+        // is waited for; then each group's position moves the few rows the hint moved
 #pragma unroll
         for (int j = 0; j < MAXL; ++j) {
-            e[j] = j < nl ? SC_ENTRY(slot[j], down ? le[j] : le[j] + 1, slot_stride, step) : -1;
-            h[j] = down ? at[j] : above[j];
-            above_min = above[j] < above_min ? above[j] : above_min;
-        }
-        const int steps = down ? below - r + 1 : r - below;
-        if (B::on) {
-            // every group's start must lie in its band (a position that stopped at the floor row,
-            // or a search from below, may have counted a row the band does not hold), and the
-            // rows a downward walk takes too: le down to at most le - steps + 1 (an upward walk
-            // takes rows from le + 1 up)
-            int rebuild = -1;
-#pragma unroll
-            for (int j = 0; j < MAXL; ++j)
-                if (j < nl && band.below(slot[j], down ? le[j] - steps + 1 : le[j])) rebuild = slot[j];
-            if (rebuild >= 0) {
-                band.rebuild(rebuild);
-                continue;
+            le[j] = 0;
+            at[j] = kmin;
+            above[j] = kmax;
+            if (j < nl) {
+                int q = pos[slot[j] * pos_step];
+                const int c = counts[slot[j] * step];
+                q = q < c ? q : c;
+                le[j] = q;
+                at[j] = keys[(slot[j] * slot_stride + col) + q * step];
+                above[j] = keys[(slot[j] * slot_stride + col) + (q + 1) * step];
             }
         }
-        K following;
-        const K last = walk_sorted<K, MAXL>(keys, h, e, slot_stride, step, col, steps, down, before, following);
-        x_r = last;
-        if (down) {
-            if (need_next) x_next = steps >= 2 ? before : above_min;
-        } else {
-            x_next = following;
-        }
-        // positions for the next target: about where x(r) lies in each group (the heads' rows,
-        // one up going up)
 #pragma unroll
         for (int j = 0; j < MAXL; ++j) {
-            if (SC_NL == MAXL || e[j] >= 0) {
-                const int f = SC_ENTRY_ROW(e[j], slot_stride, step) - (down ? 0 : 1);
-                pos[SC_ENTRY_SLOT(e[j], slot_stride, step) * pos_step] =
-                    (unsigned char)(f < 0 ? 0 : (f > 255 ? 255 : f));
+            if (j < nl) {
+                int q = le[j];
+                K a = at[j], b = above[j];
+                while (b <= hint) {  // row cnt + 1 holds kmax
+                    ++q;
+                    a = b;
+                    b = keys[(slot[j] * slot_stride + col) + (q + 1) * step];
+                }
+                while (a > hint) {  // row 0 holds kmin
+                    --q;
+                    b = a;
+                    a = keys[(slot[j] * slot_stride + col) + q * step];
+                }
+                le[j] = q;
+                at[j] = a;
+                above[j] = b;
+                below += q;
             }
         }
-        return;
+        const int cost = r <= below ? below - r + 1 : r - below;
+        use_hint = cost < (full_down < full_up ? full_down : full_up);
+    }
+    if (!use_hint) {
+        const bool from_top = full_down < full_up;
+        below = from_top ? n : 0;
+#pragma unroll
+        for (int j = 0; j < MAXL; ++j) {
+            le[j] = from_top && j < nl ? counts[slot[j] * step] : 0;
+            at[j] = j < nl ? keys[(slot[j] * slot_stride + col) + le[j] * step] : kmin;
+            above[j] = j < nl ? keys[(slot[j] * slot_stride + col) + (le[j] + 1) * step] : kmax;
+        }
+    }
+    K h[MAXL];
+    K before;
+    // x(r) is the (below - r + 1)-th largest at or below the start, or the (r - below)-th
+    // smallest above it; x(r + 1) is the value taken before x(r) going down (or, one step
+    // down, the smallest above the start) and, going up, the smallest head the walk leaves
+    // (not one more step: 18.0 ms against 18.35 ms)
+    const bool down = r <= below;
+    K above_min = kmax;
+    int e[MAXL];  // each head's entry (SC_ENTRY), -1 for absent groups
+#pragma unroll
+    for (int j = 0; j < MAXL; ++j) {
+        e[j] = j < nl ? SC_ENTRY(slot[j], down ? le[j] : le[j] + 1, slot_stride, step) : -1;
+        h[j] = down ? at[j] : above[j];
+        above_min = above[j] < above_min ? above[j] : above_min;
+    }
+    const int steps = down ? below - r + 1 : r - below;
+    K following;
+    const K last = walk_sorted<K, MAXL>(keys, h, e, slot_stride, step, col, steps, down, before, following);
+    x_r = last;
+    if (down) {
+        if (need_next) x_next = steps >= 2 ? before : above_min;
+    } else {
+        x_next = following;
+    }
+    // positions for the next target: about where x(r) lies in each group (the heads' rows, one
+    // up going up)
+#pragma unroll
+    for (int j = 0; j < MAXL; ++j) {
+        if (SC_NL == MAXL || e[j] >= 0) {
+            const int f = SC_ENTRY_ROW(e[j], slot_stride, step) - (down ? 0 : 1);
+            pos[SC_ENTRY_SLOT(e[j], slot_stride, step) * pos_step] = (unsigned char)(f < 0 ? 0 : (f > 255 ? 255 : f));
+        }
     }
 }
-
-// The band ring's rebuilds (see SC_BAND): `below(slot, row)` says whether row `row` of a slot
-// lies below its stored band; `rebuild(slot)` fetches, sorts and stores the whole group in the
-// slot, the one the pass's loads last put there, and flags its count.
-template <typename S>
-struct BandRing {
-    typedef typename Compute<S>::type T;
-    typedef typename Keys<T>::K K;
-    static const bool on = SC_BAND != 0;
-    GroupSource src;
-    const int* loads;
-    Ring<K> ring;
-    int cell, li, l0;
-    SC_DEVICE bool below(int slot, int row) const {
-        const int floor = SC_BAND_FLOOR(ring.counts[slot * ring.bc + ring.tid]);
-        return floor > 0 && row <= floor;  // rows floor + 1 .. are stored
-    }
-    SC_DEVICE void rebuild(int slot) const {
-        int* count = ring.counts + slot * ring.bc + ring.tid;
-        int g = -1;
-        for (int k = li; k >= l0 && g < 0; --k)
-            if (__ldg(loads + 2 * k + 1) == slot) g = __ldg(loads + 2 * k);
-        double sum;  // the same as staged
-        sort_in_ring<S>(src, ring, g, slot, cell, sum);  // in place: the search's registers stay
-        *count |= SC_FULL;
-    }
-};
 
 template <typename S, int MAXL>
 SC_DEVICE void climatology(const ClimParams& p) {
@@ -841,6 +742,12 @@ SC_DEVICE void climatology(const ClimParams& p) {
     ring.hints = hints;
     ring.pos = (unsigned char*)((K*)(ring.counts + n_ring * bc) + n_pct * bc) + tid;
     for (int i = 0; i < n_pct; ++i) hints[i * bc] = Keys<T>::MIN;
+    if (SC_SENTINELS_ONCE) {
+        for (int s = 0; s < n_ring; ++s) {
+            ring.kcol[ring.slot_row(s, 0)] = (K)0;
+            ring.kcol[ring.slot_row(s, SC_GLEN + 1)] = (K)~(K)0;
+        }
+    }
     const double nan = sc_bits_double(0x7ff8000000000000ull);
     const int n_stats = 1 + n_pct;
     const sc_i64 out_cell = p.out_cell0 + cell;
@@ -880,11 +787,10 @@ SC_DEVICE void climatology(const ClimParams& p) {
                 if (j < nl) {
                     const int slot = __ldg(p.target_lists + t * MAXL + j);
                     slots[j] = slot;
-                    n += SC_COUNT(ring.counts[slot * bc + tid]);
+                    n += ring.counts[slot * bc + tid];
                     total = sc_add(total, ring.sums[slot * bc + tid]);
                 }
             }
-            const BandRing<S> band = {{p.pool, p.group_off, p.group_rows, p.lut, p.pool_stride}, p.loads, ring, cell, li, l0};
             const int tg = p.out_target0 + t;
             if (active) p.out_counts[(sc_i64)tg * p.out_cell_stride + out_cell] = (sc_u32)n;
             double* out = p.out_values + (sc_i64)tg * p.out_cell_stride + out_cell;
@@ -901,7 +807,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
                 const K hint = hints[i * bc];
                 select_ranks<K, MAXL>(ring.kcol, ring.counts + tid, slots, nl, n_rows * bc, bc, 0, n, lo, frac != 0.0,
                                       SC_HINTS(p) && hint != Keys<T>::MIN, hint, ring.pos + i * n_ring * bc, bc, x_lo,
-                                      x_hi, band);
+                                      x_hi);
                 hints[i * bc] = x_lo;
                 double v_lo = Keys<T>::value(x_lo);
                 if (active) out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, Keys<T>::value(x_hi), frac);

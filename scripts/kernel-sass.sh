@@ -7,6 +7,7 @@
 #   scripts/kernel-sass.sh                                   # reference float32 job, l11
 #   scripts/kernel-sass.sh sstclim_clim_f64_l11              # the same constants, float64
 #   scripts/kernel-sass.sh sstclim_clim_f32_l11 SC_K_BC=64 ... SC_MIN_BLOCKS=4   # own constants
+#   SASS_DUMP=/tmp/k.sass scripts/kernel-sass.sh                  # also keep the annotated listing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${SSTCLIM_CUDA_TOOLS:-$HOME/.cache/sstclim-cuda-tools}

@@ -87,6 +87,9 @@ def main():
         f.flush()
         disasm = subprocess.run([nvdisasm, "-plr", "-lrm", "count", "-c", f.name], check=True,
                                 capture_output=True, text=True).stdout
+    if os.environ.get("SASS_DUMP"):  # the annotated listing, for reading
+        with open(os.environ["SASS_DUMP"], "w") as out:
+            out.write(disasm)
     ins, labels = parse(disasm)
     print(f"{len(ins)} SASS instructions")
     for i, (_, text, _) in enumerate(ins):

@@ -62,7 +62,7 @@ static long check(std::mt19937_64& rng, int trials) {
             const bool need_next = r < n;
             K x_r = 0, x_next = 0;
             select_ranks<K, MAXL>(keys.data(), counts.data(), slot, nl, rows * step, step, tid, n, r, need_next, have_hint, hint,
-                                  pos, 1, x_r, x_next, NoBand());
+                                  pos, 1, x_r, x_next);
             if (x_r != all[r - 1] || (need_next && x_next != all[r])) {
                 std::printf("FAIL MAXL %d trial %d n %d r %d hint %d: got %u %u want %u %u\n", MAXL, trial, n, r,
                             (int)have_hint, x_r, x_next, all[r - 1], need_next ? all[r] : 0u);
