@@ -388,15 +388,16 @@ SC_DEVICE void store_empty_group(const Ring<K>& ring, int slot) {
 // after its valid ones (its invalid samples' keys are MAX).
 template <typename K>
 SC_DEVICE void store_rows(K* col, int step, const K (&x)[SC_SORT_MAX], int len) {
-    if (SC_SENTINELS_ONCE) {
-    } else if (SC_COLD_ROW(0)) {
-        sc_store_stream(col, (K)0);
-    } else {
-        col[0] = (K)0;
+    if (!SC_SENTINELS_ONCE) {
+        if (SC_COLD_ROW(0)) {
+            sc_store_stream(col, (K)0);
+        } else {
+            col[0] = (K)0;
+        }
     }
 #pragma unroll
     for (int y = 0; y < SC_SORT_MAX; ++y) {
-        if (SC_SENTINELS_ONCE && y == SC_GLEN) continue;
+        if (SC_SENTINELS_ONCE && y == SC_GLEN) continue;  // row GLEN + 1: written at the start
         if (y <= len) {  // row len + 1 gets a MAX sentinel
             if (SC_COLD_ROW(y + 1)) {
                 sc_store_stream(col + (y + 1) * step, x[y]);
