@@ -15,8 +15,11 @@ hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -Rpass-analysis=kernel
     -o target/climatology-gfx906.hsaco kernels/climatology.hip 2> target/climatology-gfx906.usage \
     || { cat target/climatology-gfx906.usage >&2; exit 1; }
 echo "== the 11- and 12-group kernels fit gfx906's registers (no scratch spills)" >&2
-awk '/Function Name:/ { name = $(NF-1) } /ScratchSize/ { print name, $(NF-1) }' target/climatology-gfx906.usage \
-    | tee /dev/stderr | awk '$1 ~ /_l1[12]$/ && $2 != 0 { bad = 1 } END { exit bad }'
+# (printed through fd 2, not `tee /dev/stderr`: reopening that path truncates a log file that
+# stderr was redirected to, and the test output before it was lost)
+scratch=$(awk '/Function Name:/ { name = $(NF-1) } /ScratchSize/ { print name, $(NF-1) }' target/climatology-gfx906.usage)
+printf '%s\n' "$scratch" >&2
+printf '%s\n' "$scratch" | awk '$1 ~ /_l1[12]$/ && $2 != 0 { bad = 1 } END { exit bad }'
 echo "== kernels/baselines.hip with hipcc for gfx906" >&2
 hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/baselines-gfx906.hsaco kernels/baselines.hip
 echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit needed)" >&2
