@@ -212,15 +212,65 @@ struct Keys<double> {
 // pools hold the file's integers, decoded through the pool's table into double.
 template <typename S>
 struct Compute {
+    typedef S stored;
     typedef S type;
+    static SC_DEVICE S zero() { return (S)0; }
     static SC_DEVICE S load(S v, const double*) { return v; }
 };
 
 template <>
 struct Compute<short> {
+    typedef short stored;
     typedef double type;
+    static SC_DEVICE double zero() { return 0.0; }
     static SC_DEVICE double load(short v, const double* lut) { return __ldg(lut + (int)v + 32768); }
 };
+
+// Int16 pools whose decoding table is ordered (non-decreasing over the integers it decodes as
+// valid, in the CPU engine's total order of values; the backend checks the table, see
+// `src/engine/gpu/ordered.rs`): a sample's key is its integer plus 32769 (1..65536, clear of
+// the sentinels 0 and all ones), so groups sort and searches compare 32-bit keys as for
+// float32 pools, the ring holds 4-byte keys, and the table is read only for a sample's
+// validity and its sum, and for the results. Any order among integers decoding to one value
+// gives the same values at every rank.
+struct sc_i16_ordered;  // kernel tag: int16 pool, ordered table
+struct sc_i16key {
+    sc_u32 k;
+};
+
+template <>
+struct Compute<sc_i16_ordered> {
+    typedef short stored;
+    typedef sc_i16key type;
+    static SC_DEVICE sc_i16key zero() {
+        sc_i16key z;
+        z.k = 0u;
+        return z;
+    }
+    static SC_DEVICE sc_i16key load(short v, const double*) {
+        sc_i16key z;
+        z.k = (sc_u32)((int)v + 32769);
+        return z;
+    }
+};
+
+template <>
+struct Keys<sc_i16key> {
+    typedef sc_u32 K;
+    static const K MIN = 0u;
+    static const K MAX = 0xffffffffu;
+};
+
+// The value a key stands for: the key's own value, or (ordered int16 pools) its integer's
+// decoded value from the pool's table (NaN for a sentinel, which is never a result).
+template <typename T>
+SC_DEVICE double sc_key_value(typename Keys<T>::K k, const double*) {
+    return Keys<T>::value(k);
+}
+template <>
+SC_DEVICE double sc_key_value<sc_i16key>(sc_u32 k, const double* lut) {
+    return k - 1u < 65536u ? __ldg(lut + (k - 1u)) : sc_bits_double(0x7ff8000000000000ull);
+}
 
 // The CPU engine's interpolation (src/percentile.rs `lerp`), exact at both ends.
 SC_DEVICE double sc_lerp(double lo, double hi, double frac) {
@@ -313,7 +363,8 @@ struct Ring {
 template <typename S>
 SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute<S>::type (&v)[SC_SORT_MAX]) {
     typedef typename Compute<S>::type T;
-    const S* __restrict__ col = (const S*)p.pool + cell;
+    typedef typename Compute<S>::stored P;
+    const P* __restrict__ col = (const P*)p.pool + cell;
     const int off = __ldg(p.group_off + g);
     const int stored_len = __ldg(p.group_off + g + 1) - off;
     const int first = __ldg(p.group_first + g);
@@ -324,9 +375,9 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
     const int len = stored_len;
 #endif
     const double* lut = p.lut;
-    const sc_i64 row_bytes = SC_POOL_STRIDE(p) * (sc_i64)sizeof(S);
+    const sc_i64 row_bytes = SC_POOL_STRIDE(p) * (sc_i64)sizeof(P);
 #pragma unroll
-    for (int y = 0; y < SC_SORT_MAX; ++y) v[y] = (T)0;
+    for (int y = 0; y < SC_SORT_MAX; ++y) v[y] = Compute<S>::zero();
     // every branch below is uniform: the same group and pool for every thread
     if (len == 0) return 0;
     const int last = len - 1;
@@ -337,14 +388,14 @@ SC_DEVICE int fetch_group(const ClimParams& p, int g, int cell, typename Compute
             const char* __restrict__ q = (const char*)col + (sc_i64)first * row_bytes;
 #pragma unroll
             for (int y = 0; y < SC_SORT_MAX; ++y) {
-                if (y < len) v[y] = Compute<S>::load(SC_POOL_LOAD((const S*)(q + (sc_i64)y * rb)), lut);
+                if (y < len) v[y] = Compute<S>::load(SC_POOL_LOAD((const P*)(q + (sc_i64)y * rb)), lut);
             }
         } else {
             const char* __restrict__ c = (const char*)col;
 #pragma unroll
             for (int y = 0; y < SC_SORT_MAX; ++y) {
                 const int row = __ldg(rows + (y < last ? y : last));
-                v[y] = Compute<S>::load(SC_POOL_LOAD((const S*)(c + (sc_i64)row * rb)), lut);
+                v[y] = Compute<S>::load(SC_POOL_LOAD((const P*)(c + (sc_i64)row * rb)), lut);
             }
         }
     } else {
@@ -409,6 +460,28 @@ SC_DEVICE void store_rows(K* col, int step, const K (&x)[SC_SORT_MAX], int len) 
     if (len == SC_SORT_MAX) col[(SC_SORT_MAX + 1) * step] = (K)~(K)0;
 }
 
+// Sort a group's keys `x` (invalid samples' keys MAX; `n` valid ones summing to `sum`) and
+// stage them in ring slot `slot`, with each percentile's starting position.
+template <typename K>
+SC_DEVICE void stage_sorted(const Ring<K>& ring, K (&x)[SC_SORT_MAX], double sum, int n, int len, int slot) {
+    sort32(x);
+    K* col = ring.kcol + ring.slot_row(slot, 0);
+    store_rows(col, ring.bc, x, len);
+    ring.sums[slot * ring.bc + ring.tid] = sum;
+    ring.counts[slot * ring.bc + ring.tid] = n;
+    // each percentile's starting position in the new group: samples at or below its hint
+    for (int i = 0; i < ring.n_pct; ++i) {
+        const K hint = ring.hints[i * ring.bc];
+        int c = 0;
+        // keys past a group of known length are MAX, never at or below a hint (a binary search
+        // over the sorted keys, 26 selections and 6 comparisons, measured no faster: 11.79
+        // against 11.75 ms for the reference job on an H200)
+#pragma unroll
+        for (int y = 0; y < (SC_GLEN ? SC_GLEN : SC_SORT_MAX); ++y) c += x[y] <= hint ? 1 : 0;
+        ring.pos[(i * ring.slots + slot) * ring.bc] = (unsigned char)(hint == (K)0 ? 0 : c);  // 0: MIN, no hint
+    }
+}
+
 // Sort a fetched group (at most 32 samples) and stage it in ring slot `slot`.
 //
 // Where no lane of the wave has a valid sample in its group (land, or a day missing over a
@@ -440,22 +513,35 @@ SC_DEVICE void store_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[S
         sum = ok ? sc_add(sum, (double)v[y]) : sum;
         n += ok ? 1 : 0;
     }
-    sort32(x);
-    K* col = ring.kcol + ring.slot_row(slot, 0);
-    store_rows(col, ring.bc, x, len);
-    ring.sums[slot * ring.bc + ring.tid] = sum;
-    ring.counts[slot * ring.bc + ring.tid] = n;
-    // each percentile's starting position in the new group: samples at or below its hint
-    for (int i = 0; i < ring.n_pct; ++i) {
-        const K hint = ring.hints[i * ring.bc];
-        int c = 0;
-        // keys past a group of known length are MAX, never at or below a hint (a binary search
-        // over the sorted keys, 26 selections and 6 comparisons, measured no faster: 11.79
-        // against 11.75 ms for the reference job on an H200)
+    stage_sorted(ring, x, sum, n, len, slot);
+}
+
+// Ordered int16 pools (`sc_i16key`): a sample's validity and value come from the pool's table,
+// its key from its integer; then as any other group.
+template <typename T>
+SC_DEVICE void stage_group(const Ring<typename Keys<T>::K>& ring, const T (&v)[SC_SORT_MAX], int len, int slot,
+                           const double*) {
+    store_group<T>(ring, v, len, slot);
+}
+template <>
+SC_DEVICE void stage_group<sc_i16key>(const Ring<sc_u32>& ring, const sc_i16key (&v)[SC_SORT_MAX], int len, int slot,
+                                      const double* lut) {
+    sc_u32 x[SC_SORT_MAX];
+    double sum = 0.0;
+    int n = 0;
 #pragma unroll
-        for (int y = 0; y < (SC_GLEN ? SC_GLEN : SC_SORT_MAX); ++y) c += x[y] <= hint ? 1 : 0;
-        ring.pos[(i * ring.slots + slot) * ring.bc] = (unsigned char)(hint == Keys<T>::MIN ? 0 : c);
+    for (int y = 0; y < SC_SORT_MAX; ++y) {
+        const double d = y < len ? __ldg(lut + (v[y].k - 1u)) : 0.0;
+        const bool ok = y < len && Keys<double>::finite(d);
+        x[y] = ok ? v[y].k : Keys<sc_i16key>::MAX;
+        sum = ok ? sc_add(sum, d) : sum;
+        n += ok ? 1 : 0;
     }
+    if (sc_all(n == 0)) {
+        store_empty_group(ring, slot);
+        return;
+    }
+    stage_sorted(ring, x, sum, n, len, slot);
 }
 
 // A group of more than 32 years: load and insertion-sort it in place in its ring slot.
@@ -486,6 +572,38 @@ SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<ty
         ++n;
     }
     for (int r = n + 1; r <= len + 1; ++r) col[r * step] = Keys<T>::MAX;
+    ring.sums[slot * ring.bc + ring.tid] = sum;
+    ring.counts[slot * ring.bc + ring.tid] = n;
+    for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
+}
+
+// The same for ordered int16 pools: keys from the integers, validity and values from the table.
+template <>
+SC_DEVICE void stage_long_group<sc_i16_ordered>(const ClimParams& p, const Ring<sc_u32>& ring, int g, int slot,
+                                                int cell) {
+    typedef sc_u32 K;
+    const short* __restrict__ pool = (const short*)p.pool;
+    const int off = p.group_off[g];
+    const int len = p.group_off[g + 1] - off;
+    K* col = ring.kcol + ring.slot_row(slot, 0);
+    const int step = ring.bc;
+    col[0] = Keys<sc_i16key>::MIN;
+    double sum = 0.0;
+    int n = 0;
+    for (int y = 0; y < len; ++y) {
+        const K k = Compute<sc_i16_ordered>::load(pool[(sc_i64)p.group_rows[off + y] * p.pool_stride + cell], p.lut).k;
+        const double v = __ldg(p.lut + (k - 1u));
+        if (!Keys<double>::finite(v)) continue;
+        sum = sc_add(sum, v);
+        int r = n;
+        while (r > 0 && col[r * step] > k) {
+            col[(r + 1) * step] = col[r * step];
+            --r;
+        }
+        col[(r + 1) * step] = k;
+        ++n;
+    }
+    for (int r = n + 1; r <= len + 1; ++r) col[r * step] = Keys<sc_i16key>::MAX;
     ring.sums[slot * ring.bc + ring.tid] = sum;
     ring.counts[slot * ring.bc + ring.tid] = n;
     for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
@@ -769,7 +887,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
             } else {
                 T v[SC_SORT_MAX];
                 const int len = fetch_group<S>(p, g, cell, v);
-                store_group<T>(ring, v, len, slot);
+                stage_group<T>(ring, v, len, slot, p.lut);
             }
         }
         for (; t < p.n_batch && p.load_start[t + 1] <= li + 1; ++t) {
@@ -810,8 +928,9 @@ SC_DEVICE void climatology(const ClimParams& p) {
                                       SC_HINTS(p) && hint != Keys<T>::MIN, hint, ring.pos + i * n_ring * bc, bc, x_lo,
                                       x_hi);
                 hints[i * bc] = x_lo;
-                double v_lo = Keys<T>::value(x_lo);
-                if (active) out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, Keys<T>::value(x_hi), frac);
+                double v_lo = sc_key_value<T>(x_lo, p.lut);
+                if (active)
+                    out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, sc_key_value<T>(x_hi, p.lut), frac);
             }
         }
 #ifdef SC_VENDOR_CUDA
@@ -855,7 +974,7 @@ SC_DEVICE void climatology(const ClimParams& p) {
     }
 
 // A run-time compiler builds only the one it needs (-DSC_SELECT -DSC_WANT_<name>); hipcc
-// builds all nine into the code object.
+// builds all twelve into the code object.
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_f32_l11)
 SC_KERNEL(sstclim_clim_f32_l11, float, 11, SC_MINB_F32)
 #endif
@@ -882,4 +1001,14 @@ SC_KERNEL(sstclim_clim_i16_l12, short, 12, SC_MINB_FREE)
 #endif
 #if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16_l32)
 SC_KERNEL(sstclim_clim_i16_l32, short, 32, SC_MINB_FREE)
+#endif
+// int16 pools with an ordered decoding table: 4-byte keys, capped as float32
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16o_l11)
+SC_KERNEL(sstclim_clim_i16o_l11, sc_i16_ordered, 11, SC_MINB_F32)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16o_l12)
+SC_KERNEL(sstclim_clim_i16o_l12, sc_i16_ordered, 12, SC_MINB_F32)
+#endif
+#if !defined(SC_SELECT) || defined(SC_WANT_sstclim_clim_i16o_l32)
+SC_KERNEL(sstclim_clim_i16o_l32, sc_i16_ordered, 32, SC_MINB_FREE)
 #endif

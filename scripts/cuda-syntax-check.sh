@@ -59,7 +59,7 @@ done
 # the climatology kernels as the CUDA backend compiles them for the reference job: every
 # launch constant given (src/engine/gpu/spec.rs)
 sed 's/#include "sstclim_port.h"//' kernels/climatology.hip > "$tmp/k.cu"
-for name in sstclim_clim_f32_l11 sstclim_clim_f64_l11 sstclim_clim_i16_l11; do
+for name in sstclim_clim_f32_l11 sstclim_clim_f64_l11 sstclim_clim_i16_l11 sstclim_clim_i16o_l11; do
     if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
         -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -DSC_K_BC=64 -DSC_K_ROWS=32 \
         -DSC_K_RING=11 -DSC_K_NPCT=1 -DSC_K_RING_GLOBAL=1 -DSC_K_HINTS=1 -DSC_K_POOL_STRIDE=1038240 \

@@ -6,7 +6,8 @@
 # sentinel rows written once, streaming stores of cold rows, no barrier for float32), the ring
 # in device or shared memory,
 # groups of 30, 7 and 40 years (more than 32: sorted in place in the ring), the 12-group kernel
-# on an 11-day window, and two percentiles.
+# on an 11-day window, two percentiles, and int16 pools decoded through a table (ordered: the
+# integers as keys; reversed: the generic int16 kernel).
 # For machines without a GPU; the GPU engine tests are the real check.
 set -euo pipefail
 . "$(dirname "$0")/host-check-common.sh"
@@ -38,3 +39,7 @@ run "float32, 12-group kernel" sstclim_clim_f32_l12 float -DMAXL_K=12
 run "float64, 40 years (long groups)" sstclim_clim_f64_l11 double -DYEARS=40
 run "float32, P10 and P90" sstclim_clim_f32_l11 float -DNPCT=2
 run "float32, P10 and P90, compiled" sstclim_clim_f32_l11 float -DNPCT=2 $(spec 30 307 | sed 's/SC_K_NPCT=1/SC_K_NPCT=2/; s/-DSC_K_HOT_LO=24 -DSC_K_HOT_HI=31/-DSC_K_HOT_LO=0 -DSC_K_HOT_HI=31/')
+run "int16, ordered table, generic" sstclim_clim_i16o_l11 short -DINT16 -DPOLICY=sc_i16_ordered
+run "int16, ordered table, compiled" sstclim_clim_i16o_l11 short -DINT16 -DPOLICY=sc_i16_ordered $(spec 30 307)
+run "int16, 40 years, ordered table" sstclim_clim_i16o_l11 short -DINT16 -DPOLICY=sc_i16_ordered -DYEARS=40
+run "int16, reversed table (generic)" sstclim_clim_i16_l11 short -DINT16 -DSCALE=-0.01

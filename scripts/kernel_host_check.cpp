@@ -52,7 +52,27 @@ double sc_shared[1 << 16];
 #ifndef MAXL_K
 #define MAXL_K 11  // the kernel's groups per target (its target lists' stride)
 #endif
+#ifdef INT16
+// an int16 pool: integers round(100 v) (-32768: missing), decoded through a table, v = i * SCALE
+// + 273.15; the ordered kernel (POLICY sc_i16_ordered) needs SCALE > 0
+#ifndef SCALE
+#define SCALE 0.01
+#endif
+typedef short T;
+#else
 typedef SAMPLE T;
+#endif
+#ifndef POLICY
+#define POLICY T  // the kernel's sample policy (Compute<POLICY>): the pool type, or sc_i16_ordered
+#endif
+static std::vector<double> lut;
+static double decode(T x) {
+#ifdef INT16
+    return lut[(int)x + 32768];
+#else
+    return (double)x;
+#endif
+}
 
 // the CPU engine's lerp (src/percentile.rs)
 static double lerp(double lo, double hi, double f) {
@@ -66,7 +86,13 @@ int main() {
     const double pcts[2] = {NPCT == 1 ? 0.9 : 0.1, 0.9};
     std::mt19937_64 rng(2026);
     std::vector<T> pool((size_t)days * years * stride, (T)0);
+#ifdef INT16
+    lut.resize(65536);
+    for (int i = 0; i < 65536; ++i) lut[i] = i == 0 ? NAN : (i - 32768) * SCALE + 273.15;
+    const T nan = (T)-32768;
+#else
     const T nan = (T)NAN;
+#endif
     for (int c = 0; c < cells; ++c) {
         const int kind = c % 23;                                // 0: land; 1: few samples; 2: ties
         const double base = 10.0 * std::sin(0.1 * c) - 1.0;    // some negative values
@@ -77,7 +103,11 @@ int main() {
                 bool missing = rng() % 50 == 0 || kind == 0 || (kind == 1 && rng() % 20 != 0) ||
                                (d == 13 && c % 3 == 0);  // a day missing in every year
                 if (v == 0.0) v = 0.25;                  // no signed zeros: the reference sorts by value
+#ifdef INT16
+                pool[((size_t)d * years + y) * stride + c] = missing ? nan : (T)std::lround(v * 100.0);
+#else
                 pool[((size_t)d * years + y) * stride + c] = missing ? nan : (T)v;
+#endif
             }
     }
     // groups: day g's rows, in year order; targets: days t .. t + 2h
@@ -110,7 +140,7 @@ int main() {
             pos_frac[n * NPCT + i] = frac;
         }
     const int blocks = (cells + bc - 1) / bc;
-    typedef Keys<Compute<T>::type>::K K;
+    typedef Keys<Compute<POLICY>::type>::K K;
     std::vector<K> ring_keys(RING_GLOBAL ? (size_t)blocks * ring * rows * bc : 1);
     std::vector<double> out_values((size_t)(1 + NPCT) * n_targets * cells, -7.0);
     std::vector<unsigned> out_counts((size_t)n_targets * cells, 7u);
@@ -129,7 +159,7 @@ int main() {
     p.pos_lo = pos_lo.data();
     p.pos_frac = pos_frac.data();
     p.ring_global = RING_GLOBAL ? ring_keys.data() : nullptr;
-    p.lut = nullptr;
+    p.lut = lut.empty() ? nullptr : lut.data();
     p.pool_stride = stride;
     p.out_cell_stride = cells;
     p.n_cells = cells;
@@ -160,10 +190,10 @@ int main() {
             for (int j = 0; j < nl; ++j) {
                 double sum = 0.0;
                 for (int y = 0; y < years; ++y) {
-                    const T x = pool[((size_t)(t + j) * years + y) * stride + c];
-                    if (std::isfinite((double)x)) {
-                        sum += (double)x;
-                        v.push_back((double)x);
+                    const double x = decode(pool[((size_t)(t + j) * years + y) * stride + c]);
+                    if (std::isfinite(x)) {
+                        sum += x;
+                        v.push_back(x);
                     }
                 }
                 total += sum;

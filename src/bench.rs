@@ -75,6 +75,8 @@ pub struct BenchKernelArgs {
     pub percentile: Vec<Percentile>,
     #[arg(long, default_value = "5")]
     pub method: Method,
+    /// Pool type (`i16`: the values packed as OSTIA packs SST, hundredths of a degree, and
+    /// decoded through a table)
     #[arg(long, value_enum, default_value_t = PoolType::F32)]
     pub pool: PoolType,
     /// Timed repetitions after one warm-up (the median is reported).
@@ -165,9 +167,7 @@ pub fn bench_kernel(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     match args.pool {
         PoolType::F32 => bench::<f32>(args),
         PoolType::F64 => bench::<f64>(args),
-        PoolType::I16 => {
-            Err(Error::Failed("bench-kernel fills float pools; run an int16 pool with `run --pool i16`".into()))
-        }
+        PoolType::I16 => bench::<i16>(args),
     }
 }
 
@@ -180,7 +180,16 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     let started = Instant::now();
     let alloc = |n: usize| Error::Alloc { bytes: n, cause: std::io::Error::other("mmap") };
     let mut pool = Pool::<T>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells))?;
-    crate::generate::fill_pool(&gen, &plan.slots, &mut pool);
+    if T::NAME == "i16" {
+        // an int16 pool as OSTIA packs SST: hundredths of a degree, -32768 missing, decoded
+        // through the table v = i * 0.01 (the generated values lie on that grid)
+        crate::generate::fill_pool_with(&gen, &plan.slots, &mut pool, |v| {
+            T::from_f64(if v.is_finite() { (v / 0.01).round().clamp(-32767.0, 32767.0) } else { -32768.0 })
+        });
+        pool.set_decoding(Some(crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 })));
+    } else {
+        crate::generate::fill_pool(&gen, &plan.slots, &mut pool);
+    }
     let fill_seconds = started.elapsed().as_secs_f64();
     eprintln!(
         "bench: pool {} x {} {} ({:.2} GB) filled in {fill_seconds:.1} s",

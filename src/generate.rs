@@ -337,6 +337,16 @@ impl Field {
 /// Fill `pool` with the values `generate` would write for the dates `slots` (one per pool slot,
 /// cells in (lat, lon) order), without files: for kernel benchmarks.
 pub fn fill_pool<T: crate::pool::Sample>(args: &GenerateArgs, slots: &[Date], pool: &mut crate::pool::Pool<T>) {
+    fill_pool_with(args, slots, pool, T::from_f64)
+}
+
+/// `fill_pool` with each value stored as `store` makes it (e.g. packed into integers).
+pub fn fill_pool_with<T: crate::pool::Sample>(
+    args: &GenerateArgs,
+    slots: &[Date],
+    pool: &mut crate::pool::Pool<T>,
+    store: impl Fn(f64) -> T + Sync,
+) {
     use rayon::prelude::*;
     let field = Field::new(args);
     let n = field.nlat * field.nlon;
@@ -346,7 +356,7 @@ pub fn fill_pool<T: crate::pool::Sample>(args: &GenerateArgs, slots: &[Date], po
         |buf, (row, &date)| {
             field.day(args, date, buf);
             for (d, v) in row.iter_mut().zip(buf.iter()) {
-                *d = T::from_f64(*v);
+                *d = store(*v);
             }
         },
     );

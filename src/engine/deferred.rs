@@ -80,8 +80,15 @@ impl Engine for Deferred {
         }
     }
 
-    fn prepare(&self, pool: PoolType, plan: &WindowPlan, stats: &StatSpec, n_cells: usize) -> Result<(), EngineError> {
-        self.wait()?.prepare(pool, plan, stats, n_cells)
+    fn prepare(
+        &self,
+        pool: PoolType,
+        decoding: Option<&[f64]>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        n_cells: usize,
+    ) -> Result<(), EngineError> {
+        self.wait()?.prepare(pool, decoding, plan, stats, n_cells)
     }
 
     unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Result<bool, EngineError> {

@@ -154,10 +154,12 @@ pub trait Engine: Sync {
 
     /// Get ready to compute `plan` on pools of type `pool` and `n_cells` cells (GPU engines
     /// compile their kernel), so that the first `compute` does not wait; runs while files are
-    /// read. Host engines have nothing to do.
+    /// read. Host engines have nothing to do. `decoding` is an int16 pool's table (GPU engines
+    /// choose their kernel by it).
     fn prepare(
         &self,
         _pool: PoolType,
+        _decoding: Option<&[f64]>,
         _plan: &WindowPlan,
         _stats: &StatSpec,
         _n_cells: usize,

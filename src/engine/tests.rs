@@ -225,27 +225,35 @@ test_every_engine!(equivalent_with_special_values, |engine: &dyn Engine| {
     assert!(want.values.contains(&f64::from(f32::MAX)), "f32::MAX selected");
 });
 
+// Tables of both kinds: OSTIA-like (a positive scale keeps the integers' order: GPU engines
+// sort the integers themselves) and reversed (a negative scale: they sort decoded values),
+// each with a valid range that leaves holes among the integers.
 test_every_engine!(equivalent_on_an_int16_pool, |engine: &dyn Engine| {
     let spec =
         WindowSpec { years: 1991..=2020, doys: (152..=160).collect(), half_window: 5, calendar: Calendar::Ordinal };
     let plan = WindowPlan::build(&spec, |_| true);
     let n_cells = 77;
-    let decoding = crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 + 273.15 });
+    let ostia = crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 + 273.15 });
+    let reversed =
+        crate::pool::int16_decoding(|raw| if raw == -32768.0 || raw > 9000.0 { f64::NAN } else { raw * -0.01 + 300.0 });
+    assert!(super::gpu::ordered::table_is_ordered(&ostia) && !super::gpu::ordered::table_is_ordered(&reversed));
     let mut rng = SplitMix64::new(23);
     let values: Vec<f64> = random_values(&plan, n_cells, 29)
         .into_iter()
         .map(|v| if v.is_nan() { -32768.0 } else { (v * 10.0).round() * 7.0 + f64::from(rng.below(3) as u16) })
         .collect();
-    let mut pool = Pool::<i16>::from_values(plan.slots.len(), n_cells, &values).unwrap();
-    pool.set_decoding(Some(decoding.clone()));
-    let decoded: Vec<f64> = pool.as_slice().iter().map(|&r| decoding[(i32::from(r) + 32768) as usize]).collect();
-    let pool64 = Pool::<f64>::from_values(plan.slots.len(), n_cells, &decoded).unwrap();
-    for st in [stats(&["90"], 5, 1), stats(&["10", "50", "99"], 7, 2)] {
-        let want = run(&ReferenceEngine, PoolRef::F64(pool64.view()), &plan, &st);
-        assert_eq!(run(&ReferenceEngine, PoolRef::I16(pool.view()), &plan, &st).count_differences(&want), 0);
-        let got = run(engine, PoolRef::I16(pool.view()), &plan, &st);
-        assert_eq!(got.count_differences(&want), 0, "{} on an int16 pool", engine.name());
-        assert!(want.counts.contains(&0) && want.counts.iter().any(|&c| c >= 250), "empty and dense cells");
+    for (name, decoding) in [("ordered", ostia), ("reversed", reversed)] {
+        let mut pool = Pool::<i16>::from_values(plan.slots.len(), n_cells, &values).unwrap();
+        pool.set_decoding(Some(decoding.clone()));
+        let decoded: Vec<f64> = pool.as_slice().iter().map(|&r| decoding[(i32::from(r) + 32768) as usize]).collect();
+        let pool64 = Pool::<f64>::from_values(plan.slots.len(), n_cells, &decoded).unwrap();
+        for st in [stats(&["90"], 5, 1), stats(&["10", "50", "99"], 7, 2)] {
+            let want = run(&ReferenceEngine, PoolRef::F64(pool64.view()), &plan, &st);
+            assert_eq!(run(&ReferenceEngine, PoolRef::I16(pool.view()), &plan, &st).count_differences(&want), 0);
+            let got = run(engine, PoolRef::I16(pool.view()), &plan, &st);
+            assert_eq!(got.count_differences(&want), 0, "{} on an int16 pool, {name} table", engine.name());
+            assert!(want.counts.contains(&0) && want.counts.iter().any(|&c| c >= 250), "empty and dense cells");
+        }
     }
 });
 

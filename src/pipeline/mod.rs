@@ -509,7 +509,16 @@ fn run_tile<T: Sample>(
                         let mut pinned = Vec::new();
                         let prepared = if tile == 0 {
                             trace.span("prepare", tile, None, || {
-                                (engine.prepare(ctx.pool_type, &first.plan, &plan.stats, n_cells), 0)
+                                (
+                                    engine.prepare(
+                                        ctx.pool_type,
+                                        ctx.decoding.map(|d| &d[..]),
+                                        &first.plan,
+                                        &plan.stats,
+                                        n_cells,
+                                    ),
+                                    0,
+                                )
                             })
                         } else {
                             Ok(())

@@ -6,6 +6,7 @@
 pub mod cuda;
 #[cfg(feature = "hip")]
 pub mod hip;
+pub mod ordered;
 pub mod schedule;
 pub mod spec;
 
@@ -244,6 +245,17 @@ impl GpuSample for i16 {
     const KEY_BYTES: usize = 8;
 }
 
+/// The kernel family (`f32`, `f64`, `i16`, `i16o`) and its key bytes for a pool of `T` decoded
+/// through `decoding`: int16 pools whose table keeps the integers' order sort the integers
+/// themselves (`ordered.rs`), with 4-byte keys.
+fn kernel_kind<T: GpuSample>(decoding: Option<&[f64]>) -> (&'static str, usize) {
+    if T::KERNEL == "i16" && ordered::enabled() && decoding.map_or(true, ordered::table_is_ordered) {
+        ("i16o", 4)
+    } else {
+        (T::KERNEL, T::KEY_BYTES)
+    }
+}
+
 /// Resident blocks per multiprocessor at most (32 on NVIDIA since Maxwell and on AMD CDNA).
 const MAX_BLOCKS_PER_SM: usize = 32;
 
@@ -261,6 +273,8 @@ const MAXL_VARIANTS: [usize; 3] = [11, 12, 32];
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaunchPlan {
     pub kernel: String,
+    /// Bytes of one sort key of that kernel.
+    pub key_bytes: usize,
     pub maxl: usize,
     pub block: usize,
     pub smem: usize,
@@ -322,6 +336,23 @@ pub fn plan_launch<T: GpuSample>(
     budget: u64,
     pool_on_device: bool,
 ) -> Result<LaunchPlan, String> {
+    let kind = (T::KERNEL, T::KEY_BYTES);
+    plan_launch_kind(info, opts, plan, stats, n_cells, budget, pool_on_device, kind, std::mem::size_of::<T>())
+}
+
+/// `plan_launch` for kernel family `kind` (name, key bytes) over pool samples of `sample` bytes.
+#[allow(clippy::too_many_arguments)]
+fn plan_launch_kind(
+    info: &DeviceInfo,
+    opts: &GpuOptions,
+    plan: &WindowPlan,
+    stats: &StatSpec,
+    n_cells: usize,
+    budget: u64,
+    pool_on_device: bool,
+    kind: (&str, usize),
+    sample: usize,
+) -> Result<LaunchPlan, String> {
     let maxl_needed = plan.targets.iter().map(|t| t.groups.len()).max().unwrap_or(1).max(1);
     let Some(&maxl) = MAXL_VARIANTS.iter().find(|&&m| m >= maxl_needed) else {
         return Err(format!(
@@ -339,7 +370,7 @@ pub fn plan_launch<T: GpuSample>(
     let rows = plan.groups.iter().map(|g| g.slots.len()).max().unwrap_or(0) + 2;
     let n_pct = stats.percentiles.len();
     let whole = Batch::build(plan, 0..plan.targets.len(), maxl);
-    let key = T::KEY_BYTES;
+    let key = kind.1;
     // shared memory: the ring of the whole job if a block of one wave holds it, else batches
     // with the smallest ring (one target's groups)
     let per_cell_min = ring_bytes_per_cell(maxl_needed, rows, key, n_pct);
@@ -389,7 +420,6 @@ pub fn plan_launch<T: GpuSample>(
     };
     let n_targets = plan.targets.len();
     let n_stats = stats.n_stats();
-    let sample = std::mem::size_of::<T>();
     let max_n = plan.max_capacity();
     // schedules, group and position tables, with room to spare
     let tables = (1 << 20)
@@ -426,7 +456,8 @@ pub fn plan_launch<T: GpuSample>(
                         small_bytes_per_cell(ring, key, n_pct)
                     };
                 return Ok(LaunchPlan {
-                    kernel: format!("sstclim_clim_{}_l{maxl}", T::KERNEL),
+                    kernel: format!("sstclim_clim_{}_l{maxl}", kind.0),
+                    key_bytes: key,
                     maxl,
                     block,
                     smem,
@@ -633,7 +664,7 @@ impl<D: Device> GpuEngine<D> {
             (s.base, s.n_cells)
         };
         let mut times = EngineTimes::default();
-        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, true)? else { return Ok(times) };
+        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, true, decoding)? else { return Ok(times) };
         if lp.chunk < n_cells {
             return Err(self.error(format!(
                 "the device-resident pool leaves room for {} of {n_cells} cells (use --gpu-pool host)",
@@ -670,6 +701,7 @@ impl<D: Device> GpuEngine<D> {
         stats: &StatSpec,
         n_cells: usize,
         pool_on_device: bool,
+        decoding: Option<&[f64]>,
     ) -> Result<(std::sync::MutexGuard<'_, State<D>>, Option<LaunchPlan>), EngineError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         st.device.bind().map_err(|e| self.error(e))?;
@@ -677,8 +709,19 @@ impl<D: Device> GpuEngine<D> {
             return Ok((st, None));
         }
         let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
-        let lp = plan_launch::<T>(st.device.info(), &self.opts, plan, stats, n_cells, budget, pool_on_device)
-            .map_err(|e| self.error(e))?;
+        let kind = kernel_kind::<T>(decoding);
+        let lp = plan_launch_kind(
+            st.device.info(),
+            &self.opts,
+            plan,
+            stats,
+            n_cells,
+            budget,
+            pool_on_device,
+            kind,
+            std::mem::size_of::<T>(),
+        )
+        .map_err(|e| self.error(e))?;
         Ok((st, Some(lp)))
     }
 
@@ -692,7 +735,7 @@ impl<D: Device> GpuEngine<D> {
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
         let mut times = EngineTimes::default();
-        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false)? else { return Ok(times) };
+        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false, decoding)? else { return Ok(times) };
         tracing::debug!("{}: {lp:?}", self.name);
         let pinned = if st.contains_pinned(pool) { Pinned::already() } else { Pinned::new(&mut st.device, pool) };
         times.pin = Duration::from_secs_f64(pinned.seconds);
@@ -731,11 +774,12 @@ impl<D: Device> GpuEngine<D> {
     /// Compile (and load) the kernel `compute` will launch for this job.
     fn prepare_typed<T: GpuSample>(
         &self,
+        decoding: Option<&[f64]>,
         plan: &WindowPlan,
         stats: &StatSpec,
         n_cells: usize,
     ) -> Result<(), EngineError> {
-        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false)? else { return Ok(()) };
+        let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false, decoding)? else { return Ok(()) };
         let kernel = self.kernel_spec(&lp, plan, stats, n_cells, None);
         st.device.prepare(&kernel, lp.smem).map_err(|e| self.error(e))
     }
@@ -797,7 +841,7 @@ impl<D: Device> GpuEngine<D> {
             0
         } else {
             let blocks = lp.chunk.div_ceil(lp.block);
-            st.buffer(B_RING, blocks * lp.block * lp.ring * lp.rows * T::KEY_BYTES)?
+            st.buffer(B_RING, blocks * lp.block * lp.ring * lp.rows * lp.key_bytes)?
         };
         for c0 in (0..n_cells).step_by(lp.chunk) {
             let width = lp.chunk.min(n_cells - c0);
@@ -1024,11 +1068,18 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         Some(self.measure_bandwidth(bytes, repeats))
     }
 
-    fn prepare(&self, pool: PoolType, plan: &WindowPlan, stats: &StatSpec, n_cells: usize) -> Result<(), EngineError> {
+    fn prepare(
+        &self,
+        pool: PoolType,
+        decoding: Option<&[f64]>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        n_cells: usize,
+    ) -> Result<(), EngineError> {
         match pool {
-            PoolType::F64 => self.prepare_typed::<f64>(plan, stats, n_cells),
-            PoolType::F32 => self.prepare_typed::<f32>(plan, stats, n_cells),
-            PoolType::I16 => self.prepare_typed::<i16>(plan, stats, n_cells),
+            PoolType::F64 => self.prepare_typed::<f64>(decoding, plan, stats, n_cells),
+            PoolType::F32 => self.prepare_typed::<f32>(decoding, plan, stats, n_cells),
+            PoolType::I16 => self.prepare_typed::<i16>(decoding, plan, stats, n_cells),
         }
     }
 
@@ -1195,6 +1246,26 @@ mod tests {
         let stats =
             StatSpec { percentiles: vec!["90".parse().unwrap()], method: Method::new(5).unwrap(), min_samples: 1 };
         (WindowPlan::build(&spec, |_| true), stats)
+    }
+
+    #[test]
+    fn int16_pools_with_ordered_tables_sort_their_integers() {
+        let ostia = crate::pool::int16_decoding(|r| if r == -32768.0 { f64::NAN } else { r * 0.01 + 273.15 });
+        let reversed = crate::pool::int16_decoding(|r| r * -0.01);
+        assert_eq!(kernel_kind::<i16>(Some(&ostia)), ("i16o", 4));
+        assert_eq!(kernel_kind::<i16>(None), ("i16o", 4), "no table: the integers are the values");
+        assert_eq!(kernel_kind::<i16>(Some(&reversed)), ("i16", 8));
+        assert_eq!(kernel_kind::<f32>(Some(&ostia)), ("f32", 4));
+        assert_eq!(kernel_kind::<f64>(None), ("f64", 8));
+        // the ring is sized by the kernel's keys: the reference job's int16 pool as float32's
+        let (plan, stats) = job(1991..=2020, 5);
+        let (info, opts) = (h200(), GpuOptions::default());
+        let lp = plan_launch_kind(&info, &opts, &plan, &stats, 1440 * 721, 120 << 30, false, ("i16o", 4), 2).unwrap();
+        let lp32 = plan_launch::<f32>(&info, &opts, &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
+        assert_eq!((lp.kernel.as_str(), lp.key_bytes, lp.block, lp.smem), ("sstclim_clim_i16o_l11", 4, 64, 64 * 147));
+        assert_eq!(lp32.device_bytes - lp.device_bytes, 3060 * 1440 * 721 * 2, "the pool rows alone differ");
+        let wide = plan_launch::<i16>(&info, &opts, &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
+        assert_eq!((wide.kernel.as_str(), wide.key_bytes, wide.block), ("sstclim_clim_i16_l11", 8, 128));
     }
 
     #[test]
