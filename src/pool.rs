@@ -29,6 +29,14 @@ pub trait Sample: Copy + Send + Sync + 'static {
     fn from_stored(_stored: f64, decoded: f64) -> Self {
         Self::from_f64(decoded)
     }
+    /// Store a file's int16 values as they are, where this pool keeps stored integers whatever
+    /// the packing (`from_stored` ignores the decoded value): a copy instead of decoding.
+    /// Returns false (nothing written) for pools that decode.
+    #[inline]
+    fn copy_int16(raw: &[i16], dest: &mut [Self]) -> bool {
+        let _ = (raw, dest);
+        false
+    }
     /// Whether this is a lossy packing's out-of-range mark (see [`Quantize`]).
     #[inline]
     fn pack_overflow(self) -> bool {
@@ -93,6 +101,11 @@ impl Sample for i16 {
     #[inline]
     fn from_stored(stored: f64, _decoded: f64) -> Self {
         stored as i16
+    }
+    #[inline]
+    fn copy_int16(raw: &[i16], dest: &mut [Self]) -> bool {
+        dest.copy_from_slice(raw);
+        true
     }
     #[inline]
     fn from_packed(i: i16, _decoded: f64) -> Self {

@@ -124,6 +124,33 @@ impl Packing {
         }
     }
 
+    /// Whether only `_FillValue` and a valid range (no `missing_value`) mark missing values, as
+    /// in OSTIA's files: then [`Packing::decode_ranged`] gives the same results without branches.
+    pub fn is_ranged(&self) -> bool {
+        self.missing.is_empty() && self.quantize.is_none()
+    }
+
+    /// [`Packing::decode`] for packings that are [`Packing::is_ranged`] (`lo`/`hi`: the valid
+    /// range, infinite where there is none; `fill` NaN where there is none), written so that
+    /// loops over it vectorize.
+    #[inline(always)]
+    pub fn decode_ranged(stored: f64, fill: f64, lo: f64, hi: f64, scale: f64, offset: f64) -> f64 {
+        let value = stored * scale + offset;
+        // NaN input fails every comparison below and gives a NaN value
+        if stored == fill || stored < lo || stored > hi || !value.is_finite() {
+            f64::NAN
+        } else {
+            value + 0.0
+        }
+    }
+
+    /// The arguments of [`Packing::decode_ranged`] after `stored`.
+    pub fn ranged_args(&self) -> (f64, f64, f64, f64, f64) {
+        let lo = self.valid_min.unwrap_or(f64::NEG_INFINITY);
+        let hi = self.valid_max.unwrap_or(f64::INFINITY);
+        (self.fill.unwrap_or(f64::NAN), lo, hi, self.scale, self.offset)
+    }
+
     /// The physical value of a stored number, or NaN when it is missing.
     #[inline]
     pub fn decode(&self, stored: f64) -> f64 {
