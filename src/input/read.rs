@@ -357,7 +357,8 @@ mod tests {
     /// AVX2, transposed or not, exactly as `Packing::decode` decodes each value.
     #[test]
     fn ranged_decoding_equals_the_per_value_rules() {
-        let raw: Vec<i16> = (i16::MIN..=i16::MAX).step_by(7).chain([-32768, -301, -300, 4500, 4501, 0, 32767]).collect();
+        let raw: Vec<i16> =
+            (i16::MIN..=i16::MAX).step_by(7).chain([-32768, -301, -300, 4500, 4501, 0, 32767]).collect();
         let wide: Vec<f64> = raw.iter().map(|&r| f64::from(r)).chain([f64::NAN, f64::INFINITY, -0.0]).collect();
         let packings = [
             (Some(-32768.0), Some(-300.0), Some(4500.0), 0.01, 273.15),
