@@ -211,7 +211,28 @@ impl CudaDevice {
             options.push("-lineinfo".to_string());
         }
         let started = std::time::Instant::now();
-        let src = CString::new(source()).expect("the kernel source has no NUL");
+        let text = source();
+        // compiled by an earlier run (kcache.rs): keyed by the source, the options and versions
+        let disk = super::kcache::resolve(|k| std::env::var_os(k));
+        let disk_key = {
+            let (mut major, mut minor) = (0, 0);
+            // SAFETY: plain query into two integers.
+            let _ = unsafe { nvrtc_sys::nvrtcVersion(&mut major, &mut minor) };
+            let versions = format!("nvrtc {major}.{minor} sstclim {}", env!("CARGO_PKG_VERSION"));
+            super::kcache::key(&[
+                text.as_bytes(),
+                file.as_bytes(),
+                name.as_bytes(),
+                options.join("\n").as_bytes(),
+                versions.as_bytes(),
+            ])
+        };
+        if let Some(image) = disk.as_deref().and_then(|d| super::kcache::load(d, &disk_key)) {
+            tracing::info!("loaded {name} for {arch} from the kernel cache ({disk_key}) {defines:?}");
+            cache.insert(key, image.clone());
+            return Ok(image);
+        }
+        let src = CString::new(text).expect("the kernel source has no NUL");
         let file = CString::new(file).expect("no NUL");
         let prog =
             nvrtc_result::create_program(&src, Some(&file)).map_err(|e| nvrtc("nvrtcCreateProgram", e.to_string()))?;
@@ -245,6 +266,9 @@ impl CudaDevice {
             outcome?
         };
         tracing::info!("compiled {name} for {arch} in {:.2} s {defines:?}", started.elapsed().as_secs_f64());
+        if let Some(dir) = disk.as_deref() {
+            super::kcache::store(dir, &disk_key, &image);
+        }
         cache.insert(key, image.clone());
         Ok(image)
     }

@@ -6,6 +6,7 @@
 pub mod cuda;
 #[cfg(feature = "hip")]
 pub mod hip;
+pub mod kcache;
 pub mod ordered;
 pub mod schedule;
 pub mod spec;
