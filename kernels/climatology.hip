@@ -544,56 +544,41 @@ SC_DEVICE void stage_group<sc_i16key>(const Ring<sc_u32>& ring, const sc_i16key 
     stage_sorted(ring, x, sum, n, len, slot);
 }
 
+// A long group's sample at pool element `at`: its key and value (false: missing). Ordered int16
+// pools key the integer and take the value from the table.
+template <typename S>
+SC_DEVICE bool long_sample(const ClimParams& p, sc_i64 at, typename Keys<typename Compute<S>::type>::K& k,
+                           double& v) {
+    typedef typename Compute<S>::type T;
+    const T x = Compute<S>::load(((const typename Compute<S>::stored*)p.pool)[at], p.lut);
+    if (!Keys<T>::finite(x)) return false;
+    k = Keys<T>::key(x);
+    v = (double)x;
+    return true;
+}
+template <>
+SC_DEVICE bool long_sample<sc_i16_ordered>(const ClimParams& p, sc_i64 at, sc_u32& k, double& v) {
+    k = Compute<sc_i16_ordered>::load(((const short*)p.pool)[at], p.lut).k;
+    v = __ldg(p.lut + (k - 1u));
+    return Keys<double>::finite(v);
+}
+
 // A group of more than 32 years: load and insertion-sort it in place in its ring slot.
 template <typename S>
 SC_DEVICE void stage_long_group(const ClimParams& p, const Ring<typename Keys<typename Compute<S>::type>::K>& ring,
                                 int g, int slot, int cell) {
-    typedef typename Compute<S>::type T;
-    typedef typename Keys<T>::K K;
-    const S* __restrict__ pool = (const S*)p.pool;
+    typedef typename Keys<typename Compute<S>::type>::K K;
     const int off = p.group_off[g];
     const int len = p.group_off[g + 1] - off;
     K* col = ring.kcol + ring.slot_row(slot, 0);
     const int step = ring.bc;
-    col[0] = Keys<T>::MIN;
+    col[0] = (K)0;  // MIN
     double sum = 0.0;
     int n = 0;
     for (int y = 0; y < len; ++y) {
-        T v = Compute<S>::load(pool[(sc_i64)p.group_rows[off + y] * p.pool_stride + cell], p.lut);
-        if (!Keys<T>::finite(v)) continue;
-        K k = Keys<T>::key(v);
-        sum = sc_add(sum, (double)v);
-        int r = n;
-        while (r > 0 && col[r * step] > k) {
-            col[(r + 1) * step] = col[r * step];
-            --r;
-        }
-        col[(r + 1) * step] = k;
-        ++n;
-    }
-    for (int r = n + 1; r <= len + 1; ++r) col[r * step] = Keys<T>::MAX;
-    ring.sums[slot * ring.bc + ring.tid] = sum;
-    ring.counts[slot * ring.bc + ring.tid] = n;
-    for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;
-}
-
-// The same for ordered int16 pools: keys from the integers, validity and values from the table.
-template <>
-SC_DEVICE void stage_long_group<sc_i16_ordered>(const ClimParams& p, const Ring<sc_u32>& ring, int g, int slot,
-                                                int cell) {
-    typedef sc_u32 K;
-    const short* __restrict__ pool = (const short*)p.pool;
-    const int off = p.group_off[g];
-    const int len = p.group_off[g + 1] - off;
-    K* col = ring.kcol + ring.slot_row(slot, 0);
-    const int step = ring.bc;
-    col[0] = Keys<sc_i16key>::MIN;
-    double sum = 0.0;
-    int n = 0;
-    for (int y = 0; y < len; ++y) {
-        const K k = Compute<sc_i16_ordered>::load(pool[(sc_i64)p.group_rows[off + y] * p.pool_stride + cell], p.lut).k;
-        const double v = __ldg(p.lut + (k - 1u));
-        if (!Keys<double>::finite(v)) continue;
+        K k;
+        double v;
+        if (!long_sample<S>(p, (sc_i64)p.group_rows[off + y] * p.pool_stride + cell, k, v)) continue;
         sum = sc_add(sum, v);
         int r = n;
         while (r > 0 && col[r * step] > k) {
@@ -603,7 +588,7 @@ SC_DEVICE void stage_long_group<sc_i16_ordered>(const ClimParams& p, const Ring<
         col[(r + 1) * step] = k;
         ++n;
     }
-    for (int r = n + 1; r <= len + 1; ++r) col[r * step] = Keys<sc_i16key>::MAX;
+    for (int r = n + 1; r <= len + 1; ++r) col[r * step] = (K)~(K)0;  // MAX
     ring.sums[slot * ring.bc + ring.tid] = sum;
     ring.counts[slot * ring.bc + ring.tid] = n;
     for (int i = 0; i < ring.n_pct; ++i) ring.pos[(i * ring.slots + slot) * ring.bc] = 0;

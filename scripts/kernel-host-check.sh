@@ -43,3 +43,4 @@ run "int16, ordered table, generic" sstclim_clim_i16o_l11 short -DINT16 -DPOLICY
 run "int16, ordered table, compiled" sstclim_clim_i16o_l11 short -DINT16 -DPOLICY=sc_i16_ordered $(spec 30 307)
 run "int16, 40 years, ordered table" sstclim_clim_i16o_l11 short -DINT16 -DPOLICY=sc_i16_ordered -DYEARS=40
 run "int16, reversed table (generic)" sstclim_clim_i16_l11 short -DINT16 -DSCALE=-0.01
+run "int16, 40 years, reversed table" sstclim_clim_i16_l11 short -DINT16 -DSCALE=-0.01 -DYEARS=40
