@@ -12,7 +12,7 @@
 
 use rayon::prelude::*;
 
-use super::{HostEngine, StatSpec, TileResult};
+use super::{sort_net, HostEngine, StatSpec, TileResult};
 use crate::disjoint::DisjointSlice;
 use crate::percentile::Position;
 use crate::pool::Sample;
@@ -159,26 +159,31 @@ fn sort_groups(s: &mut Scratch, base: usize, n_slots: usize, plan: &WindowPlan, 
 }
 
 /// Ascending sort in the total order of f64. Up to 32 values (a group of up to 32 years) go
-/// through a fixed bitonic network on integer keys with the same order as `f64::total_cmp`:
-/// every compare-exchange is a branch-free min/max, where an insertion sort of 30 random values
+/// through Batcher's odd-even merge network for 8, 16 or 32 keys (`super::sort_net`), padded
+/// with the largest key, on integer keys with the same order as `f64::total_cmp`: every
+/// compare-exchange is a branch-free min/max, where an insertion sort of 30 random values
 /// mispredicts about half of its 200-odd comparisons.
 fn sort_small(v: &mut [f64]) {
-    if v.len() > SORT_NET {
-        v.sort_unstable_by(f64::total_cmp);
-        return;
+    match v.len() {
+        0..=8 => sort_padded::<8>(v, sort_net::sort8),
+        9..=16 => sort_padded::<16>(v, sort_net::sort16),
+        17..=32 => sort_padded::<32>(v, sort_net::sort32),
+        _ => v.sort_unstable_by(f64::total_cmp),
     }
-    let mut keys = [i64::MAX; SORT_NET];
+}
+
+/// Sort `v` (at most `N` values) with the `N`-key network `net`.
+#[inline(always)]
+fn sort_padded<const N: usize>(v: &mut [f64], net: fn(&mut [i64; N])) {
+    let mut keys = [i64::MAX; N];
     for (k, x) in keys.iter_mut().zip(v.iter()) {
         *k = total_key(*x);
     }
-    sort_net(&mut keys);
+    net(&mut keys);
     for (x, k) in v.iter_mut().zip(keys) {
         *x = f64::from_bits(total_key_bits(k));
     }
 }
-
-/// Values a fixed sorting network handles (padded with the largest key).
-const SORT_NET: usize = 32;
 
 /// An integer with the order of `f64::total_cmp` (the transform the standard library uses).
 #[inline(always)]
@@ -191,30 +196,6 @@ fn total_key(x: f64) -> i64 {
 #[inline(always)]
 fn total_key_bits(k: i64) -> u64 {
     (k ^ ((((k >> 63) as u64) >> 1) as i64)) as u64
-}
-
-/// Ascending bitonic sort of 32 keys; every index is a loop constant, so it unrolls into
-/// branch-free min/max pairs.
-#[inline(always)]
-fn sort_net(keys: &mut [i64; SORT_NET]) {
-    let mut k = 2;
-    while k <= SORT_NET {
-        let mut j = k / 2;
-        while j > 0 {
-            for i in 0..SORT_NET {
-                let l = i ^ j;
-                if l > i {
-                    let (a, b) = (keys[i], keys[l]);
-                    let (lo, hi) = (a.min(b), a.max(b));
-                    let up = i & k == 0;
-                    keys[i] = if up { lo } else { hi };
-                    keys[l] = if up { hi } else { lo };
-                }
-            }
-            j /= 2;
-        }
-        k *= 2;
-    }
 }
 
 /// The order statistics `x(lo)` and (when interpolating) `x(lo + 1)` of percentile `i` among

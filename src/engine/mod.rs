@@ -10,6 +10,7 @@ mod cpu;
 pub mod deferred;
 pub mod gpu;
 mod reference;
+mod sort_net;
 
 use std::time::Duration;
 
