@@ -30,22 +30,57 @@ fn main() -> ExitCode {
         std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE");
     }
     let cli = Cli::parse();
+    let is_run = matches!(cli.command, Command::Run(_));
+    if is_run {
+        // before any thread starts (MPI's included), so that every thread inherits the mask
+        sstclim::signals::install();
+    }
     // `run` is an MPI job (a single rank without mpirun); rank 0 speaks for it, the other
     // ranks log warnings only. MPI is finalised when `world` drops, after the last output.
-    let world = matches!(cli.command, Command::Run(_)).then(World::init).unwrap_or_else(World::single);
+    let world = is_run.then(World::init).unwrap_or_else(World::single);
     let rank = world.comm().rank();
+    sstclim::signals::set_quiet(rank > 0);
     init_logging(cli.quiet || rank > 0);
     let ui = Ui::new(cli.quiet || rank > 0);
     sstclim::input::silence_hdf5();
-    match dispatch(cli.command, world.comm(), &ui) {
-        Ok(code) => code,
-        Err(e) => {
+    // a bug is one line too, and unwinding still removes what the run staged
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let what = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or(info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("panic");
+        eprintln!("error: internal error (a bug in sstclim; please report it): {what}{at}");
+    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| dispatch(cli.command, world.comm(), &ui)));
+    match result {
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
             if rank == 0 {
                 eprintln!("error: {e:#}");
             }
-            ExitCode::from(2)
+            sstclim::signals::set_quiet(true);
+            drop(world);
+            leave(2)
+        }
+        Err(_) => {
+            sstclim::signals::set_quiet(true);
+            drop(world);
+            leave(2)
         }
     }
+}
+
+/// Exit with `code` after a failure without running the libraries' exit handlers: HDF5's
+/// closes the files it still has open, and a file it failed to write (a full disk) crashes it.
+fn leave(code: i32) -> ExitCode {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: ends the process; nothing else runs after it.
+    unsafe { libc::_exit(code) }
 }
 
 fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> {

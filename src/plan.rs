@@ -1,5 +1,6 @@
 //! Validating `sstclim run` flags into a job plan: everything that can be rejected without
-//! touching a file is rejected here, with a message naming the flag.
+//! reading an input is rejected here, with a message naming the flag (report paths are checked
+//! for writing here too, so that an unwritable one stops the job before it computes).
 
 use std::path::PathBuf;
 
@@ -74,6 +75,8 @@ pub enum PlanError {
     WriteThreads,
     #[error("--max-mem {0} bytes is too small (at least 1M)")]
     MaxMem(u64),
+    #[error("{flag} {}: {problem}", path.display())]
+    ReportPath { flag: &'static str, path: PathBuf, problem: String },
 }
 
 /// Available memory from /proc/meminfo (bytes), if known.
@@ -84,8 +87,36 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// Whether a report can be written at `path`: not a directory, in an existing directory where
+/// files can be created (checked with a probe file, removed at once).
+fn check_report_path(flag: &'static str, path: &std::path::Path) -> Result<(), PlanError> {
+    let bad = |problem: String| PlanError::ReportPath { flag, path: path.into(), problem };
+    if path.is_dir() {
+        return Err(bad("is a directory".into()));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(bad(format!("directory {} does not exist", parent.display())));
+    }
+    let probe = parent.join(format!(".sstclim-report-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| bad(format!("cannot create files in {}: {e}", parent.display())))?;
+    let _ = std::fs::remove_file(&probe);
+    if path.exists() {
+        std::fs::OpenOptions::new().append(true).open(path).map_err(|e| bad(format!("cannot be replaced: {e}")))?;
+    }
+    Ok(())
+}
+
 impl JobPlan {
     pub fn from_args(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
+        for (flag, path) in [("--timing-json", &args.timing_json), ("--trace-json", &args.trace_json)] {
+            if let Some(path) = path {
+                check_report_path(flag, path)?;
+            }
+        }
         if args.half_window > 182 {
             return Err(PlanError::HalfWindow(args.half_window));
         }

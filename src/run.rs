@@ -77,6 +77,12 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let startup = crate::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
+    // one job at a time in an output directory (MPI ranks: rank 0 holds it for the job, see
+    // `dist`); taken before anything is staged
+    let _lock = match plan.rank.1 {
+        1 => Some(output::lock::JobLock::acquire(&plan.output.dir, &plan.command_line)?),
+        _ => None,
+    };
     // the engine starts (a GPU context takes a good part of a second) while inputs are found,
     // and an explicitly requested GPU goes on starting while the pipeline prepares what needs no
     // device (`SSTCLIM_DEFER_START=off`, a measuring knob: start it here)
@@ -107,7 +113,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.slots.len()
     );
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
-    let mut outcome = match pool {
+    let computed = match pool {
         PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
         PoolType::I16 => {
@@ -142,15 +148,32 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
         }
     }?;
+    let crate::pipeline::Computed { mut report, outputs } = computed;
     // releasing a device (its memory and context) takes a noticeable part of a short run
     let released = Instant::now();
     drop(engine);
-    outcome.report.teardown_seconds = released.elapsed().as_secs_f64();
-    outcome.report.startup_seconds = startup;
+    report.teardown_seconds = released.elapsed().as_secs_f64();
+    report.startup_seconds = startup;
+    // the reports go first, so that a failure writing one publishes nothing; a failure to
+    // publish takes them back
+    let remove_reports = || {
+        for path in plan.timing_json.iter().chain(&plan.trace_json) {
+            let _ = std::fs::remove_file(path);
+        }
+    };
     if let Some(path) = &plan.timing_json {
-        outcome.report.write_json(path).map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        if let Err(cause) = report.write_json(path) {
+            remove_reports();
+            return Err(Error::Io { path: path.clone(), cause });
+        }
     }
-    Ok(outcome)
+    match outputs.finish() {
+        Ok(outputs) => Ok(RunOutcome { report, outputs }),
+        Err(e) => {
+            remove_reports();
+            Err(e.into())
+        }
+    }
 }
 
 /// The pool type when `--pool` is not given: on GPU engines, the input's own int16 integers

@@ -241,3 +241,33 @@ fn existing_outputs_are_refused_before_any_work() {
     mpirun_ok(2, &with(args, &["--overwrite"]));
     assert_eq!(entries(&out).len(), 12);
 }
+
+#[test]
+fn a_rank_that_cannot_publish_rolls_every_rank_back() {
+    // days 55..=74 over 3 ranks: 7, 7 and 6 target days, so 14, 14 and 12 files (mean and
+    // P90): the 13th move into the output directory fails on ranks 0 and 1, while rank 2 has
+    // published all 12 of its files, and must take them back
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    let args = with(run_args(&data, &out, "2003-2005", "55-74"), &["--half-window", "3", "--allow-missing"]);
+    mpirun_ok(3, &args);
+    let snapshot = |dir: &Path| {
+        let mut names = entries(dir);
+        names.sort();
+        names.into_iter().map(|n| (n.clone(), std::fs::read(dir.join(&n)).unwrap())).collect::<Vec<_>>()
+    };
+    let before = snapshot(&out);
+    assert_eq!(before.len(), 40);
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", "3", env!("CARGO_BIN_EXE_sstclim")]).args(&args).arg("--overwrite");
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    c.env("HDF5_USE_FILE_LOCKING", "FALSE").env("SSTCLIM_RATES", "none").env("SSTCLIM_TEST_FAIL_RENAME", "13");
+    let run = c.output().unwrap();
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error: rank 0 of 3: ") && stderr.contains("\nrank 1 of 3: "), "{stderr}");
+    assert!(stderr.contains("cannot move into place"), "{stderr}");
+    assert!(!stderr.contains("rank 2 of 3"), "rank 2 published, then rolled back:\n{stderr}");
+    assert_eq!(snapshot(&out), before, "every rank's previous outputs are back, byte for byte");
+}

@@ -14,7 +14,7 @@ use crate::output::OutputError;
 
 fn fail(path: &Path, var: &str) -> impl Fn(netcdf::Error) -> OutputError {
     let (path, var) = (path.to_path_buf(), var.to_string());
-    move |cause| OutputError::Write { path: path.clone(), var: var.clone(), cause }
+    move |cause| OutputError::write(&path, &var, cause)
 }
 
 /// Join `parts` (same variables, consecutive slices of `time`) into `out`.

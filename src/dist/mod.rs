@@ -136,10 +136,27 @@ impl<'a> Ranks<'a> {
     fn run(&self, given: Given, ui: &Ui) -> Result<Finished, DistError> {
         // 1. validation: local checks, then the first collective
         let t = Instant::now();
-        let checked = self.validate();
+        // rank 0 holds the output directory's lock for the job (see `output::lock`)
+        let lock = match self.rank {
+            0 => output::prepare_dir(&self.plan.output.dir)
+                .and_then(|()| output::lock::JobLock::acquire(&self.plan.output.dir, &self.plan.command_line))
+                .map(Some),
+            _ => Ok(None),
+        };
+        let checked = match lock {
+            Ok(lock) => self.validate().map(|c| (c, lock)),
+            Err(e) => Err(e.into()),
+        };
         let validate_seconds = t.elapsed().as_secs_f64();
-        let all: Vec<Checked> = self.agree(checked.map_err(|e| e.to_string()), |_| ())?;
+        let (checked, _lock) = match checked {
+            Ok((c, lock)) => (Ok(c), lock),
+            Err(e) => (Err(e.to_string()), None),
+        };
+        let all: Vec<Checked> = self.agree(checked, |_| ())?;
         self.cross_check(&all)?;
+        // the lock is held: a staging directory of this rank's name is a dead job's
+        self.clean_staging();
+        crate::signals::on_interrupt_remove(&self.staging);
         let missing: BTreeSet<&PathBuf> = all.iter().flat_map(|c| &c.missing).collect();
 
         // binding (collective, reached by every rank)
@@ -208,9 +225,12 @@ impl<'a> Ranks<'a> {
 
         // 3. commit, timing
         let t = Instant::now();
-        let mut committed = Vec::new();
-        let result = self.commit(outcome.as_ref().map_or(&[][..], |o| &o.outputs[..]), &mut committed);
+        let result = self.commit(outcome.as_ref().map_or(&[][..], |o| &o.outputs[..]));
         let commit_seconds = t.elapsed().as_secs_f64();
+        let (result, published) = match result {
+            Ok(p) => (Ok(()), p),
+            Err(e) => (Err(e), None),
+        };
         let report = outcome.as_ref().map(|o| &o.report);
         let mut timing = RankTiming::new(
             self.rank,
@@ -220,14 +240,26 @@ impl<'a> Ranks<'a> {
             &[("discover", validate_seconds), ("write", commit_seconds)],
         );
         timing.wall_seconds = self.wall.elapsed().as_secs_f64();
+        let mut published = published;
+        let mut rolled_back = Ok(());
         let per_rank = self.agree(result.map(|_| timing).map_err(|e| e.to_string()), |_| {
-            for path in &committed {
-                let _ = std::fs::remove_file(path);
+            if let Some(p) = published.take() {
+                rolled_back = p.rollback();
             }
             self.clean_staging();
         });
-        self.clean_staging();
-        let per_rank = per_rank?;
+        if let Some(p) = published {
+            p.commit();
+        }
+        if rolled_back.is_ok() {
+            self.clean_staging();
+        }
+        let per_rank = match (per_rank, rolled_back) {
+            (Err(DistError::Ranks(m)), Err(e)) => {
+                return Err(DistError::Ranks(format!("{m}\nrank {}: {e}", self.rank)))
+            }
+            (per_rank, _) => per_rank?,
+        };
         let outputs = match self.plan.output.layout {
             OutputLayout::PerDoy => per_rank.iter().map(|r| r.outputs).sum(),
             OutputLayout::Stacked => self.plan.stats.n_stats(),
@@ -262,15 +294,6 @@ impl<'a> Ranks<'a> {
             if let Some(first) = existing.first() {
                 return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() }.into());
             }
-        }
-        if let (0, Some(path)) = (self.rank, &plan.timing_json) {
-            std::fs::write(path, b"").map_err(|cause| Error::Io { path: path.clone(), cause })?;
-        }
-        match std::fs::remove_dir_all(&self.staging) {
-            Err(cause) if cause.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error::Io { path: self.staging.clone(), cause })
-            }
-            _ => {}
         }
         if !self.busy() {
             return Ok(Checked::default());
@@ -333,42 +356,40 @@ impl<'a> Ranks<'a> {
         }
     }
 
-    /// Move this rank's staged outputs into place (per-doy), or join every rank's stacked slices
-    /// (rank 0, stacked). `committed` collects what was moved, for a rollback.
-    fn commit(&self, staged: &[PathBuf], committed: &mut Vec<PathBuf>) -> Result<(), Error> {
+    /// Publish this rank's staged outputs (per-doy), or join every rank's stacked slices and
+    /// publish them (rank 0, stacked), all or nothing (see [`output::publish`]); kept undoable
+    /// until every rank has published.
+    fn commit(&self, staged: &[PathBuf]) -> Result<Option<output::publish::Published>, Error> {
         let dir = &self.plan.output.dir;
+        let mut pairs = Vec::new();
         match self.plan.output.layout {
             OutputLayout::PerDoy => {
                 for path in staged {
-                    let target = dir.join(path.file_name().expect("output files have names"));
-                    std::fs::rename(path, &target)
-                        .map_err(|cause| OutputError::Rename { path: target.clone(), cause })?;
-                    committed.push(target);
+                    pairs.push((path.clone(), dir.join(path.file_name().expect("output files have names"))));
                 }
             }
             OutputLayout::Stacked if self.rank == 0 => {
                 let busy: Vec<usize> = (0..self.size)
                     .filter(|&r| !slices::slice(self.plan.window.doys.len(), self.size, r).is_empty())
                     .collect();
+                let joined_dir = self.staging.join(".joined");
+                std::fs::create_dir_all(&joined_dir).map_err(|cause| Error::Io { path: joined_dir.clone(), cause })?;
                 for target in output::planned_paths(&self.plan.output, &self.plan.stats.names(), &[]) {
                     let name = target.file_name().expect("output files have names").to_owned();
                     let parts: Vec<PathBuf> =
                         busy.iter().map(|&r| staging_dir(dir, r, self.size).join(&name)).collect();
-                    let tmp = dir.join(format!(".{}.partial", name.to_string_lossy()));
-                    let joined = assemble::concat_time(&parts, &tmp, self.plan.output.deflate).and_then(|()| {
-                        std::fs::rename(&tmp, &target)
-                            .map_err(|cause| OutputError::Rename { path: target.clone(), cause })
-                    });
-                    if let Err(e) = joined {
-                        let _ = std::fs::remove_file(&tmp);
-                        return Err(e.into());
-                    }
-                    committed.push(target);
+                    let tmp = joined_dir.join(&name);
+                    assemble::concat_time(&parts, &tmp, self.plan.output.deflate)?;
+                    pairs.push((tmp, target));
                 }
             }
             OutputLayout::Stacked => {}
         }
-        Ok(())
+        if pairs.is_empty() {
+            return Ok(None);
+        }
+        let threads = self.plan.output.write_threads.unwrap_or_else(output::default_write_threads);
+        Ok(Some(output::publish::publish(&pairs, &self.staging.join(".previous"), threads)?))
     }
 
     fn clean_staging(&self) {

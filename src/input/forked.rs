@@ -438,6 +438,7 @@ fn spawn<'a, T: Sample>(
         // The child owns the (reentrant) lock through this thread: keep it locked, so its own
         // library calls re-enter it and never touch the parked-thread queue of the parent.
         std::mem::forget(lock);
+        crate::signals::reset_in_child();
         drop(read_end);
         reader_main(batch, write_end.as_raw_fd(), base, n_cells, job);
     }

@@ -39,7 +39,7 @@ pub(super) fn create_file(
     let fail = |var: &str| {
         let path = f.path.clone();
         let var = var.to_string();
-        move |cause| OutputError::Write { path: path.clone(), var: var.clone(), cause }
+        move |cause| OutputError::write(&path, &var, cause)
     };
     let w = &meta.window;
     let (y0, y1) = (*w.years.start(), *w.years.end());

@@ -6,9 +6,11 @@
 //! `(time, lat, lon)` float64 with a climatological time axis (`climatology_bounds`), the
 //! input's latitude/longitude values, and provenance attributes.
 //!
-//! Files are created under a hidden temporary name (`.mean_doy152.nc.partial`), filled tile by
-//! tile, and renamed only when the whole job has succeeded; dropping an unfinished set deletes
-//! the temporary files, so a failed or interrupted run never leaves a file that looks finished.
+//! Files are created in the job's hidden staging directory (`.sstclim-job-<id>.partial/`),
+//! filled tile by tile, and published all or nothing only when the whole job has succeeded
+//! ([`publish`]); dropping an unfinished set deletes the staging directory, so a failed or
+//! interrupted run never leaves a file that looks finished. One job at a time holds an output
+//! directory ([`lock`]).
 //!
 //! Two ways to write (`--write-path`): uncompressed outputs are created with their statistic's
 //! storage allocated and never filled by HDF5, located once through HDF5, and written with
@@ -20,6 +22,8 @@
 
 mod create;
 pub mod direct;
+pub mod lock;
+pub mod publish;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -91,12 +95,49 @@ pub enum OutputError {
     NotWritable { dir: PathBuf, cause: std::io::Error },
     #[error("{}: already exists (pass --overwrite to replace {count} existing output file(s))", path.display())]
     Exists { path: PathBuf, count: usize },
-    #[error("{}: writing variable '{var}' failed: {cause}", path.display())]
-    Write { path: PathBuf, var: String, cause: netcdf::Error },
-    #[error("{}: cannot move into place: {cause}", path.display())]
+    #[error("{}: {}{cause}{hint}", path.display(), if var.is_empty() { String::new() } else { format!("writing variable '{var}' failed: ") })]
+    Write { path: PathBuf, var: String, cause: netcdf::Error, hint: String },
+    #[error("{}: cannot move into place: {cause}; no output was published (the previous ones, if any, are unchanged)", path.display())]
     Rename { path: PathBuf, cause: std::io::Error },
-    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}", path.display(), tmp.display())]
+    #[error("{}: cannot flush to disk (fsync): {cause}; no output was published", path.display())]
+    Sync { path: PathBuf, cause: std::io::Error },
+    #[error("{first}; moving back what was already published failed for {left} file(s): the previous files are in {}", previous.display())]
+    Rollback { first: Box<OutputError>, previous: PathBuf, left: usize },
+    #[error("another rank failed, and {left} of this rank's published files could not be moved back: the previous files are in {}", previous.display())]
+    RolledBackPartly { previous: PathBuf, left: usize },
+    #[error(
+        "{}: in use by another sstclim job (pid {} on {}, started {}: {}); wait for it to end, or remove {}/{} if that job is gone",
+        dir.display(), holder.pid, holder.host, holder.started, holder.command, dir.display(), lock::LOCK_NAME
+    )]
+    Locked { dir: PathBuf, holder: lock::Holder },
+    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}{}", path.display(), tmp.display(), space_hint(path))]
     DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error },
+}
+
+impl OutputError {
+    /// A libnetcdf write error on `path` (variable `var`, empty while creating the file), with
+    /// the file system's state where that explains it (HDF5 reports a full disk as some other
+    /// error).
+    pub fn write(path: &Path, var: &str, cause: netcdf::Error) -> OutputError {
+        OutputError::Write { path: path.into(), var: var.into(), cause, hint: space_hint(path) }
+    }
+}
+
+/// `" (the file system holding DIR is full: N bytes free)"` where that is so, else empty.
+pub fn space_hint(path: &Path) -> String {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else { return String::new() };
+    // SAFETY: statvfs fills the struct for a valid path string.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return String::new();
+    }
+    let free = st.f_bavail as u64 * st.f_frsize as u64;
+    if free < 4 << 20 {
+        format!(" (no space left: the file system holding {} has {free} bytes free)", dir.display())
+    } else {
+        String::new()
+    }
 }
 
 /// One file being written.
@@ -115,6 +156,8 @@ struct OutFile {
 #[derive(Debug)]
 pub struct OutputSet {
     files: Vec<OutFile>,
+    /// The job's hidden staging directory, where the files are written.
+    staging: PathBuf,
     stat_names: Vec<String>,
     fill: f64,
     finished: bool,
@@ -191,16 +234,19 @@ impl OutputSet {
                 return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() });
             }
         }
+        let staging = publish::staging_dir(&spec.dir);
+        std::fs::create_dir(&staging).map_err(|cause| OutputError::NotWritable { dir: spec.dir.clone(), cause })?;
+        crate::signals::on_interrupt_remove(&staging);
         let files = planned
             .into_iter()
             .map(|(path, stat, targets)| {
-                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let tmp = spec.dir.join(format!(".{name}.partial"));
+                let tmp = staging.join(path.file_name().expect("output files have names"));
                 OutFile { tmp, path, stat, targets, direct: None }
             })
             .collect();
         Ok(OutputSet {
             files,
+            staging,
             stat_names,
             fill: spec.fill_value,
             finished: false,
@@ -341,7 +387,7 @@ impl OutputSet {
         buf: &mut Vec<f64>,
     ) -> Result<(), OutputError> {
         let var_name = &self.stat_names[f.stat];
-        let fail = |cause| OutputError::Write { path: f.path.clone(), var: var_name.clone(), cause };
+        let fail = |cause| OutputError::write(&f.path, var_name, cause);
         buf.clear();
         for t in ts.clone() {
             buf.extend(result.row(f.stat, t - first).iter().map(|&v| if v.is_nan() { self.fill } else { v }));
@@ -357,22 +403,35 @@ impl OutputSet {
         file.close().map_err(fail)
     }
 
-    /// Move every file to its final name; returns the final paths.
+    /// The final paths of the files.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.files.iter().map(|f| f.path.clone()).collect()
+    }
+
+    /// Flush every file to disk (`fsync`), ahead of [`OutputSet::finish`].
+    pub fn sync(&self) -> Result<(), OutputError> {
+        let staged: Vec<PathBuf> = self.files.iter().map(|f| f.tmp.clone()).collect();
+        publish::sync_all(&staged, self.threads)
+    }
+
+    /// Publish every file under its final name, all or nothing (see [`publish`]); returns the
+    /// final paths.
     pub fn finish(mut self) -> Result<Vec<PathBuf>, OutputError> {
-        for f in &self.files {
-            std::fs::rename(&f.tmp, &f.path).map_err(|cause| OutputError::Rename { path: f.path.clone(), cause })?;
-        }
+        let pairs: Vec<(PathBuf, PathBuf)> = self.files.iter().map(|f| (f.tmp.clone(), f.path.clone())).collect();
+        let published = publish::publish(&pairs, &self.staging.join(".previous"), self.threads)?;
         self.finished = true;
-        Ok(self.files.iter().map(|f| f.path.clone()).collect())
+        let paths = published.commit();
+        let _ = std::fs::remove_dir_all(&self.staging);
+        crate::signals::forget(&self.staging);
+        Ok(paths)
     }
 }
 
 impl Drop for OutputSet {
     fn drop(&mut self) {
         if !self.finished {
-            for f in &self.files {
-                let _ = std::fs::remove_file(&f.tmp);
-            }
+            let _ = std::fs::remove_dir_all(&self.staging);
+            crate::signals::forget(&self.staging);
         }
     }
 }

@@ -61,7 +61,7 @@ use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
 use crate::pool::{Decoding, Pool, PoolType, Sample};
 use crate::progress::Ui;
-use crate::run::{Job, RunOutcome};
+use crate::run::Job;
 use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 
 /// Whether files are read by forked reader processes (into a shared pool).
@@ -90,7 +90,7 @@ pub(crate) fn run_tiles<T: Sample>(
     ui: &Ui,
     mut timer: StageTimer,
     wall: Instant,
-) -> Result<RunOutcome, Error> {
+) -> Result<Computed, Error> {
     let trace = Trace::new(wall);
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.threads)
@@ -190,7 +190,10 @@ pub(crate) fn run_tiles<T: Sample>(
         outputs = run_tile::<T>(&ctx, outputs, creator.take(), &mut totals)?;
         bar.finish_and_clear();
     }
-    let paths = timer.time(Stage::Write, || trace.span("finish-outputs", 0, None, || (outputs.finish(), 0)))?;
+    // made durable here (the write stage's cost), published by the caller once its reports are
+    // written
+    timer.time(Stage::Write, || trace.span("sync-outputs", 0, None, || (outputs.sync(), 0)))?;
+    let paths = outputs.paths();
     timer.add(Stage::Read, Duration::from_secs_f64(trace.extent("read")));
     // copies into a device-resident pool run on the upload thread, one at a time
     timer.add(Stage::HostToDevice, totals.device.h2d + Duration::from_secs_f64(trace.total("upload")));
@@ -253,7 +256,13 @@ pub(crate) fn run_tiles<T: Sample>(
         let location = if totals.device_pool { "device" } else { "host" };
         report.rates_recorded = record_rates(path, &key(location), &observed);
     }
-    Ok(RunOutcome { report, outputs: paths })
+    Ok(Computed { report, outputs })
+}
+
+/// A run's report and its outputs, complete in their staging directory but not published.
+pub(crate) struct Computed {
+    pub report: RunReport,
+    pub outputs: OutputSet,
 }
 
 /// Sums over tiles.
