@@ -236,4 +236,50 @@ mod tests {
         v2.extend(b"scale_factor\0");
         assert!(matches!(attribute(&v2, SIZES, &["scale_factor"]), Err(MetaError::Unsupported(_))));
     }
+
+    /// Attributes of variables written by libnetcdf, compact (6 attributes) and dense (18: past
+    /// 8, netCDF-4 keeps them in a fractal heap), parse as libnetcdf reads them.
+    #[test]
+    fn netcdf4_attributes_parse_as_libnetcdf_reads_them() {
+        use crate::input::packing::DECODING_ATTRIBUTES;
+        use netcdf::AttributeValue as A;
+        let dir = tempfile::tempdir().unwrap();
+        for padding in [0usize, 12] {
+            let path = dir.path().join(format!("attrs-{padding}.nc"));
+            crate::input::silence_hdf5();
+            {
+                let mut f = netcdf::create(&path).unwrap();
+                f.add_dimension("x", 3).unwrap();
+                let mut v = f.add_variable::<i16>("v", &["x"]).unwrap();
+                v.put_attribute("_FillValue", A::Short(-32768)).unwrap();
+                v.put_attribute("scale_factor", A::Double(0.01)).unwrap();
+                v.put_attribute("add_offset", A::Float(273.15)).unwrap();
+                v.put_attribute("valid_range", A::Shorts(vec![-300, 4500])).unwrap();
+                v.put_attribute("missing_value", A::Doubles(vec![1e20, -1e20])).unwrap();
+                v.put_attribute("valid_min", A::Str("text".into())).unwrap();
+                for i in 0..padding {
+                    v.put_attribute(&format!("comment_{i}"), format!("comment {i}")).unwrap();
+                }
+                v.put_values(&[1i16, 2, 3], ..).unwrap();
+            }
+            let file = std::fs::File::open(&path).unwrap();
+            let meta = Hdf5Meta::open(&file).unwrap();
+            let header = meta.header(meta.find("v").unwrap()).unwrap();
+            let compact = header.msgs.iter().filter(|m| m.kind == MSG_ATTRIBUTE).count();
+            // (libnetcdf adds hidden attributes of its own, such as DIMENSION_LIST)
+            assert!(if padding == 0 { compact >= 6 } else { compact == 0 }, "{compact} compact, {padding} more");
+            let (_, parsed) = meta.dataset_with_attributes("v", &DECODING_ATTRIBUTES).unwrap();
+            let nc = netcdf::open(&path).unwrap();
+            let var = nc.variable("v").unwrap();
+            for name in DECODING_ATTRIBUTES {
+                let library = var.attribute_value(name).map(|v| AttrValue::from(&v.unwrap()));
+                let ours = parsed.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+                match (&library, &ours) {
+                    (Some(AttrValue::Other(_)), Some(AttrValue::Other(_))) => {}
+                    _ => assert_eq!(ours, library, "{name}, {padding} more attributes"),
+                }
+            }
+            assert_eq!(parsed.len(), 6);
+        }
+    }
 }
