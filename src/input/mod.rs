@@ -12,6 +12,7 @@ mod forked;
 mod grid;
 pub mod h5meta;
 mod layout;
+mod netcdf3;
 mod packing;
 mod read;
 mod shared;
