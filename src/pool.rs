@@ -29,6 +29,10 @@ pub trait Sample: Copy + Send + Sync + 'static {
     fn from_stored(_stored: f64, decoded: f64) -> Self {
         Self::from_f64(decoded)
     }
+    /// Whether this pool keeps a file's stored integers (decoded later by one table built from
+    /// the first file's packing) instead of decoded values: then every file must be packed
+    /// like the first (see [`crate::input::check_pool_packing`]).
+    const KEEPS_STORED: bool = false;
     /// Store a file's int16 values as they are, where this pool keeps stored integers whatever
     /// the packing (`from_stored` ignores the decoded value): a copy instead of decoding.
     /// Returns false (nothing written) for pools that decode.
@@ -87,6 +91,7 @@ impl Sample for f32 {
 /// its integer.
 impl Sample for i16 {
     const NAME: &'static str = "i16";
+    const KEEPS_STORED: bool = true;
     #[inline]
     fn from_f64(v: f64) -> Self {
         v as i16

@@ -479,7 +479,9 @@ fn unsupported_structures_fall_back_to_the_library() {
         packing: input::Packing {
             scale: 1.0,
             offset: 0.0,
-            fill: None,
+            // as libnetcdf inspects it: no _FillValue attribute, the type's default fill (the
+            // direct path checks each file's own packing against this)
+            fill: Some(input::Storage::F64.default_fill()),
             missing: Vec::new(),
             valid_min: None,
             valid_max: None,

@@ -11,10 +11,13 @@
 //! etc., serialized under the library lock). The job's first file is inspected both ways
 //! ([`probe`]): if they disagree, every file of the job is inspected through the library (and a
 //! warning says so). `SSTCLIM_H5META=off` forces the library for every file. NetCDF-3 headers
-//! are parsed here (non-record variables only). The packing attributes (scale, offset, fill)
-//! are the first file's, as for every file of one product; `--read-path library` reads each
-//! file's own. Any file that does not qualify or does not read cleanly goes to the library
-//! path, which reports what is wrong with it.
+//! are parsed here (non-record variables only). Every file's own storage type and decoding
+//! attributes (`_FillValue`, `missing_value`, `scale_factor`, `add_offset`, valid range) are
+//! read the same way (parsed, or through libhdf5) and must equal the first file's, with which
+//! the direct path decodes: a file of another type or packing is never decoded with the first
+//! file's rules but goes to the library path, which decodes it with its own. Any file that
+//! does not qualify or does not read cleanly goes to the library path, which reports what is
+//! wrong with it.
 
 use std::ffi::CString;
 use std::fs::File;
@@ -25,7 +28,9 @@ use std::sync::OnceLock;
 
 use super::grid::Grid;
 use super::h5meta::{self, Hdf5Meta, MetaError};
-use super::layout::VarLayout;
+use super::layout::{Storage, VarLayout};
+use super::netcdf3::netcdf3_variable;
+use super::packing::{AttrValue, Packing, DECODING_ATTRIBUTES};
 use super::read::{decode_region, RawData, Region};
 use crate::pool::Sample;
 
@@ -208,12 +213,22 @@ fn locate_in(
         (Format::NetCdf3, _) => {
             let mut buf = vec![0u8; size.min(1 << 20) as usize];
             file.read_exact_at(&mut buf, 0).map_err(|e| e.to_string())?;
-            let (offset, dims) = netcdf3_variable(&buf, &layout.name)?;
+            let v = netcdf3_variable(&buf, &layout.name)?;
             let want: Vec<u64> = layout.dims.iter().map(|d| d.1 as u64).collect();
-            if dims != want {
-                return Err(format!("dimensions {dims:?}, expected {want:?}").into());
+            if v.dims != want {
+                return Err(format!("dimensions {:?}, expected {want:?}", v.dims).into());
             }
-            (offset, ByteOrder::Big)
+            match v.storage {
+                Ok(found) if found == layout.storage => {}
+                Ok(found) => {
+                    return Err(
+                        format!("stored as {}, the first file as {}", found.name(), layout.storage.name()).into()
+                    )
+                }
+                Err(why) => return Err(format!("the variable {why}").into()),
+            }
+            check_packing(layout.storage, |n| lookup(&v.attrs, n), layout)?;
+            (v.begin, ByteOrder::Big)
         }
     };
     if !matches!(offset.checked_add(bytes), Some(end) if end <= size) {
@@ -229,6 +244,8 @@ struct Found {
     contiguous: bool,
     filters: usize,
     type_size: usize,
+    /// The storage type, or why sstclim does not read the type.
+    storage: Result<Storage, String>,
     /// The byte order, or the name of one the direct path cannot read (none, for single
     /// bytes; VAX).
     order: Result<ByteOrder, String>,
@@ -249,8 +266,10 @@ fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(u64, ByteOr
     if s.filters != 0 {
         return Err(format!("{} filter(s) (compression)", s.filters));
     }
-    if s.type_size != storage.size() {
-        return Err(format!("HDF5 type of {} bytes for {}", s.type_size, storage.name()));
+    match &s.storage {
+        Ok(found) if *found == storage => {}
+        Ok(found) => return Err(format!("stored as {}, the first file as {}", found.name(), storage.name())),
+        Err(why) => return Err(format!("the variable {why}")),
     }
     if s.dims != want {
         return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
@@ -266,6 +285,27 @@ fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(u64, ByteOr
     Ok((offset, order))
 }
 
+/// Check that a file's own decoding attributes (`attr`, for a variable stored as `storage`)
+/// give the rules the direct path decodes with (`layout`'s, the first file's): the same
+/// function builds both, so a file passes exactly when it would decode alike. `quantize` is the
+/// job's and not compared.
+fn check_packing(
+    storage: Storage,
+    attr: impl Fn(&str) -> Option<AttrValue>,
+    layout: &VarLayout,
+) -> Result<(), NotDirect> {
+    let own = Packing::from_attributes(storage, attr).map_err(|e| format!("its decoding attributes: {e}"))?;
+    match own.differs_from(&layout.packing) {
+        Some(name) => Err(format!("its own {name} differs from the first file's: decoded with its own")),
+        None => Ok(()),
+    }
+}
+
+/// The value of attribute `name` in a list of attributes read from a file.
+fn lookup(attrs: &[(String, AttrValue)], name: &str) -> Option<AttrValue> {
+    attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+}
+
 /// [`locate_hdf5`] without the library: the HDF5 metadata parsed from `file`.
 fn locate_parsed(
     file: &File,
@@ -278,22 +318,28 @@ fn locate_parsed(
         other => Refused::Not(other.to_string()),
     };
     let meta = Hdf5Meta::open(file).map_err(refused)?;
-    let ds = meta.dataset(&layout.name).map_err(refused)?;
-    match ds.dtype.class {
-        h5meta::TypeClass::Integer { .. } | h5meta::TypeClass::Float => {}
+    let (ds, attrs) = meta.dataset_with_attributes(&layout.name, &DECODING_ATTRIBUTES).map_err(refused)?;
+    let storage = match ds.dtype.class {
+        h5meta::TypeClass::Integer { signed } => Storage::from_parts(false, signed, ds.dtype.size),
+        h5meta::TypeClass::Float => Storage::from_parts(true, true, ds.dtype.size),
         other => return Err(Refused::Unsupported(format!("a variable of HDF5 class {other:?}"))),
+    };
+    if !ds.dtype.standard {
+        return Err(Refused::Not("a number type of partial precision or not IEEE".into()));
     }
     let found = Found {
         layout: ds.layout.name().into(),
         contiguous: matches!(ds.layout, h5meta::Layout::Contiguous { .. }),
         filters: ds.filters,
         type_size: ds.dtype.size,
+        storage,
         order: ds.dtype.order.ok_or_else(|| "VAX".to_string()),
         dims: ds.dims.clone(),
         stored: ds.storage_size().unwrap_or(0),
         offset: ds.offset(),
     };
     let located = check_found(&found, layout, bytes)?;
+    check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
     // the coordinates, compared with the first file's
     for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
         if !coord.from_file {
@@ -331,6 +377,7 @@ fn locate_hdf5(
             contiguous: s.layout == h5d::H5D_layout_t::H5D_CONTIGUOUS,
             filters: usize::try_from(s.filters).unwrap_or(usize::MAX),
             type_size: s.type_size,
+            storage: hdf5_type(&s),
             order: match s.order {
                 h5t::H5T_order_t::H5T_ORDER_LE => Ok(ByteOrder::Little),
                 h5t::H5T_order_t::H5T_ORDER_BE => Ok(ByteOrder::Big),
@@ -341,6 +388,9 @@ fn locate_hdf5(
             offset: (s.offset != h5::HADDR_UNDEF).then_some(s.offset),
         };
         let (offset, order) = check_found(&found, layout, bytes)?;
+        // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
+        let attrs = unsafe { hdf5_attributes(f, &cvar) }?;
+        check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
         // the coordinates, compared with the first file's
         for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
             if !coord.from_file {
@@ -374,6 +424,86 @@ fn locate_hdf5(
         }
         Ok((offset, order))
     })
+}
+
+/// The storage type of a dataset as libhdf5 describes it, or why sstclim does not read it.
+fn hdf5_type(s: &Hdf5Storage) -> Result<Storage, String> {
+    use hdf5_metno_sys::h5t::H5T_class_t;
+    if !s.standard {
+        return Err("has a number type of partial precision".into());
+    }
+    match s.class {
+        H5T_class_t::H5T_INTEGER => Storage::from_parts(false, s.signed, s.type_size),
+        H5T_class_t::H5T_FLOAT => Storage::from_parts(true, true, s.type_size),
+        other => Err(format!("is of HDF5 class {other:?}, not a number")),
+    }
+}
+
+/// The decoding attributes ([`DECODING_ATTRIBUTES`]) of dataset `name` (an absolute path) of
+/// the open file `f`, read through libhdf5: numbers converted to double by the library, text
+/// reported as text.
+///
+/// # Safety
+/// `f` is an open HDF5 file and the caller holds the library lock.
+unsafe fn hdf5_attributes(
+    f: hdf5_metno_sys::h5i::hid_t,
+    name: &std::ffi::CStr,
+) -> Result<Vec<(String, AttrValue)>, NotDirect> {
+    use hdf5_metno_sys::{h5a, h5d, h5p, h5s, h5t};
+    let mut found = Vec::new();
+    // SAFETY: handles opened and closed here, on the caller's open file, under its lock; the
+    // buffer given to H5Aread holds the attribute's values as doubles.
+    unsafe {
+        let d = h5d::H5Dopen2(f, name.as_ptr(), h5p::H5P_DEFAULT);
+        if d < 0 {
+            return Err(format!("no HDF5 dataset {}", name.to_string_lossy()));
+        }
+        let mut result = Ok(());
+        for attr in DECODING_ATTRIBUTES {
+            let cname = CString::new(attr).expect("no NUL in the names");
+            match h5a::H5Aexists(d, cname.as_ptr()) {
+                0 => continue,
+                e if e < 0 => {
+                    result = Err(format!("libhdf5 cannot tell whether attribute {attr} exists"));
+                    break;
+                }
+                _ => {}
+            }
+            let a = h5a::H5Aopen(d, cname.as_ptr(), h5p::H5P_DEFAULT);
+            if a < 0 {
+                result = Err(format!("libhdf5 cannot open attribute {attr}"));
+                break;
+            }
+            let dtype = h5a::H5Aget_type(a);
+            let class = h5t::H5Tget_class(dtype);
+            h5t::H5Tclose(dtype);
+            let space = h5a::H5Aget_space(a);
+            let n = h5s::H5Sget_simple_extent_npoints(space).max(0) as usize;
+            h5s::H5Sclose(space);
+            let value = match class {
+                h5t::H5T_class_t::H5T_INTEGER | h5t::H5T_class_t::H5T_FLOAT => {
+                    let mut v = vec![0f64; n];
+                    if n > 0 && h5a::H5Aread(a, *h5t::H5T_NATIVE_DOUBLE, v.as_mut_ptr().cast()) < 0 {
+                        Err(format!("libhdf5 cannot read attribute {attr}"))
+                    } else {
+                        Ok(AttrValue::Numbers(v))
+                    }
+                }
+                h5t::H5T_class_t::H5T_STRING => Ok(AttrValue::Other("text".into())),
+                other => Err(format!("attribute {attr} of HDF5 class {other:?}")),
+            };
+            h5a::H5Aclose(a);
+            match value {
+                Ok(v) => found.push((attr.to_string(), v)),
+                Err(why) => {
+                    result = Err(why);
+                    break;
+                }
+            }
+        }
+        h5d::H5Dclose(d);
+        result.map(|()| found)
+    }
 }
 
 /// Run `query` on `path` opened read-only through HDF5 itself, holding the library lock
@@ -429,6 +559,10 @@ pub struct Hdf5Storage {
     /// Number of filters (compression, shuffle, checksums).
     pub filters: i32,
     pub class: hdf5_metno_sys::h5t::H5T_class_t,
+    /// Integers: signed (two's complement).
+    pub signed: bool,
+    /// Values take all `type_size` bytes from bit 0 (precision 8 x size, offset 0).
+    pub standard: bool,
     pub type_size: usize,
     pub order: hdf5_metno_sys::h5t::H5T_order_t,
     pub dims: Vec<u64>,
@@ -459,12 +593,14 @@ pub(crate) unsafe fn dataset_storage(f: hdf5_metno_sys::h5i::hid_t, name: &std::
         let class = h5t::H5Tget_class(dtype);
         let order = h5t::H5Tget_order(dtype);
         let type_size = h5t::H5Tget_size(dtype);
+        let signed = h5t::H5Tget_sign(dtype) == h5t::H5T_sign_t::H5T_SGN_2;
+        let standard = h5t::H5Tget_precision(dtype) == 8 * type_size && h5t::H5Tget_offset(dtype) == 0;
         h5t::H5Tclose(dtype);
         let stored = h5d::H5Dget_storage_size(d);
         let offset = h5d::H5Dget_offset(d);
         let dims = dims_of(d);
         h5d::H5Dclose(d);
-        Some(Hdf5Storage { layout, filters, class, type_size, order, dims, stored, offset })
+        Some(Hdf5Storage { layout, filters, class, signed, standard, type_size, order, dims, stored, offset })
     }
 }
 
@@ -483,100 +619,6 @@ unsafe fn dims_of(d: hdf5_metno_sys::h5i::hid_t) -> Vec<u64> {
         h5s::H5Sclose(space);
         dims
     }
-}
-
-/// A NetCDF-3 header, read far enough to find one variable's data.
-struct Nc3Reader<'a> {
-    buf: &'a [u8],
-    at: usize,
-    /// CDF-5: 64-bit counts
-    wide: bool,
-}
-
-impl Nc3Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], NotDirect> {
-        let s = self.buf.get(self.at..self.at + n).ok_or("the NetCDF-3 header is cut short")?;
-        self.at += n;
-        Ok(s)
-    }
-    fn u32(&mut self) -> Result<u64, NotDirect> {
-        Ok(u64::from(u32::from_be_bytes(self.take(4)?.try_into().expect("4 bytes"))))
-    }
-    fn u64(&mut self) -> Result<u64, NotDirect> {
-        Ok(u64::from_be_bytes(self.take(8)?.try_into().expect("8 bytes")))
-    }
-    fn count(&mut self) -> Result<u64, NotDirect> {
-        if self.wide {
-            self.u64()
-        } else {
-            self.u32()
-        }
-    }
-    fn name(&mut self) -> Result<String, NotDirect> {
-        let n = self.count()? as usize;
-        let s = String::from_utf8_lossy(self.take(n)?).into_owned();
-        self.take((4 - n % 4) % 4)?;
-        Ok(s)
-    }
-    fn skip_attributes(&mut self) -> Result<(), NotDirect> {
-        let _tag = self.u32()?;
-        let n = self.count()?;
-        for _ in 0..n {
-            self.name()?;
-            let size = match self.u32()? {
-                1 | 2 | 7 => 1,
-                3 | 8 => 2,
-                4 | 5 | 9 => 4,
-                6 | 10 | 11 => 8,
-                t => return Err(format!("unknown NetCDF-3 type {t}")),
-            };
-            let bytes = self.count()? * size;
-            self.take(bytes.div_ceil(4) as usize * 4)?;
-        }
-        Ok(())
-    }
-}
-
-/// The data offset and dimension lengths of non-record variable `var` in a NetCDF-3 file
-/// whose header is `buf`.
-fn netcdf3_variable(buf: &[u8], var: &str) -> Result<(u64, Vec<u64>), NotDirect> {
-    let version = *buf.get(3).ok_or("not a NetCDF-3 file")?;
-    let mut r = Nc3Reader { buf, at: 4, wide: version == 5 };
-    if !matches!(version, 1 | 2 | 5) {
-        return Err(format!("NetCDF-3 version {version}"));
-    }
-    r.count()?; // numrecs
-    let _tag = r.u32()?;
-    let n_dims = r.count()?;
-    let mut dim_len = Vec::new();
-    for _ in 0..n_dims {
-        r.name()?;
-        dim_len.push(r.count()?);
-    }
-    r.skip_attributes()?;
-    let _tag = r.u32()?;
-    let n_vars = r.count()?;
-    for _ in 0..n_vars {
-        let name = r.name()?;
-        let rank = r.count()?;
-        let mut dims = Vec::new();
-        for _ in 0..rank {
-            dims.push(r.count()? as usize);
-        }
-        r.skip_attributes()?;
-        r.u32()?; // type
-        r.count()?; // vsize
-        let begin = if version == 1 { r.u32()? } else { r.u64()? };
-        if name == var {
-            if dims.first().is_some_and(|&d| dim_len.get(d) == Some(&0)) {
-                return Err("a record variable (interleaved with the other record variables)".into());
-            }
-            let lens =
-                dims.iter().map(|&d| dim_len.get(d).copied().ok_or("bad dimension id")).collect::<Result<_, _>>()?;
-            return Ok((begin, lens));
-        }
-    }
-    Err(format!("no variable '{var}' in the NetCDF-3 header"))
 }
 
 /// Per-thread buffer for direct reads.
@@ -646,53 +688,4 @@ pub fn read_into<T: Sample>(
         done += n;
     }
     Ok((slow.len() * line) as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn netcdf3_header_gives_the_variable_offset() {
-        // hand-made classic header: dims lat=2, lon=3; no attributes; vars lat(lat), v(lat,lon)
-        let mut h = b"CDF\x01".to_vec();
-        let be = |v: u32| v.to_be_bytes().to_vec();
-        let name = |s: &str| {
-            let mut b = be(s.len() as u32);
-            b.extend(s.as_bytes());
-            b.resize(b.len().div_ceil(4) * 4, 0);
-            b
-        };
-        h.extend(be(0)); // numrecs
-        h.extend(be(0x0A));
-        h.extend(be(2));
-        h.extend(name("lat"));
-        h.extend(be(2));
-        h.extend(name("lon"));
-        h.extend(be(3));
-        h.extend(be(0)); // no global attributes
-        h.extend(be(0));
-        h.extend(be(0x0B));
-        h.extend(be(2));
-        for (v, dims, begin) in [("lat", vec![0u32], 200u32), ("v", vec![0, 1], 216)] {
-            h.extend(name(v));
-            h.extend(be(dims.len() as u32));
-            for d in dims {
-                h.extend(be(d));
-            }
-            h.extend(be(0x0C)); // one attribute: units = "K"
-            h.extend(be(1));
-            h.extend(name("units"));
-            h.extend(be(2));
-            h.extend(be(1));
-            h.extend(b"K\0\0\0");
-            h.extend(be(6)); // double
-            h.extend(be(48));
-            h.extend(be(begin));
-        }
-        assert_eq!(netcdf3_variable(&h, "v"), Ok((216, vec![2, 3])));
-        assert_eq!(netcdf3_variable(&h, "lat"), Ok((200, vec![2])));
-        assert!(netcdf3_variable(&h, "w").unwrap_err().contains("no variable 'w'"));
-        assert!(netcdf3_variable(&h[..60], "v").unwrap_err().contains("cut short"));
-    }
 }

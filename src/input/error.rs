@@ -28,4 +28,11 @@ pub enum InputError {
 
     #[error("{}: variable '{var}': read failed: {cause}", path.display())]
     Read { path: PathBuf, var: String, cause: netcdf::Error },
+
+    #[error(
+        "{}: variable '{var}': {detail} differs from {}'s, and --pool i16 decodes every file with the first file's packing; use --pool f32 or f64",
+        path.display(),
+        first.display()
+    )]
+    PoolPacking { path: PathBuf, var: String, detail: String, first: PathBuf },
 }

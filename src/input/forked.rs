@@ -530,6 +530,7 @@ fn send(fd: RawFd, msg: &[u8]) -> bool {
 /// read the region and decode it into `dest`. Returns the bytes of stored data read.
 fn read_checked<T: Sample>(path: &Path, job: &Job<'_>, dest: &mut [T]) -> Result<u64, InputError> {
     let (layout, raw) = super::read_checked(path, job.expected, job.first, job.check_grid, job.region)?;
+    super::check_pool_packing::<T>(path, &layout, job.expected, job.first)?;
     decode_region(&layout, job.region, &raw, dest);
     Ok(raw.bytes() as u64)
 }

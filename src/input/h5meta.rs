@@ -42,6 +42,12 @@ use std::os::unix::fs::FileExt;
 
 use super::direct::{ByteOrder, HDF5_SIGNATURE};
 
+// attribute messages and dense attribute storage (a child module: it walks this reader's heaps
+// and B-trees)
+#[path = "h5meta_attrs.rs"]
+mod attrs;
+pub use attrs::Attributes;
+
 /// Why the metadata could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MetaError {
@@ -320,8 +326,10 @@ const MSG_LINK: u16 = 0x06;
 const MSG_EXTERNAL: u16 = 0x07;
 const MSG_LAYOUT: u16 = 0x08;
 const MSG_PIPELINE: u16 = 0x0B;
+const MSG_ATTRIBUTE: u16 = 0x0C;
 const MSG_CONTINUATION: u16 = 0x10;
 const MSG_SYMBOL_TABLE: u16 = 0x11;
+const MSG_ATTRIBUTE_INFO: u16 = 0x15;
 /// The highest message type HDF5 defines.
 const MSG_LAST_KNOWN: u16 = 0x18;
 
@@ -536,8 +544,19 @@ impl<'f> Hdf5Meta<'f> {
 
     /// Dataset `name` of the root group.
     pub fn dataset(&self, name: &str) -> Result<Dataset> {
-        let addr = self.find(name)?;
-        let header = self.header(addr)?;
+        self.parse_dataset(name, &self.header(self.find(name)?)?)
+    }
+
+    /// Dataset `name` of the root group and those of its attributes named in `wanted` (numeric
+    /// ones as numbers, text ones as [`super::packing::AttrValue::Other`]), from one read of
+    /// its header.
+    pub fn dataset_with_attributes(&self, name: &str, wanted: &[&str]) -> Result<(Dataset, Attributes)> {
+        let header = self.header(self.find(name)?)?;
+        let ds = self.parse_dataset(name, &header)?;
+        Ok((ds, self.attributes(&header, wanted)?))
+    }
+
+    fn parse_dataset(&self, name: &str, header: &Header) -> Result<Dataset> {
         let Some(layout) = header.find(MSG_LAYOUT) else {
             return Err(MetaError::NotFound(name.into())); // a group or a named datatype
         };
@@ -594,23 +613,7 @@ impl<'f> Hdf5Meta<'f> {
                 return Err(unsupported("NaN among float32 values of the other byte order"));
             }
         }
-        let value = |b: &[u8]| -> f64 {
-            let mut w = [0u8; 8];
-            match order {
-                ByteOrder::Little => w[..b.len()].copy_from_slice(b),
-                ByteOrder::Big => b.iter().rev().enumerate().for_each(|(i, &x)| w[i] = x),
-            }
-            let bits = u64::from_le_bytes(w);
-            match (t.class, t.size) {
-                (TypeClass::Float, 4) => f64::from(f32::from_bits(bits as u32)),
-                (TypeClass::Float, _) => f64::from_bits(bits),
-                (TypeClass::Integer { signed: true }, s) => {
-                    let shift = 64 - 8 * s as u32;
-                    (((bits << shift) as i64) >> shift) as f64
-                }
-                (_, _) => bits as f64,
-            }
-        };
+        let value = |b: &[u8]| value_f64(b, t, order);
         match (t.class, t.size) {
             (TypeClass::Float, 4 | 8) | (TypeClass::Integer { .. }, 1 | 2 | 4 | 8) => {
                 Ok(raw.chunks_exact(t.size).map(value).collect())
@@ -721,7 +724,9 @@ impl<'f> Hdf5Meta<'f> {
                     chunks.push_back((at, len));
                 }
                 MSG_DATASPACE | MSG_LINK_INFO | MSG_DATATYPE | MSG_LINK | MSG_EXTERNAL | MSG_LAYOUT | MSG_PIPELINE
-                | MSG_SYMBOL_TABLE => msgs.push(Msg { kind, flags, data: data.to_vec() }),
+                | MSG_SYMBOL_TABLE | MSG_ATTRIBUTE | MSG_ATTRIBUTE_INFO => {
+                    msgs.push(Msg { kind, flags, data: data.to_vec() })
+                }
                 k if k > MSG_LAST_KNOWN && flags & 0x80 != 0 => {
                     return Err(unsupported(format!("header message type {k}, marked 'fail if unknown'")))
                 }
@@ -1175,6 +1180,26 @@ impl FractalHeap {
         let mut c = Cur::new(&head, "fractal heap direct block");
         c.signature(b"FHDB")?;
         Ok(meta.src.read(block + inner, len, "fractal heap object")?.into_owned())
+    }
+}
+
+/// One stored value of type `t` (fixed-point or IEEE float of 1 to 8 bytes, `b` its bytes) as
+/// f64, as libhdf5 converts it to `H5T_NATIVE_DOUBLE`.
+fn value_f64(b: &[u8], t: Datatype, order: ByteOrder) -> f64 {
+    let mut w = [0u8; 8];
+    match order {
+        ByteOrder::Little => w[..b.len()].copy_from_slice(b),
+        ByteOrder::Big => b.iter().rev().enumerate().for_each(|(i, &x)| w[i] = x),
+    }
+    let bits = u64::from_le_bytes(w);
+    match (t.class, t.size) {
+        (TypeClass::Float, 4) => f64::from(f32::from_bits(bits as u32)),
+        (TypeClass::Float, _) => f64::from_bits(bits),
+        (TypeClass::Integer { signed: true }, s) => {
+            let shift = 64 - 8 * s as u32;
+            (((bits << shift) as i64) >> shift) as f64
+        }
+        (_, _) => bits as f64,
     }
 }
 

@@ -8,7 +8,7 @@ use netcdf::types::{FloatType, IntType, NcVariableType};
 use netcdf::{AttributeValue, Extent};
 
 use super::error::InputError;
-use super::packing::Packing;
+use super::packing::{AttrValue, Packing};
 
 /// Numeric storage types of input variables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +35,26 @@ impl Storage {
             NcVariableType::Float(FloatType::F32) => Storage::F32,
             NcVariableType::Float(FloatType::F64) => Storage::F64,
             _ => return None,
+        })
+    }
+
+    /// The storage of a type described by its class, sign and size in bytes, as the header
+    /// parsers of the direct path find it; `Err` names a type sstclim does not read (the same
+    /// words as [`VarLayout::inspect`] uses for it).
+    pub fn from_parts(float: bool, signed: bool, size: usize) -> Result<Storage, String> {
+        Ok(match (float, signed, size) {
+            (true, _, 4) => Storage::F32,
+            (true, _, 8) => Storage::F64,
+            (false, true, 1) => Storage::I8,
+            (false, false, 1) => Storage::U8,
+            (false, true, 2) => Storage::I16,
+            (false, false, 2) => Storage::U16,
+            (false, true, 4) => Storage::I32,
+            (false, false, 4) => Storage::U32,
+            (false, true, 8) => return Err(unread("int64")),
+            (false, false, 8) => return Err(unread("uint64")),
+            (true, _, n) => return Err(unread(&format!("a float of {n} bytes"))),
+            (false, _, n) => return Err(unread(&format!("an integer of {n} bytes"))),
         })
     }
 
@@ -73,6 +93,22 @@ impl Storage {
             Storage::F32 => "float32",
             Storage::F64 => "float64",
         }
+    }
+}
+
+/// Why a variable's type is refused, naming it: one wording for every read path.
+pub(crate) fn unread(type_name: &str) -> String {
+    format!("is stored as {type_name}, which sstclim does not read (int8..uint32, float, double)")
+}
+
+/// The name of a libnetcdf type for messages.
+fn nc_type_name(t: &NcVariableType) -> String {
+    match t {
+        NcVariableType::Int(IntType::I64) => "int64".into(),
+        NcVariableType::Int(IntType::U64) => "uint64".into(),
+        NcVariableType::Char => "char (text)".into(),
+        NcVariableType::String => "string".into(),
+        other => format!("{other:?}"),
     }
 }
 
@@ -162,8 +198,8 @@ impl VarLayout {
             return Err(InputError::NoSuchVariable { path: path.into(), var: name, available: variable_names(file) });
         };
         let bad = |problem: String| InputError::BadVariable { path: path.into(), var: name.clone(), problem };
-        let storage = Storage::from_nc(&variable.vartype())
-            .ok_or_else(|| bad("is not of a numeric type (int8..uint32, float, double)".into()))?;
+        let vartype = variable.vartype();
+        let storage = Storage::from_nc(&vartype).ok_or_else(|| bad(unread(&nc_type_name(&vartype))))?;
         let dims: Vec<(String, usize)> = variable.dimensions().iter().map(|d| (d.name(), d.len())).collect();
         let axes: Vec<Option<Axis>> = dims.iter().map(|(n, _)| axis_of(file, n)).collect();
         let find = |axis: Axis| -> Result<usize, InputError> {
@@ -195,8 +231,10 @@ impl VarLayout {
                 return Err(bad(format!("dimension {dim} must come before latitude and longitude")));
             }
         }
-        let packing =
-            Packing::from_attributes(storage, |a| variable.attribute_value(a).and_then(Result::ok)).map_err(bad)?;
+        let packing = Packing::from_attributes(storage, |a| {
+            variable.attribute_value(a).and_then(Result::ok).map(|v| AttrValue::from(&v))
+        })
+        .map_err(bad)?;
         let meta = VarMeta {
             units: text_attr(&variable, "units"),
             long_name: text_attr(&variable, "long_name"),

@@ -12,6 +12,7 @@ mod forked;
 mod grid;
 pub mod h5meta;
 mod layout;
+mod netcdf3;
 mod packing;
 mod read;
 mod shared;
@@ -20,7 +21,7 @@ pub use error::InputError;
 pub use forked::{read_forked, read_forked_into, ReaderError, ReaderOptions, SharedRows};
 pub use grid::{Coord, Grid};
 pub use layout::{Storage, VarLayout, VarMeta};
-pub use packing::Packing;
+pub use packing::{AttrValue, Packing};
 pub use read::{decode_region, read_canonical, read_region, RawData, Region};
 pub use shared::SharedMap;
 
@@ -61,6 +62,34 @@ pub fn read_checked(
     }
     let raw = read_region(&file, path, &layout, region)?;
     Ok((layout, raw))
+}
+
+/// Refuse a file that a pool keeping stored integers (`--pool i16` on int16 input) would
+/// decode wrongly: such a pool decodes every file with one table built from the first file's
+/// packing (`expected`), so a file stored another way or packed with other attributes (`file`:
+/// its own layout) is an error naming the attribute, never a wrong value. Other pools decode
+/// every file with its own packing and pass.
+pub fn check_pool_packing<T: crate::pool::Sample>(
+    path: &Path,
+    file: &VarLayout,
+    expected: &VarLayout,
+    first: &Path,
+) -> Result<(), InputError> {
+    // a lossy packing (--pack-scale) decodes every file with its own rules before packing
+    if !T::KEEPS_STORED || expected.packing.quantize.is_some() {
+        return Ok(());
+    }
+    let detail = if file.storage != expected.storage {
+        Some(format!("its storage type {} (not {})", file.storage.name(), expected.storage.name()))
+    } else {
+        file.packing.differs_from(&expected.packing).map(|a| format!("its attribute {a}"))
+    };
+    match detail {
+        None => Ok(()),
+        Some(detail) => {
+            Err(InputError::PoolPacking { path: path.into(), var: file.name.clone(), detail, first: first.into() })
+        }
+    }
 }
 
 /// Stop libhdf5 from printing its error stack on stderr. libnetcdf probes for optional

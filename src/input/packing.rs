@@ -24,6 +24,30 @@ pub struct Packing {
     pub quantize: Option<crate::pool::Quantize>,
 }
 
+/// One attribute's value as the decoding rules see it, whoever read it (libnetcdf, or the
+/// direct path's own header parsers): one function, [`Packing::from_attributes`], turns these
+/// into rules, so that every read path decodes a file the same way.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// A numeric attribute's values as f64 (exact up to 32 bits; 64-bit integers round).
+    Numbers(Vec<f64>),
+    /// A text (or other non-numeric) attribute, described for messages.
+    Other(String),
+}
+
+impl From<&AttributeValue> for AttrValue {
+    fn from(value: &AttributeValue) -> AttrValue {
+        match numbers(value) {
+            Some(v) => AttrValue::Numbers(v),
+            None => AttrValue::Other(format!("{value:?}")),
+        }
+    }
+}
+
+/// The attributes [`Packing::from_attributes`] reads (the header parsers look for these only).
+pub const DECODING_ATTRIBUTES: [&str; 7] =
+    ["scale_factor", "add_offset", "_FillValue", "missing_value", "valid_min", "valid_max", "valid_range"];
+
 /// Numeric attribute values as f64 (exact for every NetCDF type up to 32 bits).
 pub fn numbers(value: &AttributeValue) -> Option<Vec<f64>> {
     use AttributeValue as A;
@@ -67,20 +91,20 @@ impl Packing {
     }
 
     /// Rules from a variable's attributes; `Err` describes an unusable attribute.
-    pub fn from_attributes(storage: Storage, attr: impl Fn(&str) -> Option<AttributeValue>) -> Result<Packing, String> {
+    pub fn from_attributes(storage: Storage, attr: impl Fn(&str) -> Option<AttrValue>) -> Result<Packing, String> {
         let scalar = |name: &str| -> Result<Option<f64>, String> {
             match attr(name) {
                 None => Ok(None),
-                Some(v) => match numbers(&v).as_deref() {
-                    Some([x]) => Ok(Some(*x)),
-                    _ => Err(format!("attribute {name} must be one number, found {v:?}")),
-                },
+                Some(AttrValue::Numbers(v)) if v.len() == 1 => Ok(Some(v[0])),
+                Some(AttrValue::Numbers(v)) => Err(format!("attribute {name} must be one number, found {v:?}")),
+                Some(AttrValue::Other(v)) => Err(format!("attribute {name} must be one number, found {v}")),
             }
         };
         let list = |name: &str| -> Result<Vec<f64>, String> {
             match attr(name) {
                 None => Ok(Vec::new()),
-                Some(v) => numbers(&v).ok_or_else(|| format!("attribute {name} must be numeric, found {v:?}")),
+                Some(AttrValue::Numbers(v)) => Ok(v),
+                Some(AttrValue::Other(v)) => Err(format!("attribute {name} must be numeric, found {v}")),
             }
         };
         let scale = scalar("scale_factor")?.unwrap_or(1.0);
@@ -103,6 +127,30 @@ impl Packing {
             valid_max = Some(hi);
         }
         Ok(Packing { scale, offset, fill, missing, valid_min, valid_max, quantize: None })
+    }
+
+    /// The first decoding attribute in which `self` and `other` differ (compared bit for bit,
+    /// so that a NaN fill equals itself), or None where they decode every stored number alike.
+    /// `quantize` is the job's, not a file's, and is not compared.
+    pub fn differs_from(&self, other: &Packing) -> Option<&'static str> {
+        let same = |a: Option<f64>, b: Option<f64>| a.map(f64::to_bits) == b.map(f64::to_bits);
+        if self.scale.to_bits() != other.scale.to_bits() {
+            Some("scale_factor")
+        } else if self.offset.to_bits() != other.offset.to_bits() {
+            Some("add_offset")
+        } else if !same(self.fill, other.fill) {
+            Some("_FillValue")
+        } else if self.missing.len() != other.missing.len()
+            || self.missing.iter().zip(&other.missing).any(|(a, b)| a.to_bits() != b.to_bits())
+        {
+            Some("missing_value")
+        } else if !same(self.valid_min, other.valid_min) {
+            Some("valid_min")
+        } else if !same(self.valid_max, other.valid_max) {
+            Some("valid_max")
+        } else {
+            None
+        }
     }
 
     /// Whether only `_FillValue` (no `missing_value`, no valid range) marks missing values:
@@ -176,7 +224,7 @@ mod tests {
     use super::*;
 
     fn packing(attrs: &[(&str, AttributeValue)], storage: Storage) -> Packing {
-        Packing::from_attributes(storage, |n| attrs.iter().find(|(k, _)| *k == n).map(|(_, v)| v.clone())).unwrap()
+        Packing::from_attributes(storage, |n| attrs.iter().find(|(k, _)| *k == n).map(|(_, v)| v.into())).unwrap()
     }
 
     #[test]
@@ -226,8 +274,26 @@ mod tests {
 
     #[test]
     fn bad_attributes_are_reported() {
-        let err =
-            Packing::from_attributes(Storage::F64, |n| (n == "scale_factor").then(|| AttributeValue::Str("x".into())));
+        let err = Packing::from_attributes(Storage::F64, |n| {
+            (n == "scale_factor").then(|| (&AttributeValue::Str("x".into())).into())
+        });
         assert!(err.unwrap_err().contains("scale_factor"));
+        let err = Packing::from_attributes(Storage::F64, |n| (n == "_FillValue").then(|| AttrValue::Numbers(vec![])));
+        assert!(err.unwrap_err().contains("_FillValue"));
+    }
+
+    #[test]
+    fn differences_are_named() {
+        let base = packing(&[("_FillValue", AttributeValue::Float(f32::NAN))], Storage::F32);
+        assert_eq!(base.differs_from(&base.clone()), None, "a NaN fill equals itself");
+        let mut q = base.clone();
+        q.quantize = Some(crate::pool::Quantize { scale: 0.01, offset: 0.0 });
+        assert_eq!(base.differs_from(&q), None, "quantize is the job's");
+        let other = packing(&[("_FillValue", AttributeValue::Float(-999.0))], Storage::F32);
+        assert_eq!(base.differs_from(&other), Some("_FillValue"));
+        let scaled = packing(&[("scale_factor", AttributeValue::Float(2.0))], Storage::I16);
+        assert_eq!(packing(&[], Storage::I16).differs_from(&scaled), Some("scale_factor"));
+        let ranged = packing(&[("valid_range", AttributeValue::Shorts(vec![0, 10]))], Storage::I16);
+        assert_eq!(packing(&[], Storage::I16).differs_from(&ranged), Some("valid_min"));
     }
 }

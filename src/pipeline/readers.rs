@@ -346,6 +346,7 @@ fn read_library<T: Sample>(
             let path = &job.files[slot];
             let grid = job.check_grid.then_some(job.grid);
             let (layout, raw) = input::read_checked(path, job.layout, job.first, grid, job.region)?;
+            input::check_pool_packing::<T>(path, &layout, job.layout, job.first)?;
             bytes += raw.bytes() as u64;
             if tx.send((slot, layout, raw, start)).is_err() {
                 return Err(Error::Failed("a decoder thread stopped".into()));
