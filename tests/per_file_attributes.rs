@@ -49,7 +49,9 @@ fn write(path: &Path, classic: bool, stored: &Stored, attrs: &[(&str, A)], paddi
     for (name, value) in attrs {
         v.put_attribute(name, value.clone()).unwrap();
     }
-    v.put_attribute("units", "K").unwrap();
+    if !attrs.iter().any(|(n, _)| *n == "units") {
+        v.put_attribute("units", "K").unwrap();
+    }
     for i in 0..padding {
         v.put_attribute(&format!("comment_{i}"), format!("a text attribute, number {i}")).unwrap();
     }
@@ -281,4 +283,33 @@ fn int16_pool_refuses_a_file_packed_otherwise() {
     ok(&with(job(&same, &a, "auto"), &["--pool", "i16"]));
     ok(&with(job(&same, &b, "auto"), &["--pool", "f64"]));
     assert_eq!(output_bits(&a), output_bits(&b));
+}
+
+#[test]
+fn files_in_other_units_are_refused_and_other_spellings_accepted() {
+    for (classic, padding) in [(false, 0), (false, 10), (true, 0)] {
+        let dir = tmp();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let write_all = |odd_units: &str| {
+            for (k, (date, path)) in files(&data).into_iter().enumerate() {
+                let units = if date == ODD { odd_units } else { "K" };
+                write(&path, classic, &floats(k, &[], 0.0).0, &[("units", A::from(units))], padding);
+            }
+        };
+        // degrees Celsius among kelvin files: an error on every path
+        write_all("degree_Celsius");
+        for path in ["auto", "library", "forked"] {
+            let out = dir.path().join(format!("out-{path}"));
+            let needles = ["sst_2002_101.nc", "variable 'sst'", "units 'degree_Celsius'", "'K'"];
+            expect_failure(&job(&data, &out, path), &out, &needles);
+        }
+        // another spelling of kelvin is the same unit, on the direct path too
+        write_all("kelvin");
+        let out = dir.path().join("kelvin");
+        let json = dir.path().join("kelvin.json");
+        ok(&with(job(&data, &out, "auto"), &["--timing-json", &s(&json)]));
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["files_direct"], 6, "classic {classic}, padding {padding}: {report}");
+    }
 }

@@ -30,7 +30,7 @@ use super::grid::Grid;
 use super::h5meta::{self, Hdf5Meta, MetaError};
 use super::layout::{Storage, VarLayout};
 use super::netcdf3::netcdf3_variable;
-use super::packing::{AttrValue, Packing, DECODING_ATTRIBUTES};
+use super::packing::{same_units, AttrValue, Packing, CHECKED_ATTRIBUTES};
 use super::read::{decode_region, RawData, Region};
 use crate::pool::Sample;
 
@@ -294,6 +294,15 @@ fn check_packing(
     attr: impl Fn(&str) -> Option<AttrValue>,
     layout: &VarLayout,
 ) -> Result<(), NotDirect> {
+    let units = match attr("units") {
+        None => None,
+        Some(AttrValue::Text(t)) => Some(t),
+        // text the parsers do not read: libnetcdf compares it
+        Some(_) => return Err("its units are not read here".into()),
+    };
+    if !same_units(units.as_deref(), layout.meta.units.as_deref()) {
+        return Err("its units differ from the first file's".into());
+    }
     let own = Packing::from_attributes(storage, attr).map_err(|e| format!("its decoding attributes: {e}"))?;
     match own.differs_from(&layout.packing) {
         Some(name) => Err(format!("its own {name} differs from the first file's: decoded with its own")),
@@ -318,7 +327,7 @@ fn locate_parsed(
         other => Refused::Not(other.to_string()),
     };
     let meta = Hdf5Meta::open(file).map_err(refused)?;
-    let (ds, attrs) = meta.dataset_with_attributes(&layout.name, &DECODING_ATTRIBUTES).map_err(refused)?;
+    let (ds, attrs) = meta.dataset_with_attributes(&layout.name, &CHECKED_ATTRIBUTES).map_err(refused)?;
     let storage = match ds.dtype.class {
         h5meta::TypeClass::Integer { signed } => Storage::from_parts(false, signed, ds.dtype.size),
         h5meta::TypeClass::Float => Storage::from_parts(true, true, ds.dtype.size),
@@ -439,7 +448,7 @@ fn hdf5_type(s: &Hdf5Storage) -> Result<Storage, String> {
     }
 }
 
-/// The decoding attributes ([`DECODING_ATTRIBUTES`]) of dataset `name` (an absolute path) of
+/// The compared attributes ([`CHECKED_ATTRIBUTES`]) of dataset `name` (an absolute path) of
 /// the open file `f`, read through libhdf5: numbers converted to double by the library, text
 /// reported as text.
 ///
@@ -459,7 +468,7 @@ unsafe fn hdf5_attributes(
             return Err(format!("no HDF5 dataset {}", name.to_string_lossy()));
         }
         let mut result = Ok(());
-        for attr in DECODING_ATTRIBUTES {
+        for attr in CHECKED_ATTRIBUTES {
             let cname = CString::new(attr).expect("no NUL in the names");
             match h5a::H5Aexists(d, cname.as_ptr()) {
                 0 => continue,
@@ -476,11 +485,25 @@ unsafe fn hdf5_attributes(
             }
             let dtype = h5a::H5Aget_type(a);
             let class = h5t::H5Tget_class(dtype);
-            h5t::H5Tclose(dtype);
+            let fixed_text = (class == h5t::H5T_class_t::H5T_STRING && h5t::H5Tis_variable_str(dtype) == 0)
+                .then(|| h5t::H5Tget_size(dtype));
             let space = h5a::H5Aget_space(a);
             let n = h5s::H5Sget_simple_extent_npoints(space).max(0) as usize;
             h5s::H5Sclose(space);
+            // fixed-length text: read in the file's own string type
+            let text = fixed_text.map(|size| {
+                let mut buf = vec![0u8; size * n.max(1)];
+                match h5a::H5Aread(a, dtype, buf.as_mut_ptr().cast()) >= 0 {
+                    true => {
+                        let t = buf.split(|&b| b == 0).next().unwrap_or_default();
+                        AttrValue::Text(String::from_utf8_lossy(t).trim_end().to_string())
+                    }
+                    false => AttrValue::Other("unreadable text".into()),
+                }
+            });
+            h5t::H5Tclose(dtype);
             let value = match class {
+                _ if text.is_some() => Ok(text.expect("just checked")),
                 h5t::H5T_class_t::H5T_INTEGER | h5t::H5T_class_t::H5T_FLOAT => {
                     let mut v = vec![0f64; n];
                     if n > 0 && h5a::H5Aread(a, *h5t::H5T_NATIVE_DOUBLE, v.as_mut_ptr().cast()) < 0 {

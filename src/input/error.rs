@@ -23,6 +23,12 @@ pub enum InputError {
     #[error("{}: variable '{var}' is {found}, but {} has {expected}", path.display(), first.display())]
     ShapeMismatch { path: PathBuf, var: String, found: String, expected: String, first: PathBuf },
 
+    #[error(
+        "{}: variable '{var}' has units '{found}', but {} has '{expected}': files in different units cannot be averaged together",
+        path.display(), first.display()
+    )]
+    UnitsMismatch { path: PathBuf, var: String, found: String, expected: String, first: PathBuf },
+
     #[error("{}: {coord} coordinate differs from {} ({detail})", path.display(), first.display())]
     CoordMismatch { path: PathBuf, coord: String, first: PathBuf, detail: String },
 

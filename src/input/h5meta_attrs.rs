@@ -155,7 +155,14 @@ fn attribute(data: &[u8], sizes: Sizes, wanted: &[&str]) -> Result<Option<(Strin
             AttrValue::Numbers(raw.chunks_exact(dtype.size).map(|b| value_f64(b, dtype, order)).collect())
         }
         // fixed-length strings, and variable-length ones (netCDF-4's NC_STRING)
-        TypeClass::Other(3) => AttrValue::Other("text".into()),
+        TypeClass::Other(3) => {
+            // fixed-length strings: the text up to its padding (NUL or spaces)
+            let bytes = count.checked_mul(dtype.size as u64).filter(|&n| n <= c.left() as u64);
+            let bytes = bytes.ok_or_else(|| bad(format!("attribute {name}: its text passes the message's end")))?;
+            let raw = c.take(bytes as usize)?;
+            let text = raw.split(|&b| b == 0).next().unwrap_or_default();
+            AttrValue::Text(String::from_utf8_lossy(text).trim_end().to_string())
+        }
         TypeClass::Other(9) => AttrValue::Other("variable-length (text)".into()),
         TypeClass::Other(k) => return Err(unsupported(format!("attribute {name} of HDF5 type class {k}"))),
     };

@@ -57,6 +57,15 @@ pub fn read_checked(
             first: first.into(),
         });
     }
+    if !packing::same_units(layout.meta.units.as_deref(), expected.meta.units.as_deref()) {
+        return Err(InputError::UnitsMismatch {
+            path: path.into(),
+            var: layout.name.clone(),
+            found: layout.meta.units.clone().unwrap_or_default(),
+            expected: expected.meta.units.clone().unwrap_or_default(),
+            first: first.into(),
+        });
+    }
     if let Some(grid) = grid {
         grid.check_same(&Grid::read(&file, path, &layout)?, path, first)?;
     }

@@ -8,7 +8,7 @@
 
 use super::direct::NotDirect;
 use super::layout::Storage;
-use super::packing::{AttrValue, DECODING_ATTRIBUTES};
+use super::packing::{AttrValue, CHECKED_ATTRIBUTES};
 
 /// A NetCDF-3 header, read far enough to find one variable's data.
 struct Nc3Reader<'a> {
@@ -43,7 +43,7 @@ impl Nc3Reader<'_> {
         self.take((4 - n % 4) % 4)?;
         Ok(s)
     }
-    /// An attribute list: the decoding attributes ([`DECODING_ATTRIBUTES`]) decoded, the
+    /// An attribute list: the compared attributes ([`CHECKED_ATTRIBUTES`]) decoded, the
     /// others skipped.
     fn attributes(&mut self) -> Result<Vec<(String, AttrValue)>, NotDirect> {
         let _tag = self.u32()?;
@@ -56,12 +56,15 @@ impl Nc3Reader<'_> {
             let count = self.count()?;
             let bytes = count.checked_mul(size as u64).ok_or("the NetCDF-3 header is malformed")?;
             let data = self.take(bytes.div_ceil(4) as usize * 4)?;
-            if !DECODING_ATTRIBUTES.contains(&name.as_str()) {
+            if !CHECKED_ATTRIBUTES.contains(&name.as_str()) {
                 continue;
             }
             let values = data[..bytes as usize].chunks_exact(size);
             let value = match kind {
-                2 => AttrValue::Other("text".into()),
+                2 => {
+                    let text = data[..bytes as usize].split(|&b| b == 0).next().unwrap_or_default();
+                    AttrValue::Text(String::from_utf8_lossy(text).into_owned())
+                }
                 _ => AttrValue::Numbers(values.map(|b| nc3_value(kind, b)).collect()),
             };
             found.push((name, value));

@@ -31,22 +31,52 @@ pub struct Packing {
 pub enum AttrValue {
     /// A numeric attribute's values as f64 (exact up to 32 bits; 64-bit integers round).
     Numbers(Vec<f64>),
-    /// A text (or other non-numeric) attribute, described for messages.
+    /// A text attribute whose text was read (fixed-length strings, NetCDF-3 `char`).
+    Text(String),
+    /// Another non-numeric attribute (variable-length strings to the header parsers),
+    /// described for messages.
     Other(String),
 }
 
 impl From<&AttributeValue> for AttrValue {
     fn from(value: &AttributeValue) -> AttrValue {
-        match numbers(value) {
-            Some(v) => AttrValue::Numbers(v),
-            None => AttrValue::Other(format!("{value:?}")),
+        match (numbers(value), value) {
+            (Some(v), _) => AttrValue::Numbers(v),
+            (None, AttributeValue::Str(s)) => AttrValue::Text(s.clone()),
+            (None, _) => AttrValue::Other(format!("{value:?}")),
         }
     }
 }
 
-/// The attributes [`Packing::from_attributes`] reads (the header parsers look for these only).
+/// The attributes [`Packing::from_attributes`] reads (the tests compare the parsers on these).
+#[cfg(test)]
 pub const DECODING_ATTRIBUTES: [&str; 7] =
     ["scale_factor", "add_offset", "_FillValue", "missing_value", "valid_min", "valid_max", "valid_range"];
+
+/// The attributes the direct path compares with the first file's: the decoding ones and
+/// `units` (files in kelvin and in degrees Celsius must not be averaged together).
+pub const CHECKED_ATTRIBUTES: [&str; 8] =
+    ["scale_factor", "add_offset", "_FillValue", "missing_value", "valid_min", "valid_max", "valid_range", "units"];
+
+/// Whether two `units` attributes name the same unit: equal text (case and blanks aside), or
+/// both one of the spellings of kelvin or of degrees Celsius. A file without the attribute
+/// matches anything (nothing says it differs).
+pub fn same_units(a: Option<&str>, b: Option<&str>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else { return true };
+    let norm = |u: &str| u.trim().to_ascii_lowercase().replace([' ', '_', '-'], "").replace("°", "deg");
+    let class = |u: &str| match u {
+        "k" | "kelvin" | "kelvins" | "degk" | "degreek" | "degreesk" | "degreekelvin" | "degreeskelvin" => Some("K"),
+        "c" | "degc" | "celsius" | "degreec" | "degreesc" | "degreecelsius" | "degreescelsius" | "degcelsius" => {
+            Some("degC")
+        }
+        _ => None,
+    };
+    let (a, b) = (norm(a), norm(b));
+    match (class(&a), class(&b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
 
 /// Numeric attribute values as f64 (exact for every NetCDF type up to 32 bits).
 pub fn numbers(value: &AttributeValue) -> Option<Vec<f64>> {
@@ -97,14 +127,18 @@ impl Packing {
                 None => Ok(None),
                 Some(AttrValue::Numbers(v)) if v.len() == 1 => Ok(Some(v[0])),
                 Some(AttrValue::Numbers(v)) => Err(format!("attribute {name} must be one number, found {v:?}")),
-                Some(AttrValue::Other(v)) => Err(format!("attribute {name} must be one number, found {v}")),
+                Some(AttrValue::Other(v) | AttrValue::Text(v)) => {
+                    Err(format!("attribute {name} must be one number, found {v}"))
+                }
             }
         };
         let list = |name: &str| -> Result<Vec<f64>, String> {
             match attr(name) {
                 None => Ok(Vec::new()),
                 Some(AttrValue::Numbers(v)) => Ok(v),
-                Some(AttrValue::Other(v)) => Err(format!("attribute {name} must be numeric, found {v}")),
+                Some(AttrValue::Other(v) | AttrValue::Text(v)) => {
+                    Err(format!("attribute {name} must be numeric, found {v}"))
+                }
             }
         };
         let scale = scalar("scale_factor")?.unwrap_or(1.0);
