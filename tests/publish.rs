@@ -216,3 +216,21 @@ fn a_full_disk_is_named_and_leaves_nothing() {
     let _ = std::process::Command::new("umount").arg(&mnt).status();
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn a_fill_value_equal_to_a_result_is_refused() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let first = dir.path().join("first");
+    ok(&argv(&job(&data, &first)));
+    let (p90, _) = read(&first.join("p90_doy110.nc"), "p90");
+    let taken = p90.iter().copied().find(|v| v.abs() < 1e30).expect("a valid value");
+    for more in [&[][..], &["--write-path", "library"]] {
+        let out = dir.path().join("out");
+        let args = with(with(job(&data, &out), &["--fill-value", &format!("{taken:e}")]), more);
+        let err = fails(&argv(&args));
+        assert!(err.contains("equals the output fill value") && err.contains("_doy1"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(entries(&out).is_empty(), "{:?}", entries(&out));
+    }
+}

@@ -85,13 +85,20 @@ pub struct Geometry<'a> {
     pub fill: f64,
 }
 
-/// Little-endian float64 bytes of `values` into `out`, NaN as `fill`.
-fn encode(values: &[f64], fill: f64, out: &mut Vec<u8>) {
+/// The error a piece's write returns when one of its values equals the fill value.
+pub const FILL_CLASH: &str = "a computed value equals the fill value";
+
+/// Little-endian float64 bytes of `values` into `out`, NaN as `fill`; whether some value
+/// equals `fill` (readers would take it for missing).
+fn encode(values: &[f64], fill: f64, out: &mut Vec<u8>) -> bool {
     out.resize(values.len() * 8, 0);
+    let mut clash = false;
     for (o, &v) in out.chunks_exact_mut(8).zip(values) {
+        clash |= v == fill;
         let v = if v.is_nan() { fill } else { v };
         o.copy_from_slice(&v.to_le_bytes());
     }
+    clash
 }
 
 /// Write one piece: one `pwrite` per run of whole rows (up to [`PIECE_BYTES`]) when the region
@@ -107,7 +114,9 @@ fn write_piece(p: &Piece<'_>, g: &Geometry<'_>, buf: &mut Vec<u8>) -> io::Result
     let mut done = 0;
     while done < rows.len() {
         let n = rows_per_write.min(rows.len() - done);
-        encode(&p.values[done * width..(done + n) * width], g.fill, buf);
+        if encode(&p.values[done * width..(done + n) * width], g.fill, buf) {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, FILL_CLASH));
+        }
         file.write_all_at(buf, at(rows.start + done, cols.start))?;
         done += n;
     }
@@ -182,7 +191,7 @@ mod tests {
     #[test]
     fn encoding_is_little_endian_with_nan_as_fill() {
         let mut out = Vec::new();
-        encode(&[1.5, f64::NAN, -0.0], 9.0, &mut out);
+        assert!(!encode(&[1.5, f64::NAN, -0.0], 9.0, &mut out));
         let back: Vec<u64> = out.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(back, [1.5f64.to_bits(), 9.0f64.to_bits(), (-0.0f64).to_bits()]);
     }

@@ -99,6 +99,11 @@ pub enum OutputError {
     Write { path: PathBuf, var: String, cause: netcdf::Error, hint: String },
     #[error("{}: cannot move into place: {cause}; no output was published (the previous ones, if any, are unchanged)", path.display())]
     Rename { path: PathBuf, cause: std::io::Error },
+    #[error(
+        "{}: a computed value of '{var}' equals the output fill value {fill} (--fill-value): readers would take it for missing; choose a --fill-value outside the data's range",
+        path.display()
+    )]
+    FillClash { path: PathBuf, var: String, fill: f64 },
     #[error("{}: cannot flush to disk (fsync): {cause}; no output was published", path.display())]
     Sync { path: PathBuf, cause: std::io::Error },
     #[error("{first}; moving back what was already published failed for {left} file(s): the previous files are in {}", previous.display())]
@@ -370,6 +375,9 @@ impl OutputSet {
             direct::WriteFailure::Direct(i, cause) => {
                 let f = owners[i];
                 let var = self.stat_names[f.stat].clone();
+                if cause.kind() == std::io::ErrorKind::InvalidData && cause.to_string() == direct::FILL_CLASH {
+                    return OutputError::FillClash { path: f.path.clone(), var, fill: self.fill };
+                }
                 OutputError::DirectWrite { path: f.path.clone(), tmp: f.tmp.clone(), var, cause }
             }
         })
@@ -390,7 +398,11 @@ impl OutputSet {
         let fail = |cause| OutputError::write(&f.path, var_name, cause);
         buf.clear();
         for t in ts.clone() {
-            buf.extend(result.row(f.stat, t - first).iter().map(|&v| if v.is_nan() { self.fill } else { v }));
+            let row = result.row(f.stat, t - first);
+            if row.contains(&self.fill) {
+                return Err(OutputError::FillClash { path: f.path.clone(), var: var_name.clone(), fill: self.fill });
+            }
+            buf.extend(row.iter().map(|&v| if v.is_nan() { self.fill } else { v }));
         }
         let mut file = netcdf::append(&f.tmp).map_err(fail)?;
         let mut var = file.variable_mut(var_name).ok_or(netcdf::Error::NotFound(var_name.clone())).map_err(fail)?;
