@@ -22,6 +22,7 @@ pub mod engine;
 pub mod error;
 pub mod generate;
 pub mod input;
+pub mod knobs;
 pub mod output;
 pub mod percentile;
 pub mod pipeline;
