@@ -34,7 +34,10 @@ pub enum Error {
         "no year of {years} has day of year {doys} in the {calendar} calendar, so the job needs no input file{hint}"
     )]
     NoDays { years: String, doys: String, calendar: String, hint: &'static str },
-    #[error("--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem")]
+    #[error(
+        "--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem (by default \
+         half of what the available memory, the cgroup's memory limit and ulimit -v leave)"
+    )]
     Memory { budget: u64, need: u64, unit: &'static str },
     #[error("cannot allocate {bytes} bytes for the sample pool: {cause}")]
     Alloc { bytes: usize, cause: std::io::Error },

@@ -86,18 +86,43 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Memory this process may still take: the smallest of the available memory, the room left
-/// under its cgroup's memory limit, and the room left under `RLIMIT_AS` (what `ulimit -v`
-/// sets) beside what it already maps. `None` when none of them is known.
-pub fn memory_room() -> Option<u64> {
+/// The default `--max-mem`: half of the smallest of the available memory (at least 256 MiB),
+/// the room left under this process's cgroup memory limit, and the room left under
+/// `RLIMIT_AS` (what `ulimit -v` sets) beside what it already maps; the other half is for the
+/// libraries, buffers and page cache. 4 GiB when none is known. The hard limits are not
+/// rounded up: a budget that cannot hold one band of the grid is refused with one line
+/// instead of an allocation failing mid-run.
+pub fn default_max_mem() -> u64 {
     let read = |p: &Path| std::fs::read_to_string(p).ok();
-    [available_memory(), cgroup_room(&read), address_space_room()].into_iter().flatten().min()
+    let soft = available_memory().map(|m| (m / 2).max(256 << 20));
+    let hard = [cgroup_room(&read), address_space_room()].into_iter().flatten().min().map(|m| m / 2);
+    [soft, hard].into_iter().flatten().min().unwrap_or(4 << 30)
 }
 
-/// The default `--max-mem`: half of [`memory_room`] (the other half for the libraries,
-/// buffers and page cache), at least 256 MiB; 4 GiB when nothing is known.
-pub fn default_max_mem() -> u64 {
-    memory_room().map_or(4 << 30, |m| (m / 2).max(256 << 20))
+/// Under an address-space limit (`ulimit -v`), every glibc malloc arena a new thread opens
+/// reserves 64 MiB of it: a dozen threads reserve more than the pool and the job's small
+/// allocations then fail (an abort, measured under `ulimit -v 380000` on a 720x361 job). Two
+/// arenas are plenty for this program's few allocating threads. Without a limit nothing
+/// changes.
+pub fn fit_allocator_to_address_limit() {
+    if address_space_limit().is_none() {
+        return;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes a malloc tuning parameter.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// The soft `RLIMIT_AS` in bytes, if there is one.
+fn address_space_limit() -> Option<u64> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into `lim`.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    Some(lim.rlim_cur as u64)
 }
 
 /// Room under `RLIMIT_AS`: the limit less the address space this process maps now, less
@@ -105,15 +130,11 @@ pub fn default_max_mem() -> u64 {
 /// allocator arenas, the libraries' buffers). The limit is per process: forked children count
 /// against their own copy of it.
 fn address_space_room() -> Option<u64> {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit writes into `lim`.
-    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
-        return None;
-    }
+    let limit = address_space_limit()?;
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kib: u64 = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse().ok()?;
     let headroom = 256 << 20;
-    Some((lim.rlim_cur as u64).saturating_sub(kib * 1024).saturating_sub(headroom))
+    Some(limit.saturating_sub(kib * 1024).saturating_sub(headroom))
 }
 
 /// Room under this process's cgroup memory limits (v2 `memory.max` less `memory.current`, v1
@@ -159,6 +180,7 @@ fn cgroup_room(read: &dyn Fn(&Path) -> Option<String>) -> Option<u64> {
 
 impl JobPlan {
     pub fn from_args(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
+        fit_allocator_to_address_limit();
         if args.half_window > 182 {
             return Err(PlanError::HalfWindow(args.half_window));
         }

@@ -349,3 +349,46 @@ fn a_directory_or_fifo_in_place_of_an_input_is_not_missing() {
         }
     }
 }
+
+#[test]
+fn an_address_space_limit_gives_tiles_or_one_line() {
+    // 60 files of 720x361 float64 cells: a 125 MB pool, more than the budget a few hundred MB
+    // of address space leave beside the program's own mappings
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "720x361", "--years", "2001-2003", "--doys", "1-20"]);
+    let args = |out: &Path| with(run_args(&data, out, "2001-2003", "6-15"), &["--half-window", "5", "--threads", "2"]);
+    let reference = dir.path().join("reference");
+    ok(&args(&reference));
+    let want = output_bits(&reference);
+    let mut ran = Vec::new();
+    for kib in [200_000, 330_000, 380_000, 450_000, 600_000, 900_000] {
+        let out = dir.path().join(format!("out-{kib}"));
+        let b = bin();
+        let mut c = Command::new("bash");
+        c.arg("-c").arg(format!("ulimit -v {kib}; exec \"$0\" \"$@\"")).arg(b.get_program()).args(args(&out));
+        for (k, v) in b.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        let output = c.output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(!err.contains("panicked") && !err.contains("memory allocation"), "ulimit -v {kib}: {err}");
+        match output.status.code() {
+            Some(0) => {
+                assert_eq!(output_bits(&out), want, "ulimit -v {kib}: results differ");
+                ran.push(kib);
+            }
+            Some(2) => {
+                assert_eq!(err.trim().lines().count(), 1, "ulimit -v {kib}: {err}");
+                assert!(err.contains("--max-mem") || err.contains("cannot allocate"), "ulimit -v {kib}: {err}");
+                assert!(entries(&out).is_empty(), "ulimit -v {kib}: left {:?}", entries(&out));
+            }
+            _ => panic!("ulimit -v {kib}: {} (an abort or a signal)\n{err}", output.status),
+        }
+    }
+    // 380 MB leave a budget of some 20 MB: the job runs in tiles
+    assert!(ran.contains(&380_000) && ran.contains(&900_000), "ran under {ran:?}");
+}
