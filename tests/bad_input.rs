@@ -392,3 +392,31 @@ fn an_address_space_limit_gives_tiles_or_one_line() {
     // 380 MB leave a budget of some 20 MB: the job runs in tiles
     assert!(ran.contains(&380_000) && ran.contains(&900_000), "ran under {ran:?}");
 }
+
+#[test]
+fn a_name_that_is_not_utf8_is_one_line_not_a_panic() {
+    for (what, name) in [("dimension", &b"lon"[..]), ("variable", &b"sst"[..])] {
+        let dir = tmp();
+        let data = dataset(dir.path());
+        let path = data.join("sst_2001_100.nc");
+        std::fs::remove_file(&path).unwrap();
+        {
+            sstclim::input::silence_hdf5();
+            let mut f = netcdf::create_with(&path, netcdf::Options::CLASSIC).unwrap();
+            f.add_dimension("lat", 7).unwrap();
+            f.add_dimension("lon", 12).unwrap();
+            f.add_variable::<f64>("sst", &["lat", "lon"]).unwrap();
+            f.enddef().unwrap();
+            f.variable_mut("sst").unwrap().put_values(&[1.0; 7 * 12], ..).unwrap();
+        }
+        // the name's middle byte becomes 0xff in the header (names are stored as counted bytes)
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.windows(3).position(|w| w == name).unwrap();
+        bytes[at + 1] = 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let out = dir.path().join("out");
+        let err = expect_failure(&job(&data, &out), &out, &["sst_2001_100.nc"]);
+        assert!(!err.contains("backtrace"), "{what}: {err}");
+        assert!(err.contains("reading the header failed"), "{what}: {err}");
+    }
+}
