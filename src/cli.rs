@@ -135,7 +135,22 @@ impl FromStr for ByteSize {
             "T" | "TB" | "TIB" => 1 << 40,
             _ => return Err(format!("'{s}' has an unknown unit (use K, M, G or T)")),
         };
-        Ok(ByteSize((value * scale as f64) as u64))
+        let bytes = value * scale as f64;
+        // `as u64` saturates: a size past 16 EiB would silently become 16 EiB
+        if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+            return Err(format!("'{s}' is larger than any memory (at most 16 EiB)"));
+        }
+        Ok(ByteSize(bytes as u64))
+    }
+}
+
+/// `--tolerance`: an absolute difference, so finite and not negative (a negative one would fail
+/// every comparison, equal values included).
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        Ok(t) if t < 0.0 => Err(format!("'{s}' is negative: the tolerance is an absolute difference, not negative")),
+        _ => Err(format!("'{s}' is not a finite number")),
     }
 }
 
@@ -439,7 +454,7 @@ pub struct CompareArgs {
     /// Second result set.
     pub b: PathBuf,
     /// Largest acceptable absolute difference (0 = bitwise equal values).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = tolerance, allow_hyphen_values = true)]
     pub tolerance: f64,
     /// Also write the comparison as JSON.
     #[arg(long)]
@@ -478,6 +493,16 @@ mod tests {
         assert_eq!("1.5GiB".parse::<ByteSize>().unwrap().0, 3 << 29);
         assert_eq!("4096".parse::<ByteSize>().unwrap().0, 4096);
         assert!("8Q".parse::<ByteSize>().is_err());
+        let e = "99999999999999999999G".parse::<ByteSize>().unwrap_err();
+        assert!(e.contains("larger than any memory"), "{e}");
+        assert!("16384P".parse::<ByteSize>().is_err());
+        assert!("17179869184G".parse::<ByteSize>().is_err());
+        assert_eq!("1T".parse::<ByteSize>().unwrap().0, 1 << 40);
+        assert!(tolerance("-1").unwrap_err().contains("not negative"));
+        assert!(tolerance("nan").is_err());
+        assert!(tolerance("inf").is_err());
+        assert_eq!(tolerance("1e-6").unwrap(), 1e-6);
+        assert_eq!(tolerance("0").unwrap(), 0.0);
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub enum DiscoverError {
     NoPattern { dir: PathBuf, detail: String },
     #[error("{}: files follow several naming patterns ({patterns}); pass --input with one template", dir.display())]
     AmbiguousPattern { dir: PathBuf, patterns: String },
+    #[error("{}: input file {kind}", path.display())]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{}: cannot read input file: {cause}", path.display())]
+    Unreadable { path: PathBuf, cause: std::io::Error },
     #[error("{} of {total} input files are missing (--allow-missing skips them):\n  {}", missing.len(), missing.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n  "))]
     MissingFiles { missing: Vec<PathBuf>, total: usize },
 }
@@ -53,16 +57,37 @@ pub fn discover(input: &str, required: &[Date], allow_missing: bool) -> Result<I
     let mut missing = Vec::new();
     for &date in required {
         let file = template.expand(date);
-        if file.is_file() {
-            files.insert(date, file);
-        } else {
-            missing.push(file);
+        // only a file that is not there is missing (what --allow-missing skips): a directory
+        // or a FIFO in its place is a mistake to report, not a gap in the record
+        match std::fs::metadata(&file) {
+            Ok(m) if m.is_file() => {
+                files.insert(date, file);
+            }
+            Ok(m) => return Err(DiscoverError::NotAFile { kind: kind_of(&m.file_type()), path: file }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push(file),
+            Err(cause) => return Err(DiscoverError::Unreadable { path: file, cause }),
         }
     }
     if !missing.is_empty() && !allow_missing {
         return Err(DiscoverError::MissingFiles { missing, total: required.len() });
     }
     Ok(Inputs { template, files, missing })
+}
+
+/// What a file that is not a regular file is, for messages.
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "is a directory"
+    } else if t.is_fifo() {
+        "is a FIFO, not a regular file"
+    } else if t.is_socket() {
+        "is a socket, not a regular file"
+    } else if t.is_block_device() || t.is_char_device() {
+        "is a device, not a regular file"
+    } else {
+        "is not a regular file"
+    }
 }
 
 /// Relative paths of the NetCDF files under `dir` (hidden entries skipped, 4 levels deep).

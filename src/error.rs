@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use crate::discover::DiscoverError;
 use crate::engine::{BackendError, EngineError};
+use crate::input::contain::ContainError;
 use crate::input::{InputError, ReaderError};
 use crate::output::OutputError;
 use crate::plan::PlanError;
@@ -20,6 +21,8 @@ pub enum Error {
     #[error(transparent)]
     Reader(#[from] ReaderError),
     #[error(transparent)]
+    Contain(#[from] ContainError),
+    #[error(transparent)]
     Output(#[from] OutputError),
     #[error(transparent)]
     Engine(#[from] EngineError),
@@ -27,7 +30,14 @@ pub enum Error {
     Backend(#[from] BackendError),
     #[error("none of the {0} input files the job needs exist")]
     NoInputs(usize),
-    #[error("--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem")]
+    #[error(
+        "no year of {years} has day of year {doys} in the {calendar} calendar, so the job needs no input file{hint}"
+    )]
+    NoDays { years: String, doys: String, calendar: String, hint: &'static str },
+    #[error(
+        "--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem (by default \
+         half of what the available memory, the cgroup's memory limit and ulimit -v leave)"
+    )]
     Memory { budget: u64, need: u64, unit: &'static str },
     #[error("cannot allocate {bytes} bytes for the sample pool: {cause}")]
     Alloc { bytes: usize, cause: std::io::Error },

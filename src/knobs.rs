@@ -1,8 +1,47 @@
-//! The `SSTCLIM_*` environment variables that change what a run does, read here (each once)
-//! so that they are found in one place; the README's environment table documents them.
+//! Environment knobs read in one place (each is listed in the README's table of `SSTCLIM_*`
+//! variables). Other modules ask here instead of reading the environment themselves.
 
-/// `SSTCLIM_TEST_FAIL_RENAME=N`: the N-th rename while publishing outputs fails with EIO (a
-/// fault-injection hook for the tests of all-or-nothing publishing).
+use std::time::Duration;
+
+/// `SSTCLIM_READER_TIMEOUT`: seconds a reader or checking child process may go without
+/// progress before it is killed and named (default [`DEFAULT_READER_TIMEOUT`]).
+pub const READER_TIMEOUT_ENV: &str = "SSTCLIM_READER_TIMEOUT";
+
+/// A reader process reads one file in well under a second on any sane file system; two
+/// minutes without a single finished file means it is stopped or stuck (a hung mount, a
+/// SIGSTOP), not slow.
+pub const DEFAULT_READER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long a child process may make no progress ([`READER_TIMEOUT_ENV`], seconds, fractions
+/// allowed; unset, unparsable or not positive gives the default).
+pub fn reader_timeout() -> Duration {
+    parse_timeout(std::env::var(READER_TIMEOUT_ENV).ok().as_deref())
+}
+
+fn parse_timeout(value: Option<&str>) -> Duration {
+    value
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map_or(DEFAULT_READER_TIMEOUT, Duration::from_secs_f64)
+}
+
+/// `SSTCLIM_TEST_FAIL_RENAME=N`: the N-th move of a new file into an output directory fails
+/// with EIO (a fault-injection hook for the tests of all-or-nothing publishing).
 pub fn test_fail_rename() -> Option<usize> {
     std::env::var("SSTCLIM_TEST_FAIL_RENAME").ok()?.parse().ok().filter(|&n| n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reader_timeout_parses_seconds_and_falls_back_to_the_default() {
+        assert_eq!(parse_timeout(None), DEFAULT_READER_TIMEOUT);
+        assert_eq!(parse_timeout(Some("2")), Duration::from_secs(2));
+        assert_eq!(parse_timeout(Some(" 0.5 ")), Duration::from_millis(500));
+        for bad in ["0", "-3", "soon", "inf", "NaN", ""] {
+            assert_eq!(parse_timeout(Some(bad)), DEFAULT_READER_TIMEOUT, "{bad}");
+        }
+    }
 }

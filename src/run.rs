@@ -52,14 +52,49 @@ pub struct FoundInputs {
 /// Discover the files `spec` needs and inspect the first one (shared with the MPI validation).
 pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Error> {
     let required = spec.required_dates();
+    if required.is_empty() {
+        return Err(no_days(spec));
+    }
     let inputs = discover(&plan.input, &required, plan.allow_missing)?;
     let Some(first) = inputs.files.values().next().cloned() else {
         return Err(Error::NoInputs(required.len()));
     };
-    let file = input::open(&first)?;
-    let layout = VarLayout::inspect(&file, &first, plan.var.as_deref(), false)?;
-    let grid = Grid::read(&file, &first, &layout)?;
+    // a damaged header can crash libnetcdf/libhdf5 or panic in the netcdf crate: a child
+    // reads it first, and only a header it came through is read again here
+    input::contain::survives(&first, "reading the header", || {
+        let _ = inspect_first(&first, plan.var.as_deref());
+    })?;
+    let (layout, grid) = inspect_first(&first, plan.var.as_deref())?;
     Ok(FoundInputs { inputs, first, layout, grid })
+}
+
+/// The error for a job none of whose target days exists in its years (day 366 of years that
+/// are not leap years).
+fn no_days(spec: &WindowSpec) -> Error {
+    let (a, b) = (*spec.years.start(), *spec.years.end());
+    let years = if a == b { a.to_string() } else { format!("{a}-{b}") };
+    let mut doys: Vec<String> = spec.doys.iter().take(6).map(|d| d.to_string()).collect();
+    if spec.doys.len() > 6 {
+        doys.push(format!("and {} more", spec.doys.len() - 6));
+    }
+    let calendar = clap::ValueEnum::to_possible_value(&spec.calendar)
+        .map_or_else(|| format!("{:?}", spec.calendar), |v| v.get_name().to_string());
+    // the only target days a year can lack are leap days (366, or 60 of hobday366)
+    let hint = match spec.calendar {
+        crate::calendar::Calendar::Ordinal => {
+            " (only leap years have it; --calendar hobday366 gives every year a day 366)"
+        }
+        crate::calendar::Calendar::Hobday366 => " (only leap years have it)",
+    };
+    Error::NoDays { years, doys: doys.join(", "), calendar, hint }
+}
+
+/// Open the first file and read the variable's layout and grid from it.
+fn inspect_first(first: &std::path::Path, var: Option<&str>) -> Result<(VarLayout, Grid), Error> {
+    let file = input::open(first)?;
+    let layout = VarLayout::inspect(&file, first, var, false)?;
+    let grid = Grid::read(&file, first, &layout)?;
+    Ok((layout, grid))
 }
 
 impl Job {

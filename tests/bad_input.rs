@@ -241,6 +241,8 @@ fn invalid_flags_are_rejected_before_any_work() {
         ("--method", "10", "not a Hyndman-Fan type"),
         ("--calendar", "julian", "invalid value 'julian'"),
         ("--max-mem", "512K", "--max-mem 524288 bytes is too small"),
+        ("--max-device-mem", "1", "--max-device-mem 1 bytes is too small"),
+        ("--max-mem", "99999999999999999999G", "larger than any memory"),
     ] {
         let mut args = job(&data, &out);
         args.extend([flag.to_string(), value.to_string()]);
@@ -249,5 +251,172 @@ fn invalid_flags_are_rejected_before_any_work() {
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success() && err.contains(needle), "{flag} {value}: {err}");
         assert!(!out.exists() || entries(&out).is_empty());
+    }
+}
+
+#[test]
+fn max_device_mem_is_named_as_itself() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    let err = expect_failure(&with(job(&data, &out), &["--max-device-mem", "1"]), &out, &["--max-device-mem 1 bytes"]);
+    assert!(!err.contains("--max-mem "), "{err}");
+}
+
+#[test]
+fn an_overflowing_max_mem_is_refused() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    let args = with(job(&data, &out), &["--max-mem", "99999999999999999999G"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = bin().args(&argv).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    // a value clap refuses: its usage error (status 2), naming the flag and why
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("--max-mem") && err.contains("larger than any memory"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(entries(&out).is_empty());
+}
+
+#[test]
+fn day_366_of_years_without_one_is_explained() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    let args = run_args(&data, &out, "2001-2003", "366");
+    let err = expect_failure(&args, &out, &["no year of 2001-2003 has day of year 366", "only leap years"]);
+    assert!(!err.contains("none of the 0"), "{err}");
+}
+
+#[test]
+fn a_level_dimension_is_not_called_time() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    {
+        sstclim::input::silence_hdf5();
+        let path = data.join("sst_2001_100.nc");
+        std::fs::remove_file(&path).unwrap();
+        let mut f = netcdf::create(&path).unwrap();
+        f.add_dimension("zlev", 2).unwrap();
+        f.add_dimension("lat", 7).unwrap();
+        f.add_dimension("lon", 12).unwrap();
+        let mut z = f.add_variable::<f64>("zlev", &["zlev"]).unwrap();
+        z.put_attribute("units", "m").unwrap();
+        z.put_values(&[0.0, 10.0], ..).unwrap();
+        let mut v = f.add_variable::<f64>("sst", &["zlev", "lat", "lon"]).unwrap();
+        v.put_values(&[1.0; 2 * 7 * 12], ..).unwrap();
+    }
+    let out = dir.path().join("out");
+    let err = expect_failure(
+        &job(&data, &out),
+        &out,
+        &["sst_2001_100.nc", "variable 'sst'", "dimension zlev has length 2", "not a time dimension"],
+    );
+    assert!(!err.contains("time step"), "{err}");
+}
+
+#[test]
+fn compare_refuses_a_negative_tolerance() {
+    let dir = tmp();
+    for flag in [&["--tolerance", "-1"][..], &["--tolerance=-1"][..], &["--tolerance", "-0.5e-3"][..]] {
+        let out = bin().arg("compare").args(flag).args([&s(dir.path()), &s(dir.path())]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {err}");
+        assert!(err.contains("--tolerance") && err.contains("is negative"), "{flag:?}: {err}");
+    }
+}
+
+#[test]
+fn a_directory_or_fifo_in_place_of_an_input_is_not_missing() {
+    for kind in ["directory", "fifo"] {
+        let dir = tmp();
+        let data = dataset(dir.path());
+        let path = data.join("sst_2002_105.nc");
+        std::fs::remove_file(&path).unwrap();
+        if kind == "directory" {
+            std::fs::create_dir(&path).unwrap();
+        } else {
+            let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        }
+        let out = dir.path().join("out");
+        let needle = if kind == "directory" { "is a directory" } else { "is a FIFO, not a regular file" };
+        for extra in [&[][..], &["--allow-missing"][..]] {
+            let err = expect_failure(&with(job(&data, &out), extra), &out, &["sst_2002_105.nc", needle]);
+            assert!(!err.contains("missing"), "{kind} {extra:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn an_address_space_limit_gives_tiles_or_one_line() {
+    // 60 files of 720x361 float64 cells: a 125 MB pool, more than the budget a few hundred MB
+    // of address space leave beside the program's own mappings
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "720x361", "--years", "2001-2003", "--doys", "1-20"]);
+    let args = |out: &Path| with(run_args(&data, out, "2001-2003", "6-15"), &["--half-window", "5", "--threads", "2"]);
+    let reference = dir.path().join("reference");
+    ok(&args(&reference));
+    let want = output_bits(&reference);
+    let mut ran = Vec::new();
+    for kib in [200_000, 330_000, 380_000, 450_000, 600_000, 900_000] {
+        let out = dir.path().join(format!("out-{kib}"));
+        let b = bin();
+        let mut c = Command::new("bash");
+        c.arg("-c").arg(format!("ulimit -v {kib}; exec \"$0\" \"$@\"")).arg(b.get_program()).args(args(&out));
+        for (k, v) in b.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        let output = c.output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(!err.contains("panicked") && !err.contains("memory allocation"), "ulimit -v {kib}: {err}");
+        match output.status.code() {
+            Some(0) => {
+                assert_eq!(output_bits(&out), want, "ulimit -v {kib}: results differ");
+                ran.push(kib);
+            }
+            Some(2) => {
+                assert_eq!(err.trim().lines().count(), 1, "ulimit -v {kib}: {err}");
+                assert!(err.contains("--max-mem") || err.contains("cannot allocate"), "ulimit -v {kib}: {err}");
+                assert!(entries(&out).is_empty(), "ulimit -v {kib}: left {:?}", entries(&out));
+            }
+            _ => panic!("ulimit -v {kib}: {} (an abort or a signal)\n{err}", output.status),
+        }
+    }
+    // 380 MB leave a budget of some 20 MB: the job runs in tiles
+    assert!(ran.contains(&380_000) && ran.contains(&900_000), "ran under {ran:?}");
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_one_line_not_a_panic() {
+    for (what, name) in [("dimension", &b"lon"[..]), ("variable", &b"sst"[..])] {
+        let dir = tmp();
+        let data = dataset(dir.path());
+        let path = data.join("sst_2001_100.nc");
+        std::fs::remove_file(&path).unwrap();
+        {
+            sstclim::input::silence_hdf5();
+            let mut f = netcdf::create_with(&path, netcdf::Options::CLASSIC).unwrap();
+            f.add_dimension("lat", 7).unwrap();
+            f.add_dimension("lon", 12).unwrap();
+            f.add_variable::<f64>("sst", &["lat", "lon"]).unwrap();
+            f.enddef().unwrap();
+            f.variable_mut("sst").unwrap().put_values(&[1.0; 7 * 12], ..).unwrap();
+        }
+        // the name's middle byte becomes 0xff in the header (names are stored as counted bytes)
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.windows(3).position(|w| w == name).unwrap();
+        bytes[at + 1] = 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let out = dir.path().join("out");
+        let err = expect_failure(&job(&data, &out), &out, &["sst_2001_100.nc"]);
+        assert!(!err.contains("backtrace"), "{what}: {err}");
+        assert!(err.contains("reading the header failed"), "{what}: {err}");
     }
 }

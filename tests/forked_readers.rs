@@ -90,3 +90,20 @@ fn reader_killed_by_a_signal() {
     let output = run_forked(&args, &[("SSTCLIM_TEST_READER_SIGNAL", "9")]);
     expect_failure(&output, &out, &["reader process", "killed by signal 9 (SIGKILL)", ".nc"]);
 }
+
+#[test]
+fn a_stopped_reader_is_killed_and_named() {
+    let dir = tmp();
+    let (_, args) = small(dir.path());
+    let out = dir.path().join("out");
+    let start = std::time::Instant::now();
+    let output = run_forked(&args, &[("SSTCLIM_TEST_READER_SIGNAL", "9:stop"), ("SSTCLIM_READER_TIMEOUT", "2")]);
+    let took = start.elapsed();
+    let err =
+        expect_failure(&output, &out, &["reader process", "made no progress for 2 s while reading", ".nc: killed"]);
+    assert!(took < std::time::Duration::from_secs(30), "took {took:?}: {err}");
+    // the stopped reader is gone (killed and reaped), not left stopped behind the job
+    let pid: i32 = err.split("reader process ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+    // SAFETY: signal 0 only asks whether the process exists.
+    assert_ne!(unsafe { libc::kill(pid, 0) }, 0, "reader {pid} still exists: {err}");
+}

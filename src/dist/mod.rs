@@ -303,8 +303,12 @@ impl<'a> Ranks<'a> {
             if precheck::look(path) == precheck::Look::Plausible {
                 continue;
             }
-            let file = input::open(path)?;
-            let other = VarLayout::inspect(&file, path, Some(&layout.name), false)?;
+            // in a child first: a damaged header can crash the library (see input::contain)
+            let inspect = || -> Result<VarLayout, Error> {
+                Ok(VarLayout::inspect(&input::open(path)?, path, Some(&layout.name), false)?)
+            };
+            input::contain::survives(path, "reading the header", || drop(inspect()))?;
+            let other = inspect()?;
             if (other.nlat(), other.nlon()) != (layout.nlat(), layout.nlon()) {
                 return Err(InputError::ShapeMismatch {
                     path: path.clone(),

@@ -116,6 +116,7 @@ mod tests {
 
     #[test]
     fn a_child_reports_through_its_pipe_and_exit_status() {
+        let _serial = crate::input::forked::tests::serial();
         // SAFETY: the body only writes to its pipe.
         let (pid, fd) = unsafe { fork_child(|w| i32::from(!write_all(w, b"hello"))) }.unwrap();
         let mut got = String::new();

@@ -29,7 +29,9 @@ use crate::pool::{Pool, Sample};
 
 /// Test hook: with `SSTCLIM_TEST_READER_SIGNAL=<slot>` (read by
 /// [`ReaderOptions::test_hook_from_env`]), the reader process given that pool slot kills itself
-/// with SIGKILL before reading it. Only for testing how a killed reader is reported.
+/// with SIGKILL before reading it; with `<slot>:stop` it stops itself with SIGSTOP (and is
+/// killed after [`crate::knobs::reader_timeout`]). Only for testing how a killed or stuck
+/// reader is reported.
 pub const TEST_SIGNAL_ENV: &str = "SSTCLIM_TEST_READER_SIGNAL";
 
 /// How many reader processes, and how many files each reads before it exits.
@@ -42,16 +44,30 @@ pub struct ReaderOptions {
     /// Test hook (see [`TEST_SIGNAL_ENV`]): the reader given this slot kills itself.
     #[doc(hidden)]
     pub test_kill_slot: Option<usize>,
+    /// Test hook: that reader stops itself (SIGSTOP) instead.
+    #[doc(hidden)]
+    pub test_stop: bool,
+    /// A reader that reports nothing for this long is killed ([`ReaderError::Stalled`]).
+    pub timeout: std::time::Duration,
 }
 
 impl ReaderOptions {
     pub fn new(readers: usize, files_per_child: usize) -> Self {
-        ReaderOptions { readers: readers.max(1), files_per_child: files_per_child.max(1), test_kill_slot: None }
+        ReaderOptions {
+            readers: readers.max(1),
+            files_per_child: files_per_child.max(1),
+            test_kill_slot: None,
+            test_stop: false,
+            timeout: crate::knobs::reader_timeout(),
+        }
     }
 
     /// These options with the test hook [`TEST_SIGNAL_ENV`] applied when it is set.
     pub fn test_hook_from_env(mut self) -> Self {
-        self.test_kill_slot = std::env::var(TEST_SIGNAL_ENV).ok().and_then(|v| v.trim().parse().ok());
+        let value = std::env::var(TEST_SIGNAL_ENV).unwrap_or_default();
+        let (slot, how) = value.trim().split_once(':').unwrap_or((value.trim(), ""));
+        self.test_kill_slot = slot.parse().ok();
+        self.test_stop = how.eq_ignore_ascii_case("stop");
         self
     }
 }
@@ -72,6 +88,8 @@ pub enum ReaderError {
     File { path: PathBuf, slot: usize, message: String },
     #[error("reader process {pid} was killed by signal {signal} ({}) while reading {}", signal_name(*signal), list(files))]
     Signal { pid: i32, signal: i32, files: Vec<PathBuf> },
+    #[error("reader process {pid} made no progress for {} s while reading {}: killed", super::contain::secs(*waited), file.display())]
+    Stalled { pid: i32, waited: std::time::Duration, file: PathBuf },
     #[error("reader process {pid} exited with status {code} before finishing {}", list(files))]
     Exited { pid: i32, code: i32, files: Vec<PathBuf> },
     #[error("reader process {pid} sent a malformed report ({detail}) while reading {}", list(files))]
@@ -86,7 +104,7 @@ pub enum ReaderError {
     System { what: &'static str, cause: io::Error },
 }
 
-fn signal_name(signal: i32) -> &'static str {
+pub(crate) fn signal_name(signal: i32) -> &'static str {
     match signal {
         libc::SIGKILL => "SIGKILL",
         libc::SIGTERM => "SIGTERM",
@@ -127,6 +145,7 @@ struct Job<'a> {
     check_grid: Option<&'a Grid>,
     region: &'a Region,
     kill_slot: Option<usize>,
+    stop: bool,
 }
 
 /// Read `region` of every file in `files` (each with its pool slot) into `pool` using forked
@@ -205,9 +224,9 @@ pub unsafe fn read_forked_into<T: Sample>(
         return Err(ReaderError::BadSlot { path: path.clone(), slot: *slot, problem });
     }
     let (n_cells, base) = (dest.n_cells, dest.base);
-    let job = Job { expected, first, check_grid, region, kill_slot: opts.test_kill_slot };
+    let job = Job { expected, first, check_grid, region, kill_slot: opts.test_kill_slot, stop: opts.test_stop };
     let mut batches = files.chunks(opts.files_per_child.max(1));
-    let mut readers = Readers { live: Vec::new() };
+    let mut readers = Readers { live: Vec::new(), timeout: opts.timeout };
     let mut bytes = 0;
     loop {
         while readers.live.len() < opts.readers.max(1) {
@@ -231,6 +250,8 @@ struct Reader<'a> {
     files: &'a [(usize, PathBuf)],
     done: Vec<bool>,
     buf: Vec<u8>,
+    /// When it last reported (or started).
+    last: std::time::Instant,
 }
 
 impl Reader<'_> {
@@ -321,6 +342,8 @@ impl Reader<'_> {
 /// [`read_forked`] (error or panic) leaves a child running or a zombie behind.
 struct Readers<'a> {
     live: Vec<Reader<'a>>,
+    /// How long a reader may report nothing before it is killed.
+    timeout: std::time::Duration,
 }
 
 impl Readers<'_> {
@@ -331,8 +354,18 @@ impl Readers<'_> {
             .iter()
             .map(|r| libc::pollfd { fd: r.pipe.as_raw_fd(), events: libc::POLLIN, revents: 0 })
             .collect();
+        // a reader that stopped (SIGSTOP, a hung file system) would otherwise be waited for
+        // forever: wake by the time the quietest one runs out of time
+        let now = std::time::Instant::now();
+        if let Some(r) = self.live.iter().find(|r| now.duration_since(r.last) >= self.timeout) {
+            let file = r.unfinished().into_iter().next().unwrap_or_else(|| r.files[0].1.clone());
+            // the reader is killed and reaped as `self` drops on the way out
+            return Err(ReaderError::Stalled { pid: r.pid, waited: self.timeout, file });
+        }
+        let wait = self.live.iter().map(|r| self.timeout.saturating_sub(now.duration_since(r.last))).min();
+        let ms = wait.map_or(-1, |w| (w.as_millis() + 1).min(i32::MAX as u128) as i32);
         // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
         if n < 0 {
             let cause = io::Error::last_os_error();
             return if cause.kind() == io::ErrorKind::Interrupted {
@@ -358,6 +391,7 @@ impl Readers<'_> {
             }
             let reader = &mut self.live[k];
             if got > 0 {
+                reader.last = std::time::Instant::now();
                 reader.buf.extend_from_slice(&chunk[..got as usize]);
                 reader.parse(on_done)?;
             } else {
@@ -447,7 +481,14 @@ fn spawn<'a, T: Sample>(
     if pid < 0 {
         return Err(ReaderError::System { what: "fork", cause: io::Error::last_os_error() });
     }
-    Ok(Reader { pid, pipe: read_end, files: batch, done: vec![false; batch.len()], buf: Vec::new() })
+    Ok(Reader {
+        pid,
+        pipe: read_end,
+        files: batch,
+        done: vec![false; batch.len()],
+        buf: Vec::new(),
+        last: std::time::Instant::now(),
+    })
 }
 
 /// The body of a reader process: read, check and decode each file into its pool row, report
@@ -460,7 +501,7 @@ fn reader_main<T: Sample>(batch: &[(usize, PathBuf)], fd: RawFd, base: *mut T, n
             if job.kill_slot == Some(*slot) {
                 // SAFETY: raising a signal on ourselves (the test hook).
                 unsafe {
-                    libc::raise(libc::SIGKILL);
+                    libc::raise(if job.stop { libc::SIGSTOP } else { libc::SIGKILL });
                 }
             }
             // SAFETY: the slot was checked to lie inside the pool and to belong to this file
@@ -536,4 +577,4 @@ fn read_checked<T: Sample>(path: &Path, job: &Job<'_>, dest: &mut [T]) -> Result
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

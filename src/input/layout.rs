@@ -178,6 +178,20 @@ fn axis_of(file: &netcdf::File, dim: &str) -> Option<Axis> {
     }
 }
 
+/// Whether `dim` is a time dimension: named like one, or its coordinate variable has time
+/// units (`days since ...`) or `axis = "T"`.
+fn is_time(file: &netcdf::File, dim: &str) -> bool {
+    if let Some(coord) = file.variable(dim) {
+        let units = text_attr(&coord, "units").unwrap_or_default().to_ascii_lowercase();
+        let axis = text_attr(&coord, "axis").unwrap_or_default().to_ascii_uppercase();
+        if units.contains(" since ") || axis == "T" {
+            return true;
+        }
+    }
+    let name = dim.to_ascii_lowercase();
+    name.contains("time") || name == "t" || name == "date" || name == "day"
+}
+
 fn describe_dims(dims: &[(String, usize)]) -> String {
     let inner: Vec<String> = dims.iter().map(|(n, l)| format!("{n}={l}")).collect();
     format!("({})", inner.join(", "))
@@ -221,9 +235,18 @@ impl VarLayout {
             if i == lat_axis || i == lon_axis || *len == 1 {
                 continue;
             }
-            if !allow_extra {
+            if !allow_extra && is_time(file, dim) {
                 return Err(bad(format!(
                     "dimension {dim} has length {len} (dimensions {}); sstclim reads one time step per file",
+                    describe_dims(&dims)
+                )));
+            }
+            if !allow_extra {
+                // a depth or level dimension: "one time step" would send the user looking for
+                // the wrong thing
+                return Err(bad(format!(
+                    "dimension {dim} has length {len} (dimensions {}) and is not a time dimension; sstclim reads \
+                     one latitude-longitude field per file: select one {dim} (e.g. ncks -d {dim},0)",
                     describe_dims(&dims)
                 )));
             }

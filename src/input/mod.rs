@@ -6,6 +6,7 @@
 //! order and transposed into the canonical `(lat, lon)` order while decoding.
 
 pub mod child;
+pub mod contain;
 pub mod direct;
 mod error;
 mod forked;
@@ -18,6 +19,9 @@ mod read;
 mod shared;
 
 pub use error::InputError;
+/// Tests that fork take this lock (see `forked::tests`: its zombie check sees every child).
+#[cfg(test)]
+pub(crate) use forked::tests::serial as fork_serial;
 pub use forked::{read_forked, read_forked_into, ReaderError, ReaderOptions, SharedRows};
 pub use grid::{Coord, Grid};
 pub use layout::{Storage, VarLayout, VarMeta};

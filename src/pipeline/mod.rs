@@ -99,7 +99,7 @@ pub(crate) fn run_tiles<T: Sample>(
     let (n_slots, n_targets, n_stats) = (job.window.slots.len(), job.window.targets.len(), plan.stats.n_stats());
     let direct = match plan.read_path {
         ReadPath::Library | ReadPath::Forked => None,
-        ReadPath::Auto => match direct::probe(&job.first, &job.layout) {
+        ReadPath::Auto => match crate::input::contain::probe_direct(&job.first, &job.layout)? {
             Ok(d) => Some(d),
             Err(why) => {
                 info!("reading with libnetcdf: {} in {} {why}", job.layout.name, job.first.display());

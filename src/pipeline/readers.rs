@@ -262,7 +262,9 @@ pub fn read_all<T: Sample>(
         if job.direct.is_some() {
             tracing::info!("{} file(s) not stored like the first file: reading them with libnetcdf", library.len());
         }
-        stats.bytes += if job.forked && rows.shared && !rows.is_staged() {
+        // a pool in shared memory goes to the forked readers even on the direct path, so that a
+        // file that crashes the library ends a child, not this process
+        stats.bytes += if rows.shared && !rows.is_staged() {
             read_forked(job, &library, rows, trace, done)?
         } else {
             read_library(job, &library, rows, trace, stop, done)?
@@ -345,6 +347,14 @@ fn read_library<T: Sample>(
             let start = trace.now();
             let path = &job.files[slot];
             let grid = job.check_grid.then_some(job.grid);
+            if job.direct.is_some() {
+                // files the direct path refused are read here, in this process: a child reads
+                // each first, so that one that crashes the library is named instead (the pool
+                // is private or on the device, where forked readers cannot write)
+                input::contain::survives(path, "reading the variable", || {
+                    let _ = input::read_checked(path, job.layout, job.first, grid, job.region);
+                })?;
+            }
             let (layout, raw) = input::read_checked(path, job.layout, job.first, grid, job.region)?;
             input::check_pool_packing::<T>(path, &layout, job.layout, job.first)?;
             bytes += raw.bytes() as u64;

@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::input::{open, read_region, silence_hdf5};
 
-/// Forking tests run one at a time: the zombie check looks at every child of this process.
+/// Forking tests run one at a time: the zombie check looks at every child of this process
+/// (tests elsewhere in the crate that fork take it too).
 static FORKS: Mutex<()> = Mutex::new(());
 
-fn serial() -> MutexGuard<'static, ()> {
+pub(crate) fn serial() -> MutexGuard<'static, ()> {
     FORKS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
