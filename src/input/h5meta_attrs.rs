@@ -253,6 +253,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for padding in [0usize, 12] {
             let path = dir.path().join(format!("attrs-{padding}.nc"));
+            // no test forks while the file is open for writing: a child would inherit its HDF5
+            // lock and the reads below would be refused
+            let _serial = crate::input::forked::tests::serial();
             crate::input::silence_hdf5();
             {
                 let mut f = netcdf::create(&path).unwrap();

@@ -219,7 +219,10 @@ mod tests {
             h.extend(be(begin));
         }
         let v = netcdf3_variable(&h, "v").unwrap();
-        let range = vec![("valid_range".to_string(), AttrValue::Numbers(vec![-5.0, 40.0]))];
+        let range = vec![
+            ("units".to_string(), AttrValue::Text("K".into())),
+            ("valid_range".to_string(), AttrValue::Numbers(vec![-5.0, 40.0])),
+        ];
         assert_eq!((v.begin, v.dims, v.storage, v.attrs), (216, vec![2, 3], Ok(Storage::F64), range));
         let lat = netcdf3_variable(&h, "lat").unwrap();
         assert_eq!((lat.begin, lat.dims), (200, vec![2]));
