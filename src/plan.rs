@@ -89,8 +89,8 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Whether a report can be written at `path`: not a directory, in an existing directory where
-/// files can be created (checked with a probe file, removed at once).
+/// Whether a report can be written at `path`: not a directory, in a directory (created if
+/// missing) where files can be created (checked with a probe file, removed at once).
 fn check_report_path(flag: &'static str, path: &std::path::Path) -> Result<(), PlanError> {
     let bad = |problem: String| PlanError::ReportPath { flag, path: path.into(), problem };
     if path.is_dir() {
@@ -100,9 +100,8 @@ fn check_report_path(flag: &'static str, path: &std::path::Path) -> Result<(), P
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
     };
-    if !parent.is_dir() {
-        return Err(bad(format!("directory {} does not exist", parent.display())));
-    }
+    // created where missing, as the output directory is
+    std::fs::create_dir_all(parent).map_err(|e| bad(format!("cannot create directory {}: {e}", parent.display())))?;
     let probe = parent.join(format!(".sstclim-report-probe-{}", std::process::id()));
     std::fs::write(&probe, b"").map_err(|e| bad(format!("cannot create files in {}: {e}", parent.display())))?;
     let _ = std::fs::remove_file(&probe);

@@ -167,9 +167,11 @@ fn unwritable_report_paths_stop_the_job_before_it_computes() {
     let dir = tmp();
     let data = dataset(dir.path());
     let out = dir.path().join("out");
+    // a regular file where a directory would have to be, and a directory as the report
+    std::fs::write(dir.path().join("file"), b"").unwrap();
     for (flag, path) in [
-        ("--timing-json", dir.path().join("no/such/dir/t.json")),
-        ("--trace-json", dir.path().join("no/such/dir/t.json")),
+        ("--timing-json", dir.path().join("file/t.json")),
+        ("--trace-json", dir.path().join("file/sub/t.json")),
         ("--timing-json", dir.path().to_path_buf()),
     ] {
         let args = with(job(&data, &out), &[flag, &s(&path)]);
@@ -178,8 +180,9 @@ fn unwritable_report_paths_stop_the_job_before_it_computes() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(entries(&out).is_empty(), "{:?}", entries(&out));
     }
-    // the retry with a good path succeeds (nothing was left to refuse it)
-    let report = dir.path().join("t.json");
+    // the retry with a good path succeeds (nothing was left to refuse it); a missing
+    // directory is created, as the output directory is
+    let report = dir.path().join("reports/t.json");
     ok(&argv(&with(job(&data, &out), &["--timing-json", &s(&report)])));
     assert!(std::fs::read_to_string(&report).unwrap().contains("\"outputs\": 30"));
 }
