@@ -389,8 +389,9 @@ fn an_address_space_limit_gives_tiles_or_one_line() {
             _ => panic!("ulimit -v {kib}: {} (an abort or a signal)\n{err}", output.status),
         }
     }
-    // 380 MB leave a budget of some 20 MB: the job runs in tiles
-    assert!(ran.contains(&380_000) && ran.contains(&900_000), "ran under {ran:?}");
+    // 380-450 MB leave a budget of some 20 MB: the job runs in tiles (which of them runs
+    // depends on what the process maps by then, which varies on a loaded machine)
+    assert!(ran.contains(&900_000) && ran.iter().any(|&k| k <= 450_000), "ran under {ran:?}");
 }
 
 #[test]

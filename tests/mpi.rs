@@ -15,7 +15,13 @@ use common::*;
 
 /// `mpirun -np N sstclim ARGS` (as root too), with the test's environment.
 fn mpirun(np: usize, args: &[String]) -> Output {
+    mpirun_env(np, args, &[])
+}
+
+/// [`mpirun`] with more environment variables for the ranks.
+fn mpirun_env(np: usize, args: &[String], env: &[(&str, &str)]) -> Output {
     let mut c = Command::new("mpirun");
+    c.envs(env.iter().copied());
     c.args(["--oversubscribe", "-np", &np.to_string(), env!("CARGO_BIN_EXE_sstclim")]).args(args);
     c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
     c.env("OMPI_MCA_rmaps_base_oversubscribe", "1").env("HDF5_USE_FILE_LOCKING", "FALSE").env_remove("RUST_LOG");
@@ -259,11 +265,7 @@ fn a_rank_that_cannot_publish_rolls_every_rank_back() {
     };
     let before = snapshot(&out);
     assert_eq!(before.len(), 40);
-    let mut c = Command::new("mpirun");
-    c.args(["--oversubscribe", "-np", "3", env!("CARGO_BIN_EXE_sstclim")]).args(&args).arg("--overwrite");
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1").env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    c.env("HDF5_USE_FILE_LOCKING", "FALSE").env("SSTCLIM_RATES", "none").env("SSTCLIM_TEST_FAIL_RENAME", "13");
-    let run = c.output().unwrap();
+    let run = mpirun_env(3, &with(args, &["--overwrite"]), &[("SSTCLIM_TEST_FAIL_RENAME", "13")]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("error: rank 0 of 3: ") && stderr.contains("\nrank 1 of 3: "), "{stderr}");

@@ -250,8 +250,8 @@ fn a_file_that_does_not_qualify_goes_through_the_library() {
     {
         let mut other = OutputSet::plan(&lib, &meta).unwrap();
         other.create_files(&lib, &meta).unwrap();
-        let name = ".p90_doy102.nc.partial";
-        std::fs::copy(lib.dir.join(name), auto.dir.join(name)).unwrap();
+        let name = "p90_doy102.nc";
+        std::fs::copy(other.staging().join(name), set.staging().join(name)).unwrap();
     }
     set.mark_created();
     assert_eq!(set.direct_files(), 3 * DOYS.len() - 1);
@@ -275,7 +275,7 @@ fn a_failed_direct_write_names_the_file_and_leaves_nothing_finished() {
     set.create_files(&s, &meta).unwrap();
     set.mark_created();
     assert_eq!(set.direct_files(), 3 * DOYS.len());
-    std::fs::remove_file(s.dir.join(".p10_doy103.nc.partial")).unwrap();
+    std::fs::remove_file(set.staging().join("p10_doy103.nc")).unwrap();
     let region = Region { rows: 0..NLAT, cols: 0..NLON };
     let err = set.write_targets(&region, 0..DOYS.len(), &result(3, 0..DOYS.len(), &region)).unwrap_err();
     assert!(

@@ -415,6 +415,11 @@ impl OutputSet {
         file.close().map_err(fail)
     }
 
+    /// The hidden directory the files are staged in (under their final names).
+    pub fn staging(&self) -> &Path {
+        &self.staging
+    }
+
     /// The final paths of the files.
     pub fn paths(&self) -> Vec<PathBuf> {
         self.files.iter().map(|f| f.path.clone()).collect()
