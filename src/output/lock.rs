@@ -91,12 +91,23 @@ impl JobLock {
         let me = Holder::this_process(command);
         let fail = |cause| OutputError::NotWritable { dir: dir.into(), cause };
         let tmp = dir.join(format!("{LOCK_NAME}.{}.partial", super::publish::job_id()));
+        // registered before it exists, so an interruption from here on removes it
+        crate::signals::on_interrupt_remove(&tmp);
         std::fs::write(&tmp, me.text()).map_err(fail)?;
         let result = (|| {
-            for _ in 0..3 {
+            for _ in 0..8 {
                 match std::fs::hard_link(&tmp, &path) {
-                    Ok(()) => return Ok(JobLock { path: path.clone() }),
+                    Ok(()) => {
+                        crate::signals::on_interrupt_remove(&path);
+                        return Ok(JobLock { path: path.clone() });
+                    }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    // the job holding the lock removed our claim with the partial files it
+                    // clears (its name is a partial's): write it again and try again
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() => {
+                        std::fs::write(&tmp, me.text()).map_err(fail)?;
+                        continue;
+                    }
                     Err(e) => return Err(fail(e)),
                 }
                 let text = std::fs::read_to_string(&path).unwrap_or_default();
@@ -128,8 +139,8 @@ impl JobLock {
             })
         })();
         let _ = std::fs::remove_file(&tmp);
+        crate::signals::forget(&tmp);
         let lock = result?;
-        crate::signals::on_interrupt_remove(&lock.path);
         remove_stale_partials(dir);
         Ok(lock)
     }

@@ -240,8 +240,9 @@ impl OutputSet {
             }
         }
         let staging = publish::staging_dir(&spec.dir);
-        std::fs::create_dir(&staging).map_err(|cause| OutputError::NotWritable { dir: spec.dir.clone(), cause })?;
+        // registered first, so that no interruption falls between creating and registering
         crate::signals::on_interrupt_remove(&staging);
+        std::fs::create_dir(&staging).map_err(|cause| OutputError::NotWritable { dir: spec.dir.clone(), cause })?;
         let files = planned
             .into_iter()
             .map(|(path, stat, targets)| {
