@@ -22,10 +22,10 @@
 // method, through the same position table), the CPU engine's interpolation with non-fused IEEE
 // operations, and the window plan's canonical summation order for the mean (per day over years
 // in float64, then the day sums in window order). Corrections to the documents' code are
-// listed in src/baselines.rs.
+// listed in src/bench/baseline_kernels.rs.
 #include "sstclim_port.h"
 
-// Kernel arguments; mirrored by `BaseParams` in src/baselines.rs (same order and sizes).
+// Kernel arguments; mirrored by `BaseParams` in src/bench/baseline_kernels.rs (same order and sizes).
 struct BaseParams {
     const float* pool;       // [day * years + year][cell]
     double* out_mean;        // [target][cell]

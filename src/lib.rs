@@ -6,36 +6,24 @@
 //! files into a [`pool`], an [`engine`] computes the statistics, and [`output`] writes CF
 //! NetCDF. [`run`] ties these together tile by tile within a memory budget.
 
-pub mod baselines;
 pub mod bench;
-pub mod bench_baselines;
-pub mod benchlocate;
-pub mod benchwrite;
 pub mod calendar;
 pub mod cli;
-pub mod compare;
-pub mod demo;
 pub mod discover;
-pub mod disjoint;
 pub mod dist;
 pub mod engine;
 pub mod error;
-pub mod generate;
 pub mod input;
-pub mod knobs;
 pub mod output;
 pub mod percentile;
 pub mod pipeline;
 pub mod plan;
 pub mod pool;
-pub mod progress;
-pub mod quicklook;
-pub mod readfloor;
-pub mod rng;
+pub mod report;
 pub mod run;
-pub mod signals;
 pub mod template;
-pub mod timing;
+pub mod tools;
+pub mod util;
 pub mod window;
 
 pub use error::Error;

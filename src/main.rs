@@ -8,7 +8,7 @@ use clap::Parser;
 use sstclim::cli::{Cli, Command};
 use sstclim::dist::{Comm, Given, World};
 use sstclim::plan::JobPlan;
-use sstclim::progress::Ui;
+use sstclim::report::progress::Ui;
 
 fn init_logging(quiet: bool) {
     let default = if quiet { "warn" } else { "sstclim=info" };
@@ -22,7 +22,7 @@ fn init_logging(quiet: bool) {
 }
 
 fn main() -> ExitCode {
-    let _ = sstclim::timing::PROCESS_START.set(std::time::Instant::now());
+    let _ = sstclim::report::timing::PROCESS_START.set(std::time::Instant::now());
     // HDF5's flock on every open costs a third of the per-file metadata query of the direct
     // read path; sstclim only reads its inputs and writes its own temporary outputs, so it
     // does without (unless the user sets the variable). Set before any thread starts.
@@ -33,13 +33,13 @@ fn main() -> ExitCode {
     let is_run = matches!(cli.command, Command::Run(_));
     if is_run {
         // before any thread starts (MPI's included), so that every thread inherits the mask
-        sstclim::signals::install();
+        sstclim::util::signals::install();
     }
     // `run` is an MPI job (a single rank without mpirun); rank 0 speaks for it, the other
     // ranks log warnings only. MPI is finalised when `world` drops, after the last output.
     let world = is_run.then(World::init).unwrap_or_else(World::single);
     let rank = world.comm().rank();
-    sstclim::signals::set_quiet(rank > 0);
+    sstclim::util::signals::set_quiet(rank > 0);
     init_logging(cli.quiet || rank > 0);
     let ui = Ui::new(cli.quiet || rank > 0);
     sstclim::input::silence_hdf5();
@@ -61,12 +61,12 @@ fn main() -> ExitCode {
             if rank == 0 {
                 eprintln!("error: {e:#}");
             }
-            sstclim::signals::set_quiet(true);
+            sstclim::util::signals::set_quiet(true);
             drop(world);
             leave(2)
         }
         Err(_) => {
-            sstclim::signals::set_quiet(true);
+            sstclim::util::signals::set_quiet(true);
             drop(world);
             leave(2)
         }
@@ -102,7 +102,7 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         Command::Generate(args) => {
-            let report = sstclim::generate::generate(&args, ui)?;
+            let report = sstclim::tools::generate::generate(&args, ui)?;
             if args.worker_index.is_none() {
                 if report.up_to_date {
                     println!("{} already holds this dataset; nothing written", args.output.display());
@@ -121,16 +121,16 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         Command::Compare(args) => {
-            let c = sstclim::compare::compare(&args.a, &args.b, args.tolerance)
+            let c = sstclim::tools::compare::compare(&args.a, &args.b, args.tolerance)
                 .with_context(|| format!("comparing {} with {}", args.a.display(), args.b.display()))?;
             print!("{}", c.table());
             if let Some(path) = &args.json {
-                sstclim::compare::write_json(&c, path)?;
+                sstclim::tools::compare::write_json(&c, path)?;
             }
             Ok(if c.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Demo(args) => {
-            let outcome = sstclim::demo::demo(&args, ui)?;
+            let outcome = sstclim::tools::demo::demo(&args, ui)?;
             print!("{}", outcome.run.report.table());
             println!("results: {} files in {}", outcome.run.outputs.len(), args.dir.join("results").display());
             for m in &outcome.maps {
@@ -140,19 +140,19 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchRead(args) => {
-            print!("{}", sstclim::readfloor::bench_read(&args)?.table());
+            print!("{}", sstclim::bench::read::bench_read(&args)?.table());
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchLocate(args) => {
-            print!("{}", sstclim::benchlocate::bench_locate(&args)?.table());
+            print!("{}", sstclim::bench::locate::bench_locate(&args)?.table());
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchWrite(args) => {
-            print!("{}", sstclim::benchwrite::bench_write(&args)?.table());
+            print!("{}", sstclim::bench::write::bench_write(&args)?.table());
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchKernel(args) => {
-            let record = sstclim::bench::bench_kernel(&args)?;
+            let record = sstclim::bench::kernel::bench_kernel(&args)?;
             print!("{}", record.table());
             if record.differences.is_some_and(|d| d > 0) {
                 return Ok(ExitCode::from(1));
@@ -160,7 +160,7 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchBaselines(args) => {
-            let record = sstclim::bench_baselines::bench_baselines(&args)?;
+            let record = sstclim::bench::baselines::bench_baselines(&args)?;
             print!("{}", record.markdown());
             if record.ours_check.differences > 0 {
                 return Ok(ExitCode::from(1));

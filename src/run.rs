@@ -19,8 +19,8 @@ use crate::output;
 use crate::pipeline::run_tiles;
 use crate::plan::JobPlan;
 use crate::pool::{int16_decoding, PoolType};
-use crate::progress::Ui;
-use crate::timing::{RunReport, Stage, StageTimer};
+use crate::report::progress::Ui;
+use crate::report::timing::{RunReport, Stage, StageTimer};
 use crate::window::{WindowPlan, WindowSpec};
 
 /// What a run produced.
@@ -109,7 +109,7 @@ impl Job {
 /// Run the job `plan` describes.
 pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let wall = Instant::now();
-    let startup = crate::timing::since_process_start();
+    let startup = crate::report::timing::since_process_start();
     let mut timer = StageTimer::default();
     output::prepare_dir(&plan.output.dir)?;
     // one job at a time in an output directory (MPI ranks: rank 0 holds it for the job, see

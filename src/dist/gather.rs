@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::binding::Binding;
-use crate::timing::RunReport;
+use crate::report::timing::RunReport;
 
 /// The stages as the per-rank report names them (`RunReport::stage_seconds`), with table headings.
 pub const STAGES: [(&str, &str); 8] = [
@@ -79,7 +79,7 @@ impl RankTiming {
             outputs: report.map_or(0, |r| r.outputs),
             stage_seconds,
             wall_seconds: 0.0,
-            peak_rss_bytes: crate::timing::peak_rss_bytes(),
+            peak_rss_bytes: crate::report::timing::peak_rss_bytes(),
             report: report.and_then(|r| serde_json::to_value(r).ok()),
         }
     }

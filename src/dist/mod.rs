@@ -44,7 +44,7 @@ use crate::error::Error;
 use crate::input::{self, Grid, InputError, VarLayout};
 use crate::output::{self, OutputError, OutputLayout};
 use crate::plan::JobPlan;
-use crate::progress::Ui;
+use crate::report::progress::Ui;
 use crate::window::WindowSpec;
 use gather::{JobTiming, RankTiming};
 
@@ -156,7 +156,7 @@ impl<'a> Ranks<'a> {
         self.cross_check(&all)?;
         // the lock is held: a staging directory of this rank's name is a dead job's
         self.clean_staging();
-        crate::signals::on_interrupt_remove(&self.staging);
+        crate::util::signals::on_interrupt_remove(&self.staging);
         let missing: BTreeSet<&PathBuf> = all.iter().flat_map(|c| &c.missing).collect();
 
         // binding (collective, reached by every rank)

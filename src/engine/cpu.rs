@@ -13,9 +13,9 @@
 use rayon::prelude::*;
 
 use super::{sort_net, HostEngine, StatSpec, TileResult};
-use crate::disjoint::DisjointSlice;
 use crate::percentile::Position;
 use crate::pool::Sample;
+use crate::util::disjoint::DisjointSlice;
 use crate::window::WindowPlan;
 
 /// Cells per parallel work item: one transposed chunk is `CHUNK x slots` float64 values.

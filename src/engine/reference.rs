@@ -5,8 +5,8 @@
 use rayon::prelude::*;
 
 use super::{HostEngine, StatSpec, TileResult};
-use crate::disjoint::DisjointSlice;
 use crate::pool::Sample;
+use crate::util::disjoint::DisjointSlice;
 use crate::window::WindowPlan;
 
 /// The naive, obviously-correct engine.

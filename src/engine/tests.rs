@@ -4,7 +4,7 @@
 use super::*;
 use crate::calendar::Calendar;
 use crate::pool::Pool;
-use crate::rng::SplitMix64;
+use crate::util::rng::SplitMix64;
 use crate::window::{WindowPlan, WindowSpec};
 
 fn stats(pcts: &[&str], method: u8, min_samples: usize) -> StatSpec {

@@ -34,7 +34,7 @@ pub unsafe fn fork_child(body: impl FnOnce(RawFd) -> i32) -> io::Result<(libc::p
     if pid == 0 {
         // the child's only thread owns the (reentrant) lock: its library calls re-enter it
         std::mem::forget(lock);
-        crate::signals::reset_in_child();
+        crate::util::signals::reset_in_child();
         drop(read_end);
         let fd = std::os::fd::AsRawFd::as_raw_fd(&write_end);
         let code = std::panic::catch_unwind(AssertUnwindSafe(|| body(fd))).unwrap_or(101);

@@ -7,7 +7,7 @@
 //! the library lock across the fork, as the forked readers do) and sends its
 //! `Result<T, String>` back serialized as JSON over a pipe. A child killed by a signal, one
 //! that exits without an answer, or one that makes no progress for
-//! [`crate::knobs::reader_timeout`] (it is then killed) becomes a [`ContainError`] naming the
+//! [`crate::util::knobs::reader_timeout`] (it is then killed) becomes a [`ContainError`] naming the
 //! file. [`survives`] is the canary form for work whose results do not serialize (layouts that
 //! hold other modules' types): the child does the work and the caller repeats it in this
 //! process only once the child came through. Repeating is safe because the child ran the same
@@ -73,7 +73,7 @@ where
     T: Serialize + DeserializeOwned,
     F: FnOnce() -> Result<T, String>,
 {
-    contained_within(path, what, crate::knobs::reader_timeout(), work)
+    contained_within(path, what, crate::util::knobs::reader_timeout(), work)
 }
 
 /// Run `work` in a forked child as a canary: `Ok(())` once the child finished it, whatever it

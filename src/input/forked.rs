@@ -30,7 +30,7 @@ use crate::pool::{Pool, Sample};
 /// Test hook: with `SSTCLIM_TEST_READER_SIGNAL=<slot>` (read by
 /// [`ReaderOptions::test_hook_from_env`]), the reader process given that pool slot kills itself
 /// with SIGKILL before reading it; with `<slot>:stop` it stops itself with SIGSTOP (and is
-/// killed after [`crate::knobs::reader_timeout`]). Only for testing how a killed or stuck
+/// killed after [`crate::util::knobs::reader_timeout`]). Only for testing how a killed or stuck
 /// reader is reported.
 pub const TEST_SIGNAL_ENV: &str = "SSTCLIM_TEST_READER_SIGNAL";
 
@@ -58,7 +58,7 @@ impl ReaderOptions {
             files_per_child: files_per_child.max(1),
             test_kill_slot: None,
             test_stop: false,
-            timeout: crate::knobs::reader_timeout(),
+            timeout: crate::util::knobs::reader_timeout(),
         }
     }
 
@@ -472,7 +472,7 @@ fn spawn<'a, T: Sample>(
         // The child owns the (reentrant) lock through this thread: keep it locked, so its own
         // library calls re-enter it and never touch the parked-thread queue of the parent.
         std::mem::forget(lock);
-        crate::signals::reset_in_child();
+        crate::util::signals::reset_in_child();
         drop(read_end);
         reader_main(batch, write_end.as_raw_fd(), base, n_cells, job);
     }

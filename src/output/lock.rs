@@ -92,13 +92,13 @@ impl JobLock {
         let fail = |cause| OutputError::NotWritable { dir: dir.into(), cause };
         let tmp = dir.join(format!("{LOCK_NAME}.{}.partial", super::publish::job_id()));
         // registered before it exists, so an interruption from here on removes it
-        crate::signals::on_interrupt_remove(&tmp);
+        crate::util::signals::on_interrupt_remove(&tmp);
         std::fs::write(&tmp, me.text()).map_err(fail)?;
         let result = (|| {
             for _ in 0..8 {
                 match std::fs::hard_link(&tmp, &path) {
                     Ok(()) => {
-                        crate::signals::on_interrupt_remove(&path);
+                        crate::util::signals::on_interrupt_remove(&path);
                         return Ok(JobLock { path: path.clone() });
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
@@ -139,7 +139,7 @@ impl JobLock {
             })
         })();
         let _ = std::fs::remove_file(&tmp);
-        crate::signals::forget(&tmp);
+        crate::util::signals::forget(&tmp);
         let lock = result?;
         remove_stale_partials(dir);
         Ok(lock)
@@ -149,7 +149,7 @@ impl JobLock {
 impl Drop for JobLock {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
-        crate::signals::forget(&self.path);
+        crate::util::signals::forget(&self.path);
     }
 }
 

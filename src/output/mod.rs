@@ -241,7 +241,7 @@ impl OutputSet {
         }
         let staging = publish::staging_dir(&spec.dir);
         // registered first, so that no interruption falls between creating and registering
-        crate::signals::on_interrupt_remove(&staging);
+        crate::util::signals::on_interrupt_remove(&staging);
         std::fs::create_dir(&staging).map_err(|cause| OutputError::NotWritable { dir: spec.dir.clone(), cause })?;
         let files = planned
             .into_iter()
@@ -440,7 +440,7 @@ impl OutputSet {
         self.finished = true;
         let paths = published.commit();
         let _ = std::fs::remove_dir_all(&self.staging);
-        crate::signals::forget(&self.staging);
+        crate::util::signals::forget(&self.staging);
         Ok(paths)
     }
 }
@@ -449,7 +449,7 @@ impl Drop for OutputSet {
     fn drop(&mut self) {
         if !self.finished {
             let _ = std::fs::remove_dir_all(&self.staging);
-            crate::signals::forget(&self.staging);
+            crate::util::signals::forget(&self.staging);
         }
     }
 }

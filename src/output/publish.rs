@@ -88,7 +88,7 @@ pub struct Published {
 fn injected_failure() -> Option<std::io::Error> {
     static AT: OnceLock<Option<usize>> = OnceLock::new();
     static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let at = (*AT.get_or_init(|| crate::knobs::test_fail_rename()))?;
+    let at = (*AT.get_or_init(|| crate::util::knobs::test_fail_rename()))?;
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     (n == at).then(|| std::io::Error::from_raw_os_error(libc::EIO))
 }
@@ -115,7 +115,7 @@ pub fn publish(pairs: &[(PathBuf, PathBuf)], previous: &Path, threads: usize) ->
     for d in &dirs {
         sync_path(d)?;
     }
-    let _publishing = crate::signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
+    let _publishing = crate::util::signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
     let mut done = Published {
         placed: Vec::new(),
         saved: Vec::new(),
@@ -185,7 +185,7 @@ impl Published {
 
     /// Undo the publication (another rank failed): the previous set is back in place.
     pub fn rollback(mut self) -> Result<(), OutputError> {
-        let _publishing = crate::signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
+        let _publishing = crate::util::signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
         self.undo().map_err(|left| OutputError::RolledBackPartly { previous: self.previous.clone(), left })
     }
 

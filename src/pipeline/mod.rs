@@ -60,9 +60,9 @@ use crate::input::direct;
 use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
 use crate::pool::{Decoding, Pool, PoolType, Sample};
-use crate::progress::Ui;
+use crate::report::progress::Ui;
+use crate::report::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 use crate::run::Job;
-use crate::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 
 /// Whether files are read by forked reader processes (into a shared pool).
 fn reads_forked(path: ReadPath, direct: bool) -> bool {

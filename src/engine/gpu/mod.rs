@@ -1207,7 +1207,7 @@ mod tests {
                 .collect();
             assert_eq!(pairs.len(), count, "Batcher's network for {n} keys");
             assert!(pairs.iter().all(|&(a, b)| a < b && b < n));
-            let mut rng = crate::rng::SplitMix64::new(5);
+            let mut rng = crate::util::rng::SplitMix64::new(5);
             for trial in 0..50_000 {
                 let mut x: Vec<u64> =
                     (0..n).map(|_| if trial % 2 == 0 { rng.below(2) } else { rng.below(1 + trial % 40) }).collect();

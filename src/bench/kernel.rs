@@ -185,12 +185,12 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     if T::NAME == "i16" {
         // an int16 pool as OSTIA packs SST: hundredths of a degree, -32768 missing, decoded
         // through the table v = i * 0.01 (the generated values lie on that grid)
-        crate::generate::fill_pool_with(&gen, &plan.slots, &mut pool, |v| {
+        crate::tools::generate::fill_pool_with(&gen, &plan.slots, &mut pool, |v| {
             T::from_f64(if v.is_finite() { (v / 0.01).round().clamp(-32767.0, 32767.0) } else { -32768.0 })
         });
         pool.set_decoding(Some(crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 })));
     } else {
-        crate::generate::fill_pool(&gen, &plan.slots, &mut pool);
+        crate::tools::generate::fill_pool(&gen, &plan.slots, &mut pool);
     }
     let fill_seconds = started.elapsed().as_secs_f64();
     eprintln!(
@@ -292,7 +292,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         drop(pool);
         let mut pool64 =
             Pool::<f64>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells * 8))?;
-        crate::generate::fill_pool(&gen, &plan.slots, &mut pool64);
+        crate::tools::generate::fill_pool(&gen, &plan.slots, &mut pool64);
         let mut exact = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
         CpuEngine.compute(<f64 as Sample>::wrap(pool64.view()), &plan, &stats, &mut exact)?;
         record.f64_error =

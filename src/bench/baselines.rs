@@ -1,5 +1,5 @@
 //! `sstclim bench-baselines`: our kernel against the source documents' GPU designs
-//! ([`crate::baselines`]) on the same synthetic full-size pool (the one `bench-kernel` builds).
+//! ([`crate::bench::baseline_kernels`]) on the same synthetic full-size pool (the one `bench-kernel` builds).
 //! Each kernel gets a warm-up and `--repeats` timed runs between device events (median
 //! reported), an achieved bandwidth (pool bytes / time), and the max abs and RMS error of its
 //! mean and percentile against our exact result; ours is itself checked against the CPU engine
@@ -11,8 +11,8 @@ use std::time::Instant;
 use clap::Args;
 use serde::Serialize;
 
-use crate::baselines::{Baseline, BaselineRunner};
-use crate::bench::{error_stats, ErrorStats, SyntheticJob};
+use crate::bench::baseline_kernels::{Baseline, BaselineRunner};
+use crate::bench::kernel::{error_stats, ErrorStats, SyntheticJob};
 use crate::engine::gpu::BandwidthProbe;
 use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, StatSpec, TileResult};
 use crate::error::Error;
@@ -44,7 +44,7 @@ pub struct BenchBaselinesArgs {
     #[arg(long, value_delimiter = ',', default_value = "32")]
     pub tblock_tiles: Vec<usize>,
     /// Target days per block of the temporal-blocking baseline (document 001's B).
-    #[arg(long, default_value_t = crate::baselines::DEFAULT_BATCH)]
+    #[arg(long, default_value_t = crate::bench::baseline_kernels::DEFAULT_BATCH)]
     pub tblock_batch: usize,
     /// Skip the device copy-bandwidth probe.
     #[arg(long)]
@@ -113,7 +113,7 @@ pub struct BaselinesRecord {
     pub cf_speedup: Option<f64>,
 }
 
-use crate::bench::median;
+use crate::bench::kernel::median;
 
 /// At least `want` evenly spaced cells of `n_cells` (all when `want >= n_cells`), always with
 /// the last.
@@ -179,7 +179,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     let started = Instant::now();
     let mut pool = Pool::<f32>::new(plan.slots.len(), n_cells)
         .map_err(|cause| Error::Alloc { bytes: plan.slots.len() * n_cells * 4, cause })?;
-    crate::generate::fill_pool(&args.job.generate_args(), &plan.slots, &mut pool);
+    crate::tools::generate::fill_pool(&args.job.generate_args(), &plan.slots, &mut pool);
     let fill_seconds = started.elapsed().as_secs_f64();
     let pool_bytes = pool.bytes() as u64;
     eprintln!(
@@ -263,7 +263,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
             Baseline::TemporalBlocking { tile } => format!("b-tile{tile}"),
             Baseline::CornishFisher => "c".to_string(),
         };
-        let fail = |e: crate::baselines::BaselineError| Error::Failed(format!("{}: {e}", b.label()));
+        let fail = |e: crate::bench::baseline_kernels::BaselineError| Error::Failed(format!("{}: {e}", b.label()));
         runner.prepare(b).map_err(fail)?;
         runner.poison().map_err(|e| fail(e.into()))?;
         let warm = runner.run(b).map_err(fail)?;
@@ -396,7 +396,7 @@ impl BaselinesRecord {
                 if x > 1.0 { "met" } else { "NOT met" }
             );
         }
-        s += "\nThe designs, their fidelity to the source documents and the corrections made: `src/baselines.rs`.\n";
+        s += "\nThe designs, their fidelity to the source documents and the corrections made: `src/bench/baseline_kernels.rs`.\n";
         s
     }
 }

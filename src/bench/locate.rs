@@ -22,7 +22,7 @@ use crate::pipeline::trace::Trace;
 #[derive(clap::Args, Debug)]
 pub struct BenchLocateArgs {
     #[command(flatten)]
-    pub job: crate::readfloor::JobInputs,
+    pub job: crate::bench::read::JobInputs,
     /// Variable to locate (default: detected as `sstclim run` does).
     #[arg(long)]
     pub var: Option<String>,
@@ -174,7 +174,7 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
             passes.push(t0.elapsed().as_secs_f64());
             cpus.push(cpu_seconds() - c0);
         }
-        let median = crate::bench::median(&passes);
+        let median = crate::bench::kernel::median(&passes);
         let at = passes.iter().position(|&p| p == median).unwrap_or(0);
         ways.push(Way {
             name: name.into(),

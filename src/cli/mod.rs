@@ -38,21 +38,21 @@ pub enum Command {
     Demo(DemoArgs),
     /// Time an engine on a synthetic pool in memory beside the device's copy bandwidths, and
     /// check it against the CPU engine.
-    BenchKernel(crate::bench::BenchKernelArgs),
+    BenchKernel(crate::bench::kernel::BenchKernelArgs),
     /// Time reading every input file of a job whole with pread from all threads (no library,
     /// no decoding): the floor the pipeline is measured against.
-    BenchRead(crate::readfloor::BenchReadArgs),
+    BenchRead(crate::bench::read::BenchReadArgs),
     /// Time writing a job's outputs through libnetcdf and directly (pwrite) on synthetic
     /// results.
     #[command(hide = true)]
-    BenchWrite(crate::benchwrite::BenchWriteArgs),
+    BenchWrite(crate::bench::write::BenchWriteArgs),
     /// Time locating the data variable in every input file: HDF5 metadata parsed here, or
     /// queried through libhdf5 (in this process or in forked processes).
     #[command(hide = true)]
-    BenchLocate(crate::benchlocate::BenchLocateArgs),
+    BenchLocate(crate::bench::locate::BenchLocateArgs),
     /// Time our GPU kernel against the source documents' GPU designs on the same synthetic
     /// pool, with their errors against our exact result (CUDA).
-    BenchBaselines(crate::bench_baselines::BenchBaselinesArgs),
+    BenchBaselines(crate::bench::baselines::BenchBaselinesArgs),
 }
 
 /// A year or an inclusive range of years: `1991-2020`, `2005`.

@@ -110,7 +110,7 @@ pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
         passes.push(secs);
         bytes = n;
     }
-    let median = crate::bench::median(&passes);
+    let median = crate::bench::kernel::median(&passes);
     let floor = ReadFloor {
         files: files.len(),
         bytes,

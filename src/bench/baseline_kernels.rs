@@ -61,7 +61,7 @@ use crate::percentile::Position;
 use crate::window::WindowPlan;
 
 /// The baselines' kernel source.
-pub const BASELINES_SOURCE: &str = include_str!("../kernels/baselines.hip");
+pub const BASELINES_SOURCE: &str = include_str!("../../kernels/baselines.hip");
 
 /// The source with the portability header pasted in (NVRTC is given no include paths).
 pub fn baselines_source_inlined() -> String {
@@ -482,7 +482,7 @@ mod tests {
     use crate::engine::{CpuEngine, Engine};
     use crate::percentile::Method;
     use crate::pool::{Pool, PoolRef};
-    use crate::rng::SplitMix64;
+    use crate::util::rng::SplitMix64;
     use crate::window::WindowSpec;
 
     fn spec(years: std::ops::RangeInclusive<i32>, doys: std::ops::RangeInclusive<u16>, h: u16) -> WindowSpec {

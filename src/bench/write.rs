@@ -131,8 +131,8 @@ fn synthetic(n_stats: usize, targets: std::ops::Range<usize>, region: &Region, n
         for t in targets.clone() {
             for row in region.rows.clone() {
                 for col in region.cols.clone() {
-                    let h = crate::rng::hash(&[s as u64, t as u64, (row * nlon + col) as u64]);
-                    r.values[k] = if h % 10 < 3 { f64::NAN } else { crate::rng::unit(h) * 30.0 };
+                    let h = crate::util::rng::hash(&[s as u64, t as u64, (row * nlon + col) as u64]);
+                    r.values[k] = if h % 10 < 3 { f64::NAN } else { crate::util::rng::unit(h) * 30.0 };
                     k += 1;
                 }
             }
@@ -242,7 +242,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
                 std::fs::remove_file(&p).map_err(|cause| Error::Io { path: p.clone(), cause })?;
             }
         }
-        let m = crate::bench::median;
+        let m = crate::bench::kernel::median;
         case.median_create = m(&case.create_seconds);
         case.median_locate = m(&case.locate_seconds);
         case.median_write = m(&case.write_seconds);

@@ -10,7 +10,7 @@ use crate::cli::{Cli, Command, DemoArgs, GenerateArgs, RunArgs};
 use crate::error::Error;
 use crate::input::{self, read_canonical, VarLayout};
 use crate::plan::JobPlan;
-use crate::progress::Ui;
+use crate::report::progress::Ui;
 use crate::run::{run, RunOutcome};
 
 /// What the demo produced.
@@ -59,7 +59,7 @@ pub fn demo(args: &DemoArgs, ui: &Ui) -> Result<DemoOutcome, Error> {
         args.grid.nlon,
         args.grid.nlat
     );
-    let g = crate::generate::generate(&gen, ui)?;
+    let g = crate::tools::generate::generate(&gen, ui)?;
     if g.up_to_date {
         eprintln!("demo: dataset already generated");
     } else {
@@ -100,7 +100,7 @@ pub fn demo(args: &DemoArgs, ui: &Ui) -> Result<DemoOutcome, Error> {
         let lat: Vec<f64> = file.variable("lat").and_then(|v| v.get_values::<f64, _>(..).ok()).unwrap_or_default();
         let ascending = lat.len() < 2 || lat[0] < lat[lat.len() - 1];
         let png = args.dir.join(format!("quicklook_{stat}_doy{:03}.png", args.map_doy));
-        crate::quicklook::write_map(&png, &values, layout.nlat(), layout.nlon(), ascending)
+        crate::tools::quicklook::write_map(&png, &values, layout.nlat(), layout.nlon(), ascending)
             .map_err(|cause| Error::Io { path: png.clone(), cause })?;
         maps.push(png);
     }

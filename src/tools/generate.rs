@@ -21,9 +21,9 @@ use tracing::info;
 use crate::calendar::Date;
 use crate::cli::{DimOrder, GenStorage, GenerateArgs};
 use crate::error::Error;
-use crate::progress::Ui;
-use crate::rng::{hash, mix, unit};
+use crate::report::progress::Ui;
 use crate::template::Template;
+use crate::util::rng::{hash, mix, unit};
 
 /// Name of the marker file of a complete dataset.
 pub const MARKER: &str = ".sstclim-dataset.json";
