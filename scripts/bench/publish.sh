@@ -7,7 +7,7 @@
 # then the new binary replacing its own outputs (--overwrite); the outputs of both binaries
 # compared bitwise. Writes summary.md beside the raw reports.
 #
-#   scripts/bench-publish.sh --old BIN --new BIN [--work DIR] [--out DIR] [--rounds N] [--backend B]
+#   scripts/bench/publish.sh --old BIN --new BIN [--work DIR] [--out DIR] [--rounds N] [--backend B]
 set -uo pipefail
 old="" new="" work=/tmp/sstclim-publish out=bench-out rounds=2 backend=cuda
 while (($#)); do

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise a bench-foundation.sh result folder as a markdown table (printed and written
+"""Summarise a scripts/bench/foundation.sh result folder as a markdown table (printed and written
 as summary.md beside the raw files)."""
 import json
 import pathlib

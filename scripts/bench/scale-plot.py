@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot a scale-test.sh result folder: speedup and parallel efficiency per stage against the
+"""Plot a scripts/bench/scale-test.sh result folder: speedup and parallel efficiency per stage against the
 number of MPI ranks (scale.png), and a markdown table (summary.md).
 
 A stage's time at n ranks is the slowest rank's (the job waits for it); the wall time is

@@ -4,7 +4,9 @@
 # (1440x721 x 30 years x 102 days) with a float32 and a float64 pool, each checked bit for bit
 # against the CPU engine on the same pool, beside the device's copy ceilings.
 #
-#   scripts/bench-gpu-kernel.sh [--bin PATH] [--tests PATH] [--out DIR] [--backend cuda|hip]
+# Needs a binary built with the `bench` feature (`cargo build --release --features netcdf-static,bench`).
+#
+#   scripts/bench/gpu-kernel.sh [--bin PATH] [--tests PATH] [--out DIR] [--backend cuda|hip]
 set -uo pipefail
 bin=target/release/sstclim tests="" out=bench-out backend=cuda
 while (($#)); do

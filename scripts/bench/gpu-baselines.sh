@@ -4,9 +4,10 @@
 # is given), a small run checked bit for bit against the CPU engine, then the full-size run
 # (1440x721 x 30 years x 102 days, float32) with every value of ours checked against the CPU
 # engine. Writes into DIR: machine.txt, results.json, results.md (the markdown table), logs.
-# Plot afterwards, anywhere with matplotlib: scripts/baselines-plot.py DIR
+# Plot afterwards, anywhere with matplotlib: scripts/bench/baselines-plot.py DIR
+# Needs a binary built with the `bench` feature (`cargo build --release --features netcdf-static,bench`).
 #
-#   scripts/bench-gpu-baselines.sh [--bin PATH] [--tests PATH] [--out DIR] [--device N] [-- EXTRA FLAGS]
+#   scripts/bench/gpu-baselines.sh [--bin PATH] [--tests PATH] [--out DIR] [--device N] [-- EXTRA FLAGS]
 set -uo pipefail
 bin=target/release/sstclim tests="" out=bench-baselines-out device=0
 extra=()

@@ -5,7 +5,7 @@
 # float64 pool, then compare: GPU against CPU on the same pool must be bitwise equal; against
 # float64 the difference is the float32 pool's error.
 #
-#   scripts/bench-gpu-run.sh [--bin PATH] [--work DIR] [--out DIR] [--backend cuda|hip]
+#   scripts/bench/gpu-run.sh [--bin PATH] [--work DIR] [--out DIR] [--backend cuda|hip]
 set -uo pipefail
 bin=target/release/sstclim work=/tmp/sstclim-gpu-run out=bench-out backend=cuda
 while (($#)); do

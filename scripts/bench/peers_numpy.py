@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""numpy peer of `sstclim run` (CPU peers benchmark, scripts/bench-cpu-peers.sh).
+"""numpy peer of `sstclim run` (CPU peers benchmark, scripts/bench/cpu-peers.sh).
 
 A straightforward vectorised implementation of sstclim's definition for files named
 sst_{year}_{doy}.nc (ordinal calendar): for each target day D the samples are days D-h..D+h of

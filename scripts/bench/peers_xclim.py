@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""xclim peer of `sstclim run` (CPU peers benchmark, scripts/bench-cpu-peers.sh).
+"""xclim peer of `sstclim run` (CPU peers benchmark, scripts/bench/cpu-peers.sh).
 
 Opens the per-day files sst_{year}_{doy}.nc with xarray.open_mfdataset (dask), puts them on a
 `noleap` time axis whose day of year is the file's ordinal day (so the target days are the same

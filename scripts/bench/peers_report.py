@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Report of the CPU peers benchmark (scripts/bench-cpu-peers.sh).
+"""Report of the CPU peers benchmark (scripts/bench/cpu-peers.sh).
 
 Usage: peers_report.py RESULT_DIR
 Reads RESULT_DIR/raw/ (NAME.cmd, NAME.time from /usr/bin/time -v, NAME.load from uptime,
@@ -174,7 +174,7 @@ def markdown(res, out):
     L = []
     L.append(f"# CPU peers: sstclim vs CDO, xclim, numpy — {m.get('date_utc', '')[:10]}")
     L.append("")
-    L.append("Reproduce with `bash scripts/bench-cpu-peers.sh` (writes this folder anew). Raw files in")
+    L.append("Reproduce with `bash scripts/bench/cpu-peers.sh` (writes this folder anew). Raw files in")
     L.append("[`raw/`](raw/): `NAME.cmd`, `NAME.time` (`/usr/bin/time -v`), `NAME.load` (`uptime` just before),")
     L.append("`NAME.out`/`NAME.err`, sstclim's `NAME.json`, `diffs.json`, `machine.txt`, `lscpu.txt`;")
     L.append("everything below in [`results.json`](results.json).")

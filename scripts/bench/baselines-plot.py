@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Bar charts of a bench-gpu-baselines.sh result folder (or one results.json): kernel time
+"""Bar charts of a scripts/bench/gpu-baselines.sh result folder (or one results.json): kernel time
 (time.png), achieved bandwidth as pool bytes / time (bandwidth.png) and the P90 and mean error
 against our exact result (error.png). Needs only matplotlib; run it where the JSON was copied,
 not on the GPU node.
 
-    scripts/baselines-plot.py DIR_OR_JSON [OUT_DIR]"""
+    scripts/bench/baselines-plot.py DIR_OR_JSON [OUT_DIR]"""
 import json
 import pathlib
 import sys

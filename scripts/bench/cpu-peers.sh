@@ -9,16 +9,16 @@
 #   b. CDO: mergetime of the per-day files, ydrunmin/ydrunmax/ydrunmean,11, then ydrunpctl,90,11
 #      exact (--percentile hazen, CDO_PCTL_NBINS=660 = 2 x 330 samples) and with default settings,
 #   c. xclim percentile_doy(window=11, alpha=beta=0.5) on a noleap axis with dask
-#      (scripts/peers_xclim.py),
-#   d. numpy nanmean / nanpercentile(method='hazen') (scripts/peers_numpy.py),
+#      (scripts/bench/peers_xclim.py),
+#   d. numpy nanmean / nanpercentile(method='hazen') (scripts/bench/peers_numpy.py),
 # each under /usr/bin/time -v (wall time, peak RSS) with the load average recorded before it;
-# then max abs differences from sstclim (scripts/peers_compare.py) and the report, JSON and
-# charts (scripts/peers_report.py) in bench-results/cpu-peers-<date>/.
+# then max abs differences from sstclim (scripts/bench/peers_compare.py) and the report, JSON and
+# charts (scripts/bench/peers_report.py) in bench-results/runs/<date>-<host>-cpu-peers/.
 #
-# Usage: bash scripts/bench-cpu-peers.sh [--work DIR] [--reps N]   (default /tmp/sstclim-peers, 3)
+# Usage: bash scripts/bench/cpu-peers.sh [--work DIR] [--reps N]   (default /tmp/sstclim-peers, 3)
 # Installs cdo (apt-get) and xclim, dask, xarray, netCDF4, matplotlib (pip) when missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 work=/tmp/sstclim-peers
 reps=3
 while (($#)); do
@@ -34,7 +34,7 @@ sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 
 # --- tools -------------------------------------------------------------------------------
-. scripts/install-deps.sh
+. scripts/install-deps.sh build
 missing=()
 command -v cdo >/dev/null 2>&1 || missing+=(cdo)
 [ -x /usr/bin/time ] || missing+=(time)
@@ -51,7 +51,7 @@ nice -n 5 cargo build --release --locked
 bin="$PWD/target/release/sstclim"
 
 stamp=$(date -u +%Y-%m-%d)
-res="bench-results/cpu-peers-$stamp"
+res="bench-results/runs/$stamp-$(hostname -s)-cpu-peers"
 raw="$res/raw"
 rm -rf "$raw"
 mkdir -p "$raw" "$work"
@@ -93,12 +93,12 @@ run cdo-pctl-exact env CDO_PCTL_NBINS=660 cdo -O -P 2 --percentile hazen ydrunpc
 run cdo-pctl-default cdo -O -P 2 ydrunpctl,90,11 "$c/merged.nc" "$c/min.nc" "$c/max.nc" "$c/p90-default.nc"
 
 # --- c. xclim, d. numpy --------------------------------------------------------------------------
-run xclim python3 scripts/peers_xclim.py "$data" "$work/out-xclim" --doys 152-243 --lat-chunk 10
-run numpy python3 scripts/peers_numpy.py "$data" "$work/out-numpy" --years 1991-2020 --doys 152-243
+run xclim python3 scripts/bench/peers_xclim.py "$data" "$work/out-xclim" --doys 152-243 --lat-chunk 10
+run numpy python3 scripts/bench/peers_numpy.py "$data" "$work/out-numpy" --years 1991-2020 --doys 152-243
 
 # --- differences, machine, report ---------------------------------------------------------------
 log "comparing"
-python3 scripts/peers_compare.py "$work" "$raw/diffs.json" --data "$data" | tee "$raw/diffs.txt"
+python3 scripts/bench/peers_compare.py "$work" "$raw/diffs.json" --data "$data" | tee "$raw/diffs.txt"
 {
     echo "date_utc: $(date -u +%FT%TZ)"
     echo "host: $(hostname -s)"
@@ -114,5 +114,5 @@ python3 scripts/peers_compare.py "$work" "$raw/diffs.json" --data "$data" | tee 
     python3 -c "import xclim, xarray, dask, numpy, netCDF4, cftime; print('xclim:', xclim.__version__); print('xarray:', xarray.__version__); print('dask:', dask.__version__); print('numpy:', numpy.__version__); print('netCDF4:', netCDF4.__version__); print('cftime:', cftime.__version__)"
 } >"$raw/machine.txt"
 lscpu >"$raw/lscpu.txt"
-python3 scripts/peers_report.py "$res"
+python3 scripts/bench/peers_report.py "$res"
 log "results in $res"

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Max abs differences of the CPU peers' outputs from sstclim's (scripts/bench-cpu-peers.sh).
+"""Max abs differences of the CPU peers' outputs from sstclim's (scripts/bench/cpu-peers.sh).
 
 Usage: peers_compare.py WORK_DIR OUT_JSON [--doys 152-243] [--half-window 5] [--years 1991-2020] [--data DIR]
 
 Reads from WORK_DIR:
   out-sstclim/{mean,p90}_doyDDD.nc            sstclim run (per-doy layout)
-  out-numpy/{mean,p90,count}.npy             scripts/peers_numpy.py (count = valid samples N)
-  out-xclim/{mean,p90}.npy                   scripts/peers_xclim.py
+  out-numpy/{mean,p90,count}.npy             scripts/bench/peers_numpy.py (count = valid samples N)
+  out-xclim/{mean,p90}.npy                   scripts/bench/peers_xclim.py
   cdo/mean.nc, cdo/p90-exact.nc, cdo/p90-default.nc   CDO ydrunmean / ydrunpctl outputs
 Only target days D in --doys are compared; a CDO output step is matched to D by the ordinal day
 of year of its date. Per statistic: max |tool - sstclim| over cells where both have a value, the

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Benchmarks of the foundation on this machine (CPU engine), recorded in bench-results/:
+# Benchmarks of the foundation on this machine (CPU engine), recorded in bench-results/runs/:
 #   1. the demo dataset size (144x73) end to end,
 #   2. 360x181 x 30 years x 102 days: generation, then `run` with --verify for types 5 and 7,
 #   3. with --full: the reference size 1440x721 x 30 x 102 float64 (25 GB): generation, then
 #      `run` from a cold page cache (if it can be dropped), with peak RSS from /usr/bin/time.
-# Usage: bash scripts/bench-foundation.sh [--full] [--work DIR]   (default DIR /tmp/sstclim-bench)
+# Usage: bash scripts/bench/foundation.sh [--full] [--work DIR]   (default DIR /tmp/sstclim-bench)
+# Writes bench-results/runs/<date>-<host>-foundation/ (add a README.md by hand before keeping it).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 full=0
 work=/tmp/sstclim-bench
 while (($#)); do
@@ -21,7 +22,7 @@ cargo build --release --locked
 bin="$PWD/target/release/sstclim"
 host=$(hostname -s)
 stamp=$(date -u +%Y-%m-%d)
-raw="bench-results/raw/$stamp-$host"
+raw="bench-results/runs/$stamp-$host-foundation"
 mkdir -p "$raw" "$work"
 log() { echo "== $*" >&2; }
 
@@ -59,4 +60,4 @@ fi
     echo "sstclim: $("$bin" --version) ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 } >"$raw/machine.txt"
 log "raw results in $raw"
-python3 scripts/bench-summary.py "$raw"
+python3 scripts/bench/foundation-summary.py "$raw"

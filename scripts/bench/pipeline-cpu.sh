@@ -3,15 +3,16 @@
 # sequential path (--segments 1) on the same dataset, alternating, REPEATS times each, with the
 # run reports and one timeline per setting. Default dataset: 360x181 x 30 years x 102 days.
 # COLD=1 evicts the dataset from the page cache before the read floor and before every run
-# (scripts/evict-page-cache.py), so files come from disk; otherwise the cache is warm.
+# (scripts/bench/evict-page-cache.py), so files come from disk; otherwise the cache is warm.
 # RATES=FILE lets the runs record measured rates there and adds, per round, a run without
-# --segments (R chosen from those rates, reported as R=auto).
+# --segments (R chosen from those rates, reported as R=auto). `bench-read` needs a binary
+# built with the `bench` feature (`cargo build --release --features bench`).
 #
 #   SSTCLIM=target/release/sstclim [COLD=1] [RATES=FILE] \
-#     scripts/bench-pipeline-cpu.sh OUTDIR [DATA_DIR] [REPEATS] [R...]
+#     scripts/bench/pipeline-cpu.sh OUTDIR [DATA_DIR] [REPEATS] [R...]
 set -euo pipefail
 S=${SSTCLIM:-sstclim}
-OUT=${1:?usage: bench-pipeline-cpu.sh OUTDIR [DATA_DIR] [REPEATS] [R...]}
+OUT=${1:?usage: scripts/bench/pipeline-cpu.sh OUTDIR [DATA_DIR] [REPEATS] [R...]}
 DATA=${2:-/tmp/sstclim-cpu360/data}
 REPEATS=${3:-3}
 shift $(( $# < 3 ? $# : 3 ))

@@ -2,7 +2,7 @@
 # End-to-end pipeline benchmark on a GPU node (issue 5): the full-size float64 job (3060 files
 # of 1440x721, days 147..248 of 1991-2020) generated on the node, warm page cache.
 #
-#   SSTCLIM=.carry/sstclim scripts/bench-pipeline.sh OUTDIR [DATA_DIR] [BACKEND]
+#   SSTCLIM=.carry/sstclim scripts/bench/pipeline.sh OUTDIR [DATA_DIR] [BACKEND]
 #
 # Measures, in one script: the pure read floor (`sstclim bench-read`: every input byte read
 # with pread from all threads, no decoding), end-to-end `sstclim run` (process wall time, three
@@ -11,10 +11,11 @@
 # memory, and the sequential reference (--read-path library --segments 1 --gpu-pool host;
 # --write-path library; skipped with SKIP_LIBRARY=1), whose outputs the overlapped run must
 # equal bitwise
-# (`sstclim compare --tolerance 0`).
+# (`sstclim compare --tolerance 0`). `bench-read` needs a binary built with the `bench` feature
+# (`cargo build --release --features netcdf-static,bench`).
 set -euo pipefail
 S=${SSTCLIM:-sstclim}
-OUT=${1:?usage: bench-pipeline.sh OUTDIR [DATA_DIR] [BACKEND]}
+OUT=${1:?usage: scripts/bench/pipeline.sh OUTDIR [DATA_DIR] [BACKEND]}
 DATA=${2:-/tmp/sstclim-bench/data}
 BACKEND=${3:-cuda}
 WORK=$(dirname "$DATA")

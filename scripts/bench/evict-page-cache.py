@@ -5,7 +5,7 @@ posix_fadvise(POSIX_FADV_DONTNEED) evicts a file's clean cached pages without ro
 /proc/sys/vm/drop_caches), so a benchmark can start each run with its inputs on disk only.
 Prints the files and bytes evicted and the kernel's page-cache total before and after.
 
-    scripts/evict-page-cache.py DIR [DIR...]
+    scripts/bench/evict-page-cache.py DIR [DIR...]
 """
 import os
 import sys

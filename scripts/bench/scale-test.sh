@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # Scale test: the same sstclim job at several MPI rank counts (mpirun --oversubscribe), each
 # rank's stage times gathered by rank 0 into one JSON per run, then speedup and efficiency per
-# stage plotted as a PNG (scripts/scale-plot.py, matplotlib).
+# stage plotted as a PNG (scripts/bench/scale-plot.py, matplotlib).
 #
-# Usage: bash scripts/scale-test.sh [--ranks "1 2 4"] [--grid 360x181] [--backend cpu]
+# Usage: bash scripts/bench/scale-test.sh [--ranks "1 2 4"] [--grid 360x181] [--backend cpu]
 #            [--data DIR] [--work DIR] [--out DIR] [--repeat N] [--mpirun-flags "FLAGS"]
 #            [-- more `sstclim run` flags]
 #   --data DIR   an existing dataset (sst_{year}_{doy}.nc, 1991-2020, days 147-248) instead of
 #                generating one of --grid under --work
 #   --backend B  passed to `sstclim run` (cpu; cuda/hip once the GPU engine exists)
-#   --out DIR    results (default bench-results/scale-<backend>-<date>-<host>)
+#   --out DIR    results (default bench-results/runs/<date>-<host>-scale-<backend>)
 #   --repeat N   runs per rank count; the plot uses the fastest (default 1)
 #   --mpirun-flags  extra mpirun flags, e.g. "--bind-to none" (OpenMPI binds each rank of a
 #                2-rank job to one core by default: on a GPU node give the ranks their share)
 # The job is the reference definition (30 years, days 152-243, h = 5, P90 type 5). Inputs are
 # read once before the runs so that every run reads from the page cache.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ranks="1 2 4"
 grid=360x181
 backend=cpu
@@ -43,7 +43,7 @@ while (($#)); do
 done
 host=$(hostname -s)
 stamp=$(date -u +%Y-%m-%d)
-out="${out:-bench-results/scale-$backend-$stamp-$host}"
+out="${out:-bench-results/runs/$stamp-$host-scale-$backend}"
 bin="${SSTCLIM:-$PWD/target/release/sstclim}"
 [[ -n "${SSTCLIM:-}" ]] || cargo build --release --locked
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HDF5_USE_FILE_LOCKING=FALSE
@@ -94,5 +94,5 @@ for np in $ranks; do
     if [[ -z "$first" ]]; then first=$np; continue; fi
     "$bin" compare "$work/out-np$first" "$work/out-np$np" >"$out/compare-np$first-np$np.txt"
 done
-python3 scripts/scale-plot.py "$out"
+python3 scripts/bench/scale-plot.py "$out"
 log "results in $out"
