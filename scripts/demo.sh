@@ -4,6 +4,6 @@
 # Usage: bash scripts/demo.sh [extra `sstclim demo` flags, e.g. --dir /tmp/demo]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-. scripts/install-deps.sh
+. scripts/install-deps.sh build   # no HIP compiler: the demo needs only the default build
 cargo build --release --locked
 exec target/release/sstclim demo "$@"

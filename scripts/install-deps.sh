@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
-# Installs what building and testing sstclim needs on a fresh Debian/Ubuntu machine, skipping
-# what is already there: a C toolchain, pkg-config, libnetcdf (with HDF5), HIP's compiler and
-# runtime (for the `hip` feature's compile checks; no AMD GPU needed) and, if cargo is missing,
-# a Rust toolchain through rustup. Sourced by scripts/demo.sh and scripts/test.sh.
-# OpenMPI and libclang: the `mpi` crate's build (mpicc, bindgen) and mpirun for the MPI tests.
+# Installs what sstclim needs on a fresh Debian/Ubuntu machine, skipping what is already there,
+# and, if cargo is missing, a Rust toolchain through rustup. Sourced:
+#
+#   . scripts/install-deps.sh build   what building the default binary and running the demo
+#                                     need (scripts/demo.sh, scripts/bench/cpu-peers.sh): a C
+#                                     toolchain, pkg-config, libnetcdf (with HDF5), and OpenMPI
+#                                     and libclang for the `mpi` feature (on by default: the
+#                                     `mpi` crate's build runs mpicc and bindgen)
+#   . scripts/install-deps.sh         all of that and what the tests need (scripts/test.sh):
+#                                     mpirun for the MPI tests, mount for the full-disk test,
+#                                     python3 for the sort-network check, and HIP's compiler and
+#                                     runtime for the `hip` feature's compile checks (no AMD GPU
+#                                     needed)
 set -euo pipefail
 
+packages=(build-essential pkg-config libnetcdf-dev libopenmpi-dev openmpi-bin libclang-dev)
+if [ "${1:-all}" != build ]; then
+    packages+=(util-linux python3 hipcc libamdhip64-dev)
+fi
+# rustup's installer is fetched with curl when there is no cargo yet
+if ! command -v cargo >/dev/null 2>&1 && [ ! -f "$HOME/.cargo/env" ]; then
+    packages+=(ca-certificates curl)
+fi
 missing=()
-for pkg in build-essential pkg-config libnetcdf-dev util-linux libopenmpi-dev openmpi-bin libclang-dev hipcc libamdhip64-dev; do
+for pkg in "${packages[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if ((${#missing[@]})); then

@@ -1,1 +1,0 @@
-/work/wt-peers/target/release/sstclim run --input /tmp/sstclim-peers/data --output /tmp/sstclim-peers/out-sstclim-hobday366 --years 1991-2020 --doys 153-243 --calendar hobday366 --half-window 5 --percentile 90 --method 5 --backend cpu --overwrite --timing-json bench-results/cpu-peers-2026-11-30/raw/sstclim-hobday366.json

@@ -1,1 +1,0 @@
-mpirun --oversubscribe -np 2 /work/wt-mpi/target/release/sstclim -q run --input /tmp/sstclim-scale/d360x181 --output /tmp/sstclim-scale/out-np2 --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 --backend cpu --overwrite --timing-json bench-results/scale-cpu-2026-11-30-vm/np2-run1.json

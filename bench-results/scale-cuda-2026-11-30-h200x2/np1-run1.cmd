@@ -1,1 +1,0 @@
-mpirun --oversubscribe --bind-to none -np 1 /work/main/.carry/sstclim -q run --input /tmp/sw/d1440x721 --output /tmp/sw/out-np1 --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 --backend cuda --overwrite --timing-json /tmp/s/np1-run1.json
