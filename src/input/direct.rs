@@ -34,12 +34,10 @@ use super::packing::{same_units, AttrValue, Packing, CHECKED_ATTRIBUTES};
 use super::read::{decode_region, RawData, Region};
 use crate::pool::Sample;
 
-/// Byte order of stored values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ByteOrder {
-    Little,
-    Big,
-}
+// the types this path's results carry, defined below it (the header parsers use them too)
+pub use super::format::{ByteOrder, Format, NotDirect};
+// compatibility alias: callers outside `input` (output::direct) name the signature here
+pub(crate) use super::format::HDF5_SIGNATURE;
 
 /// The storage of a contiguous variable, as found in the first file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,18 +50,6 @@ pub struct DirectLayout {
     /// them (NetCDF-3, and HDF5 where [`super::h5meta`] read the first file as libhdf5 did).
     pub parsed: bool,
 }
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Hdf5,
-    NetCdf3,
-}
-
-/// The first bytes of an HDF5 file without a user block.
-pub(crate) const HDF5_SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
-
-/// Why a file cannot take the fast path (for the log; the library path handles it).
-pub type NotDirect = String;
 
 /// Whether HDF5 metadata is parsed here (else read through libhdf5): `SSTCLIM_H5META=off`
 /// (or `0`, `false`, `library`) turns the parser off.
@@ -117,11 +103,7 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
     let file = File::open(path).map_err(|e| e.to_string())?;
     let mut head = [0u8; 8];
     file.read_exact_at(&mut head, 0).map_err(|e| format!("reading the header: {e}"))?;
-    let format = if &head == HDF5_SIGNATURE {
-        Format::Hdf5
-    } else if &head[..3] == b"CDF" {
-        Format::NetCdf3
-    } else {
+    let Some(format) = Format::of(&head) else {
         return Err("neither an HDF5 file without user block nor NetCDF-3".into());
     };
     let (offset, order) = locate_in(&file, path, format, layout, None, Via::Library).map_err(Refused::text)?;

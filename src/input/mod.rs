@@ -10,6 +10,7 @@ pub mod contain;
 pub mod direct;
 mod error;
 mod forked;
+pub mod format;
 mod grid;
 pub mod h5meta;
 mod layout;

@@ -6,7 +6,7 @@
 //! thread-safe); it needs each file's own type and attributes too, so that no file is decoded
 //! with another file's rules ([`super::direct`]).
 
-use super::direct::NotDirect;
+use super::format::NotDirect;
 use super::layout::Storage;
 use super::packing::{AttrValue, CHECKED_ATTRIBUTES};
 
