@@ -17,7 +17,6 @@ mod layout;
 mod netcdf3;
 mod packing;
 mod read;
-mod shared;
 
 pub use error::InputError;
 /// Tests that fork take this lock (see `forked::tests`: its zombie check sees every child).
@@ -28,7 +27,6 @@ pub use grid::{Coord, Grid};
 pub use layout::{Storage, VarLayout, VarMeta};
 pub use packing::{AttrValue, Packing};
 pub use read::{decode_region, read_canonical, read_region, RawData, Region};
-pub use shared::SharedMap;
 
 use std::path::Path;
 
