@@ -17,6 +17,7 @@ mod layout;
 mod netcdf3;
 mod packing;
 mod read;
+mod storage;
 
 pub use error::InputError;
 /// Tests that fork take this lock (see `forked::tests`: its zombie check sees every child).
@@ -24,9 +25,10 @@ pub use error::InputError;
 pub(crate) use forked::tests::serial as fork_serial;
 pub use forked::{read_forked, read_forked_into, ReaderError, ReaderOptions, SharedRows};
 pub use grid::{Coord, Grid};
-pub use layout::{Storage, VarLayout, VarMeta};
+pub use layout::{VarLayout, VarMeta};
 pub use packing::{AttrValue, Packing};
 pub use read::{decode_region, read_canonical, read_region, RawData, Region};
+pub use storage::Storage;
 
 use std::path::Path;
 

@@ -12,8 +12,9 @@ use std::path::Path;
 
 use super::{check_found, check_packing, lookup, ByteOrder, Found, NotDirect};
 use crate::input::grid::Grid;
-use crate::input::layout::{Storage, VarLayout};
+use crate::input::layout::VarLayout;
 use crate::input::packing::{AttrValue, CHECKED_ATTRIBUTES};
+use crate::input::storage::Storage;
 
 /// Where `layout`'s variable starts in `path` and its byte order, as libhdf5 reports them, after
 /// the checks every located HDF5 variable passes (with `grid`, its coordinates too).

@@ -33,9 +33,10 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use super::grid::Grid;
-use super::layout::{Storage, VarLayout};
+use super::layout::VarLayout;
 use super::netcdf3::netcdf3_variable;
 use super::packing::{same_units, AttrValue, Packing};
+use super::storage::Storage;
 use library::locate_hdf5;
 use parsed::locate_parsed;
 

@@ -12,8 +12,9 @@ use std::fs::File;
 use super::{check_found, check_packing, lookup, ByteOrder, Found, Refused};
 use crate::input::grid::Grid;
 use crate::input::h5meta::{Hdf5Meta, Layout, MetaError, TypeClass};
-use crate::input::layout::{Storage, VarLayout};
+use crate::input::layout::VarLayout;
 use crate::input::packing::CHECKED_ATTRIBUTES;
+use crate::input::storage::Storage;
 
 /// [`super::library::locate_hdf5`] without the library: the HDF5 metadata parsed from `file`.
 pub(super) fn locate_parsed(
