@@ -186,7 +186,7 @@ pub(crate) fn with_hdf5_file<T>(
 ) -> Result<T, NotDirect> {
     use hdf5_metno_sys::{h5, h5f, h5p};
     let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-    crate::input::silence_hdf5();
+    crate::input::open::silence_hdf5();
     let _lock = hdf5_metno_sys::LOCK.lock();
     // SAFETY: plain HDF5 C calls on a property list and a file handle created and closed here,
     // under the lock.

@@ -259,8 +259,8 @@ mod tests {
             let path = dir.path().join(format!("attrs-{padding}.nc"));
             // no test forks while the file is open for writing: a child would inherit its HDF5
             // lock and the reads below would be refused
-            let _serial = crate::input::forked::tests::serial();
-            crate::input::silence_hdf5();
+            let _serial = crate::input::child::serial();
+            crate::input::open::silence_hdf5();
             {
                 let mut f = netcdf::create(&path).unwrap();
                 f.add_dimension("x", 3).unwrap();
