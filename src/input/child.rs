@@ -3,7 +3,7 @@
 //! read path) and creating the output files, both while this process reads and computes.
 //! Each child has its own copy of the library state, so children run in parallel with each
 //! other and with this process's own library calls. The words for how a child ended
-//! ([`signal_name`], [`secs`]) are here too, for every kind of child's messages.
+//! (`signal_name`, `secs`) are here too, for every kind of child's messages.
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};

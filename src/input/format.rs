@@ -2,7 +2,7 @@
 //! first bytes) and the byte order of its stored values, and the type of its reasons for
 //! refusing a file.
 //!
-//! Why it exists: the header parsers ([`super::h5meta`], [`super::netcdf3`]) and the direct
+//! Why it exists: the header parsers ([`super::h5meta`], `netcdf3`) and the direct
 //! read path above them ([`super::direct`]) all speak of these; kept here, below all three, the
 //! parsers never import the path that uses them.
 

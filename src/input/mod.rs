@@ -6,7 +6,7 @@
 //! order and transposed into the canonical `(lat, lon)` order while decoding.
 //!
 //! The modules, bottom to top (each imports only those above it in this list, and the pool):
-//! [`format`] and `storage` (what a file and its values are), `error`, `packing` (decoding
+//! [`mod@format`] and `storage` (what a file and its values are), `error`, `packing` (decoding
 //! rules), `layout` and `grid` (the variable and its coordinates, through libnetcdf), `open`,
 //! `read` (a region, decoded), `checked` (every file against the first), the header parsers
 //! [`h5meta`] and `netcdf3`, [`direct`] (the `pread` fast path), [`child`] and [`contain`]

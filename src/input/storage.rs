@@ -37,7 +37,7 @@ impl Storage {
 
     /// The storage of a type described by its class, sign and size in bytes, as the header
     /// parsers of the direct path find it; `Err` names a type sstclim does not read (the same
-    /// words as [`VarLayout::inspect`] uses for it).
+    /// words as [`super::VarLayout::inspect`] uses for it).
     pub fn from_parts(float: bool, signed: bool, size: usize) -> Result<Storage, String> {
         Ok(match (float, signed, size) {
             (true, _, 4) => Storage::F32,

@@ -20,8 +20,8 @@
 //! wrong with it.
 //!
 //! The modules: this one probes the first file and locates each file (the checks both ways
-//! of inspecting an HDF5 file share); [`parsed`] inspects one through the metadata parser,
-//! [`library`] through libhdf5; [`pread`] reads and decodes a located variable.
+//! of inspecting an HDF5 file share); `parsed` inspects one through the metadata parser,
+//! `library` through libhdf5; `pread` reads and decodes a located variable.
 
 mod library;
 mod parsed;

@@ -3,7 +3,7 @@
 //! sizes of addresses and lengths, and the set of addresses already visited.
 //!
 //! Why it exists: the parser reads untrusted files on reader threads without libhdf5 (which is
-//! not thread-safe), so a truncated or corrupted file must give [`MetaError::Malformed`], never
+//! not thread-safe), so a truncated or corrupted file must give [`super::MetaError::Malformed`], never
 //! a panic or a read out of range; every structure above reads through these.
 
 use std::borrow::Cow;

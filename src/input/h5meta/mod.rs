@@ -12,20 +12,20 @@
 //! and `tests/h5meta.rs` compares the two on every structure below.
 //!
 //! The modules follow the format's layers, bottom to top:
-//! - [`cursor`]: checked byte reading (the file through a buffer of its head, a cursor, the
+//! - `cursor`: checked byte reading (the file through a buffer of its head, a cursor, the
 //!   superblock's address and length sizes, visited-address sets);
-//! - [`checksum`]: Jenkins' lookup3, HDF5's metadata checksum and link-name hash;
-//! - [`superblock`]: the file's entry point, versions 0 to 3;
-//! - [`header`]: object headers v1 and v2 with their continuation blocks, and which messages
+//! - `checksum`: Jenkins' lookup3, HDF5's metadata checksum and link-name hash;
+//! - `superblock`: the file's entry point, versions 0 to 3;
+//! - `header`: object headers v1 and v2 with their continuation blocks, and which messages
 //!   are kept;
-//! - [`message`]: the bodies of the dataspace, datatype, filter pipeline and data layout
+//! - `message`: the bodies of the dataspace, datatype, filter pipeline and data layout
 //!   messages;
-//! - [`btree2`] and [`heap`]: v2 B-tree headers and fractal heaps (dense links, dense
+//! - `btree2` and `heap`: v2 B-tree headers and fractal heaps (dense links, dense
 //!   attributes);
-//! - [`group`] and [`symbol_table`]: finding a link of the root group (new-style link messages,
+//! - `group` and `symbol_table`: finding a link of the root group (new-style link messages,
 //!   compact or dense; old-style symbol tables);
-//! - [`dataset`]: what a dataset's header says, and reading small datasets' values;
-//! - [`attributes`]: attribute messages, compact and dense.
+//! - `dataset`: what a dataset's header says, and reading small datasets' values;
+//! - `attributes`: attribute messages, compact and dense.
 //!
 //! Supported:
 //! - superblock versions 0 and 1 (root group as a symbol table: object header v1, symbol table
@@ -111,7 +111,7 @@ fn unsupported(why: impl Into<String>) -> MetaError {
 const MAX_DEPTH: usize = 32;
 
 /// One HDF5 file's superblock and root group, to look datasets up in. Opened by
-/// [`Hdf5Meta::open`] ([`superblock`]); its methods are spread over the modules of the
+/// [`Hdf5Meta::open`] (`superblock`); its methods are spread over the modules of the
 /// structures they read.
 pub struct Hdf5Meta<'f> {
     src: Source<'f>,
