@@ -96,9 +96,12 @@ fn decoding_matches_netcdf4_python() {
         not_direct.iter().any(|(n, why)| n.starts_with("chunked_deflate") && why.contains("not contiguous")),
         "{not_direct:?}"
     );
-    assert!(direct_read.iter().any(|(n, f)| n.starts_with("nc3_") && *f == direct::Format::NetCdf3), "{direct_read:?}");
     assert!(
-        direct_read.iter().filter(|(_, f)| *f == direct::Format::Hdf5).count() >= 5,
+        direct_read.iter().any(|(n, f)| n.starts_with("nc3_") && *f == input::format::Format::NetCdf3),
+        "{direct_read:?}"
+    );
+    assert!(
+        direct_read.iter().filter(|(_, f)| *f == input::format::Format::Hdf5).count() >= 5,
         "{direct_read:?} {not_direct:?}"
     );
 }

@@ -81,8 +81,8 @@ fn agree(path: &Path, names: &[&str]) -> (Structure, usize) {
         assert_eq!(class, lib.class, "{what}: type class");
         assert_eq!(ds.dtype.size, lib.type_size, "{what}: type size");
         let order = match lib.order {
-            h5t::H5T_order_t::H5T_ORDER_LE => Some(direct::ByteOrder::Little),
-            h5t::H5T_order_t::H5T_ORDER_BE => Some(direct::ByteOrder::Big),
+            h5t::H5T_order_t::H5T_ORDER_LE => Some(input::format::ByteOrder::Little),
+            h5t::H5T_order_t::H5T_ORDER_BE => Some(input::format::ByteOrder::Big),
             _ => None,
         };
         assert_eq!(ds.dtype.order, order, "{what}: byte order");

@@ -2,7 +2,8 @@
 //! libnetcdf/libhdf5 lock of this process: querying the layout of every input file (the direct
 //! read path) and creating the output files, both while this process reads and computes.
 //! Each child has its own copy of the library state, so children run in parallel with each
-//! other and with this process's own library calls.
+//! other and with this process's own library calls. The words for how a child ended
+//! (`signal_name`, `secs`) are here too, for every kind of child's messages.
 
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
@@ -109,6 +110,49 @@ pub fn write_all(fd: RawFd, mut bytes: &[u8]) -> bool {
     true
 }
 
+/// The name of the signal that ended a child, for messages.
+pub(crate) fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGUSR2 => "SIGUSR2",
+        _ => "unnamed",
+    }
+}
+
+/// Seconds for messages: whole numbers as such, fractions with one decimal.
+pub(crate) fn secs(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
+    }
+}
+
+/// Forking tests run one at a time: the forked readers' zombie check looks at every child of
+/// this process (every test in the crate that forks takes it).
+#[cfg(test)]
+static FORKS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The lock of [`FORKS`], for a test that forks.
+#[cfg(test)]
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
+    FORKS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_child_reports_through_its_pipe_and_exit_status() {
-        let _serial = crate::input::forked::tests::serial();
+        let _serial = serial();
         // SAFETY: the body only writes to its pipe.
         let (pid, fd) = unsafe { fork_child(|w| i32::from(!write_all(w, b"hello"))) }.unwrap();
         let mut got = String::new();

@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
-use super::child::{fork_child, write_all};
-use super::forked::signal_name;
+use super::child::{fork_child, secs, signal_name, write_all};
 
 /// Why contained work gave no answer.
 #[derive(Debug, thiserror::Error)]
@@ -47,16 +46,6 @@ pub enum ContainError {
     /// The work itself failed (its message names the file).
     #[error("{message}")]
     Failed { message: String },
-}
-
-/// Seconds for messages: whole numbers as such, fractions with one decimal.
-pub(crate) fn secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0}")
-    } else {
-        format!("{s:.1}")
-    }
 }
 
 /// What the child sends back.
@@ -231,7 +220,7 @@ mod tests {
 
     #[test]
     fn answers_come_back_and_failures_are_named() {
-        let _serial = crate::input::forked::tests::serial();
+        let _serial = crate::input::child::serial();
         let p = Path::new("/data/x.nc");
         let v: Vec<u32> = contained(p, "counting", || Ok(vec![1, 2, 3])).unwrap();
         assert_eq!(v, [1, 2, 3]);
@@ -260,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_stopped_child_is_killed_after_the_timeout() {
-        let _serial = crate::input::forked::tests::serial();
+        let _serial = crate::input::child::serial();
         let start = Instant::now();
         let e = contained_within::<u8, _>(Path::new("f.nc"), "reading the header", Duration::from_millis(300), || {
             // SAFETY: the child stops itself.

@@ -21,6 +21,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 
+use super::child::{secs, signal_name};
 use super::error::InputError;
 use super::grid::Grid;
 use super::layout::VarLayout;
@@ -88,7 +89,7 @@ pub enum ReaderError {
     File { path: PathBuf, slot: usize, message: String },
     #[error("reader process {pid} was killed by signal {signal} ({}) while reading {}", signal_name(*signal), list(files))]
     Signal { pid: i32, signal: i32, files: Vec<PathBuf> },
-    #[error("reader process {pid} made no progress for {} s while reading {}: killed", super::contain::secs(*waited), file.display())]
+    #[error("reader process {pid} made no progress for {} s while reading {}: killed", secs(*waited), file.display())]
     Stalled { pid: i32, waited: std::time::Duration, file: PathBuf },
     #[error("reader process {pid} exited with status {code} before finishing {}", list(files))]
     Exited { pid: i32, code: i32, files: Vec<PathBuf> },
@@ -102,27 +103,6 @@ pub enum ReaderError {
     BadSlot { path: PathBuf, slot: usize, problem: String },
     #[error("cannot {what} for a reader process: {cause}")]
     System { what: &'static str, cause: io::Error },
-}
-
-pub(crate) fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGUSR2 => "SIGUSR2",
-        _ => "unnamed",
-    }
 }
 
 /// Up to four file names, then how many more.
@@ -570,8 +550,8 @@ fn send(fd: RawFd, msg: &[u8]) -> bool {
 /// Open `path`, check it like the first file (the variable's shape, and the grid when asked),
 /// read the region and decode it into `dest`. Returns the bytes of stored data read.
 fn read_checked<T: Sample>(path: &Path, job: &Job<'_>, dest: &mut [T]) -> Result<u64, InputError> {
-    let (layout, raw) = super::read_checked(path, job.expected, job.first, job.check_grid, job.region)?;
-    super::check_pool_packing::<T>(path, &layout, job.expected, job.first)?;
+    let (layout, raw) = super::checked::read_checked(path, job.expected, job.first, job.check_grid, job.region)?;
+    super::checked::check_pool_packing::<T>(path, &layout, job.expected, job.first)?;
     decode_region(&layout, job.region, &raw, dest);
     Ok(raw.bytes() as u64)
 }

@@ -6,9 +6,9 @@
 //! thread-safe); it needs each file's own type and attributes too, so that no file is decoded
 //! with another file's rules ([`super::direct`]).
 
-use super::direct::NotDirect;
-use super::layout::Storage;
+use super::format::NotDirect;
 use super::packing::{AttrValue, CHECKED_ATTRIBUTES};
+use super::storage::Storage;
 
 /// A NetCDF-3 header, read far enough to find one variable's data.
 struct Nc3Reader<'a> {
@@ -95,9 +95,9 @@ fn nc3_storage(kind: u64) -> Result<Storage, String> {
         7 => Storage::U8,
         8 => Storage::U16,
         9 => Storage::U32,
-        10 => return Err(super::layout::unread("int64")),
-        11 => return Err(super::layout::unread("uint64")),
-        _ => return Err(super::layout::unread("char (text)")),
+        10 => return Err(super::storage::unread("int64")),
+        11 => return Err(super::storage::unread("uint64")),
+        _ => return Err(super::storage::unread("char (text)")),
     })
 }
 

@@ -9,7 +9,7 @@
 
 use netcdf::AttributeValue;
 
-use super::layout::Storage;
+use super::storage::Storage;
 
 /// The decoding rules of one variable in one file.
 #[derive(Clone, Debug, PartialEq)]

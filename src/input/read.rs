@@ -8,8 +8,9 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::error::InputError;
-use super::layout::{Storage, VarLayout};
+use super::layout::VarLayout;
 use super::packing::Packing;
+use super::storage::Storage;
 use crate::pool::Sample;
 
 /// A rectangle of the canonical grid: latitude rows x longitude columns.

@@ -4,14 +4,17 @@
 //!
 //! The pool lives in an anonymous memory mapping rather than a `Vec`: pages are committed only
 //! when decoded into, and the mapping can be pinned for DMA. [`Pool::new_shared`] makes it a
-//! `MAP_SHARED` mapping that reader processes forked afterwards decode into. Missing values are
-//! NaN.
+//! `MAP_SHARED` mapping ([`SharedMap`], owned here: the input stage decodes into the pool, so it
+//! imports the pool, never the reverse) that reader processes forked afterwards decode into.
+//! Missing values are NaN.
+
+mod shared;
 
 use std::marker::PhantomData;
 
 use memmap2::MmapMut;
 
-use crate::input::SharedMap;
+pub use shared::SharedMap;
 
 /// A value type a pool can hold. Decoding always happens in float64; a narrower pool rounds.
 pub trait Sample: Copy + Send + Sync + 'static {
@@ -31,7 +34,7 @@ pub trait Sample: Copy + Send + Sync + 'static {
     }
     /// Whether this pool keeps a file's stored integers (decoded later by one table built from
     /// the first file's packing) instead of decoded values: then every file must be packed
-    /// like the first (see [`crate::input::check_pool_packing`]).
+    /// like the first (the input stage's `check_pool_packing` refuses any other).
     const KEEPS_STORED: bool = false;
     /// Store a file's int16 values as they are, where this pool keeps stored integers whatever
     /// the packing (`from_stored` ignores the decoded value): a copy instead of decoding.

@@ -2,19 +2,12 @@
 //! cleanly (a typed error, every child reaped) when a file is bad or a reader is killed.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::input::{open, read_region, silence_hdf5};
-
-/// Forking tests run one at a time: the zombie check looks at every child of this process
-/// (tests elsewhere in the crate that fork take it too).
-static FORKS: Mutex<()> = Mutex::new(());
-
-pub(crate) fn serial() -> MutexGuard<'static, ()> {
-    FORKS.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::input::child::serial;
+use crate::input::open::{open, silence_hdf5};
+use crate::input::read::read_region;
 
 const NLAT: usize = 9;
 const NLON: usize = 13;

@@ -2,6 +2,9 @@
 //! the children it forks afterwards. Forked reader processes decode into the sample pool through
 //! it; a private mapping (memmap2's `map_anon`) would be copied on write in each child and the
 //! parent would never see the values.
+//!
+//! It belongs to the pool (whose backing it is); the input stage's forked readers reach it
+//! through the pool they decode into.
 
 use std::ptr::NonNull;
 

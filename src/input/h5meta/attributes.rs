@@ -2,8 +2,9 @@
 //!
 //! Why it exists: the direct read path decodes each file with that file's own `_FillValue`,
 //! `scale_factor`, valid range etc. (files of one product need not agree), so it must read
-//! them for every file, on any thread, as cheaply as it reads the data offset. Only the
-//! attributes asked for are decoded; all others are skipped unread.
+//! them for every file, on any thread, as cheaply as it reads the data offset; libhdf5 is not
+//! thread-safe, and stays the oracle (the job's first file is read both ways, and the tests
+//! compare the two). Only the attributes asked for are decoded; all others are skipped unread.
 //!
 //! Supported: attribute messages (type 0x000C) versions 1 (name, datatype and dataspace padded
 //! to 8 bytes), 2 and 3 (with a character set byte), stored compactly in the object header or
@@ -12,13 +13,16 @@
 //! Values: fixed-point and IEEE float scalars and 1-D arrays of either byte order; text
 //! attributes are reported as text ([`AttrValue::Other`]). Shared datatypes or dataspaces,
 //! shared attribute messages and other classes of a wanted attribute are
-//! [`MetaError::Unsupported`] (the caller then asks libhdf5).
+//! [`super::MetaError::Unsupported`] (the caller then asks libhdf5).
 
-use super::super::packing::AttrValue;
-use super::{
-    bad, datatype, lookup3, unsupported, value_f64, ByteOrder, Cur, Hdf5Meta, Header, Result, Sizes, TypeClass,
-    Visited, MSG_ATTRIBUTE, MSG_ATTRIBUTE_INFO,
-};
+use super::checksum::{lookup3, verify};
+use super::cursor::{Cur, Sizes, Visited};
+use super::dataset::{value_f64, TypeClass};
+use super::header::{Header, MSG_ATTRIBUTE, MSG_ATTRIBUTE_INFO};
+use super::message::datatype;
+use super::{bad, unsupported, Hdf5Meta, Result};
+use crate::input::format::ByteOrder;
+use crate::input::packing::AttrValue;
 
 /// Attributes by name, in the order they were found.
 pub type Attributes = Vec<(String, AttrValue)>;
@@ -84,7 +88,7 @@ impl Hdf5Meta<'_> {
             if version != 0 || kind != tree.kind {
                 return Err(bad("an attribute name index node of another version or type"));
             }
-            super::verify(&block, "attribute name index node")?;
+            verify(&block, "attribute name index node")?;
             for r in c.take(nrec * rec)?.chunks_exact(rec) {
                 let hash = u32::from_le_bytes(r[rec - 4..].try_into().expect("4 bytes"));
                 if !hashes.contains(&hash) {
@@ -255,8 +259,8 @@ mod tests {
             let path = dir.path().join(format!("attrs-{padding}.nc"));
             // no test forks while the file is open for writing: a child would inherit its HDF5
             // lock and the reads below would be refused
-            let _serial = crate::input::forked::tests::serial();
-            crate::input::silence_hdf5();
+            let _serial = crate::input::child::serial();
+            crate::input::open::silence_hdf5();
             {
                 let mut f = netcdf::create(&path).unwrap();
                 f.add_dimension("x", 3).unwrap();

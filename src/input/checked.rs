@@ -1,0 +1,85 @@
+//! The checks every input file gets against the job's first file before its values reach the
+//! pool: its variable's shape, units and (when asked) coordinates, then, for a pool that keeps
+//! stored integers, its storage type and packing.
+//!
+//! Why it exists: files of one product need not agree, and a file decoded with another file's
+//! rules would give wrong values silently; every read path that goes through libnetcdf (the
+//! library path in threads and the forked readers) calls these, so a file is refused the same
+//! way whichever path reads it.
+
+use std::path::Path;
+
+use super::error::InputError;
+use super::grid::Grid;
+use super::layout::VarLayout;
+use super::open::open;
+use super::packing;
+use super::read::{read_region, RawData, Region};
+
+/// Open `path` and read `region` of the variable `expected` describes (in the file's own
+/// storage), after the checks every input file gets against the first one (`first`): the
+/// variable's shape, and its coordinates when `grid` is given. Returns the file's own layout
+/// (its packing may differ from the first file's) and the stored values.
+pub fn read_checked(
+    path: &Path,
+    expected: &VarLayout,
+    first: &Path,
+    grid: Option<&Grid>,
+    region: &Region,
+) -> Result<(VarLayout, RawData), InputError> {
+    let file = open(path)?;
+    let mut layout = VarLayout::inspect(&file, path, Some(&expected.name), false)?;
+    // a lossy int16 packing is the job's, not the file's
+    layout.packing.quantize = expected.packing.quantize;
+    if layout.nlat() != expected.nlat() || layout.nlon() != expected.nlon() {
+        return Err(InputError::ShapeMismatch {
+            path: path.into(),
+            var: layout.name.clone(),
+            found: layout.shape_text(),
+            expected: expected.shape_text(),
+            first: first.into(),
+        });
+    }
+    if !packing::same_units(layout.meta.units.as_deref(), expected.meta.units.as_deref()) {
+        return Err(InputError::UnitsMismatch {
+            path: path.into(),
+            var: layout.name.clone(),
+            found: layout.meta.units.clone().unwrap_or_default(),
+            expected: expected.meta.units.clone().unwrap_or_default(),
+            first: first.into(),
+        });
+    }
+    if let Some(grid) = grid {
+        grid.check_same(&Grid::read(&file, path, &layout)?, path, first)?;
+    }
+    let raw = read_region(&file, path, &layout, region)?;
+    Ok((layout, raw))
+}
+
+/// Refuse a file that a pool keeping stored integers (`--pool i16` on int16 input) would
+/// decode wrongly: such a pool decodes every file with one table built from the first file's
+/// packing (`expected`), so a file stored another way or packed with other attributes (`file`:
+/// its own layout) is an error naming the attribute, never a wrong value. Other pools decode
+/// every file with its own packing and pass.
+pub fn check_pool_packing<T: crate::pool::Sample>(
+    path: &Path,
+    file: &VarLayout,
+    expected: &VarLayout,
+    first: &Path,
+) -> Result<(), InputError> {
+    // a lossy packing (--pack-scale) decodes every file with its own rules before packing
+    if !T::KEEPS_STORED || expected.packing.quantize.is_some() {
+        return Ok(());
+    }
+    let detail = if file.storage != expected.storage {
+        Some(format!("its storage type {} (not {})", file.storage.name(), expected.storage.name()))
+    } else {
+        file.packing.differs_from(&expected.packing).map(|a| format!("its attribute {a}"))
+    };
+    match detail {
+        None => Ok(()),
+        Some(detail) => {
+            Err(InputError::PoolPacking { path: path.into(), var: file.name.clone(), detail, first: first.into() })
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! The direct-read fast path: where the data variable is stored contiguous and uncompressed,
+//! its bytes are one run at a fixed offset of the file, so threads read it with `pread` and
+//! decode it without libnetcdf/libhdf5 in the loop (the library is not thread-safe and,
+//! serialized, reads about 1 GB/s; `pread` from the page cache runs at memory speed).
+//!
+//! Every file's offset is queried, never assumed (it differs between HDF5 versions and
+//! writers), with the storage layout, filters, type, byte order and dimensions checked, and on
+//! a job's first tile the coordinate variables compared with the first file's. NetCDF-4 files
+//! are inspected by parsing their HDF5 metadata ([`super::h5meta`], no library, any thread);
+//! where that parser meets a structure it does not read, through HDF5 itself (`H5Dget_offset`
+//! etc., serialized under the library lock). The job's first file is inspected both ways
+//! ([`probe`]): if they disagree, every file of the job is inspected through the library (and a
+//! warning says so). `SSTCLIM_H5META=off` forces the library for every file. NetCDF-3 headers
+//! are parsed here (non-record variables only). Every file's own storage type and decoding
+//! attributes (`_FillValue`, `missing_value`, `scale_factor`, `add_offset`, valid range) are
+//! read the same way (parsed, or through libhdf5) and must equal the first file's, with which
+//! the direct path decodes: a file of another type or packing is never decoded with the first
+//! file's rules but goes to the library path, which decodes it with its own. Any file that
+//! does not qualify or does not read cleanly goes to the library path, which reports what is
+//! wrong with it.
+//!
+//! The modules: this one probes the first file and locates each file (the checks both ways
+//! of inspecting an HDF5 file share); `parsed` inspects one through the metadata parser,
+//! `library` through libhdf5; `pread` reads and decodes a located variable.
+
+mod library;
+mod parsed;
+mod pread;
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use super::grid::Grid;
+use super::layout::VarLayout;
+use super::netcdf3::netcdf3_variable;
+use super::packing::{same_units, AttrValue, Packing};
+use super::storage::Storage;
+use library::locate_hdf5;
+use parsed::locate_parsed;
+
+// the types this path's results carry, defined below it (the header parsers use them too)
+pub use super::format::{ByteOrder, Format, NotDirect};
+// compatibility alias: callers outside `input` (output::direct) name the signature here
+pub(crate) use super::format::HDF5_SIGNATURE;
+pub(crate) use library::{dataset_storage, with_hdf5_file};
+pub use library::{hdf5_storage, Hdf5Storage};
+pub use pread::{bytes_of, read_into, DirectBuffer};
+
+/// The storage of a contiguous variable, as found in the first file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirectLayout {
+    pub format: Format,
+    pub order: ByteOrder,
+    /// Byte offset of the first value in the probed file.
+    pub offset: u64,
+    /// Files are located by parsing their headers, with no library: any thread may locate
+    /// them (NetCDF-3, and HDF5 where [`super::h5meta`] read the first file as libhdf5 did).
+    pub parsed: bool,
+}
+
+/// Whether HDF5 metadata is parsed here (else read through libhdf5): `SSTCLIM_H5META=off`
+/// (or `0`, `false`, `library`) turns the parser off.
+pub fn parser_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        let v = std::env::var("SSTCLIM_H5META").unwrap_or_default().to_ascii_lowercase();
+        !matches!(v.as_str(), "off" | "0" | "false" | "library")
+    })
+}
+
+/// How an HDF5 file is inspected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// Through libhdf5, under the library lock.
+    Library,
+    /// Parsed ([`super::h5meta`]); through libhdf5 where the parser meets a structure it does
+    /// not read.
+    Parser,
+    /// Parsed only: such structures are an error (for tests and the first file's check).
+    ParserOnly,
+}
+
+/// Why an inspection gave no offset.
+pub(super) enum Refused {
+    /// The parser does not read this file's structures (the library may).
+    Unsupported(String),
+    /// The file does not qualify (or is malformed).
+    Not(NotDirect),
+}
+
+impl From<NotDirect> for Refused {
+    fn from(why: NotDirect) -> Refused {
+        Refused::Not(why)
+    }
+}
+
+impl Refused {
+    fn text(self) -> NotDirect {
+        match self {
+            Refused::Unsupported(why) => format!("not read without libhdf5: {why}"),
+            Refused::Not(why) => why,
+        }
+    }
+}
+
+/// The direct layout of `layout`'s variable in `path`, or why it has none. An HDF5 file is
+/// inspected through libhdf5 (whose verdict stands) and parsed: the parser locates the job's
+/// files only where it gives the same offset, byte order and dimensions.
+pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect> {
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let mut head = [0u8; 8];
+    file.read_exact_at(&mut head, 0).map_err(|e| format!("reading the header: {e}"))?;
+    let Some(format) = Format::of(&head) else {
+        return Err("neither an HDF5 file without user block nor NetCDF-3".into());
+    };
+    let (offset, order) = locate_in(&file, path, format, layout, None, Via::Library).map_err(Refused::text)?;
+    let parsed = match format {
+        Format::NetCdf3 => true,
+        Format::Hdf5 if !parser_enabled() => false,
+        // both check the dimensions against `layout`'s: agreeing on them is succeeding
+        Format::Hdf5 => match locate_in(&file, path, format, layout, None, Via::ParserOnly) {
+            Ok(found) if found == (offset, order) => true,
+            Ok((o, ord)) => {
+                tracing::warn!(
+                    "{}: the HDF5 metadata parser finds {} at byte {o} ({ord:?}), libhdf5 at byte {offset} \
+                     ({order:?}): locating every file through libhdf5",
+                    path.display(),
+                    layout.name
+                );
+                false
+            }
+            Err(Refused::Unsupported(why)) => {
+                tracing::info!("{}: {why}: locating every file through libhdf5", path.display());
+                false
+            }
+            Err(Refused::Not(why)) => {
+                tracing::warn!(
+                    "{}: the HDF5 metadata parser refuses it ({why}), libhdf5 does not: locating every file \
+                     through libhdf5",
+                    path.display()
+                );
+                false
+            }
+        },
+    };
+    Ok(DirectLayout { format, order, offset, parsed })
+}
+
+/// Where `layout`'s variable starts in `path`, after checking that the file stores it the way
+/// `direct` says (same format and byte order, contiguous, unfiltered, same dimensions and
+/// type) and, with `grid`, that its coordinate variables equal `grid`'s. HDF5 files are parsed
+/// where `direct.parsed` (else, and where the parser does not read them, inspected through
+/// HDF5 itself, taking the library lock); NetCDF-3 headers are parsed.
+pub fn locate(
+    path: &Path,
+    direct: &DirectLayout,
+    layout: &VarLayout,
+    grid: Option<&Grid>,
+) -> Result<(File, u64), NotDirect> {
+    locate_via(path, direct, layout, grid, if direct.parsed { Via::Parser } else { Via::Library })
+}
+
+/// [`locate`] with the way HDF5 files are inspected chosen (NetCDF-3 files are always parsed).
+pub fn locate_via(
+    path: &Path,
+    direct: &DirectLayout,
+    layout: &VarLayout,
+    grid: Option<&Grid>,
+    via: Via,
+) -> Result<(File, u64), NotDirect> {
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let (offset, order) = locate_in(&file, path, direct.format, layout, grid, via).map_err(Refused::text)?;
+    if order != direct.order {
+        return Err(format!("byte order {order:?}, the first file {:?}", direct.order));
+    }
+    Ok((file, offset))
+}
+
+fn locate_in(
+    file: &File,
+    path: &Path,
+    format: Format,
+    layout: &VarLayout,
+    grid: Option<&Grid>,
+    via: Via,
+) -> Result<(u64, ByteOrder), Refused> {
+    if layout.extra_len() != 1 {
+        return Err("the variable has more than one step".to_string().into());
+    }
+    let size = file.metadata().map_err(|e| e.to_string())?.len();
+    let bytes = layout.storage.size() as u64 * (layout.nlat() * layout.nlon()) as u64;
+    let (offset, order) = match (format, via) {
+        (Format::Hdf5, Via::Library) => locate_hdf5(path, layout, bytes, grid)?,
+        (Format::Hdf5, Via::ParserOnly) => locate_parsed(file, layout, bytes, grid)?,
+        (Format::Hdf5, Via::Parser) => match locate_parsed(file, layout, bytes, grid) {
+            Err(Refused::Unsupported(why)) => {
+                tracing::debug!("{}: {why}: asking libhdf5", path.display());
+                locate_hdf5(path, layout, bytes, grid)?
+            }
+            other => other?,
+        },
+        (Format::NetCdf3, _) => {
+            let mut buf = vec![0u8; size.min(1 << 20) as usize];
+            file.read_exact_at(&mut buf, 0).map_err(|e| e.to_string())?;
+            let v = netcdf3_variable(&buf, &layout.name)?;
+            let want: Vec<u64> = layout.dims.iter().map(|d| d.1 as u64).collect();
+            if v.dims != want {
+                return Err(format!("dimensions {:?}, expected {want:?}", v.dims).into());
+            }
+            match v.storage {
+                Ok(found) if found == layout.storage => {}
+                Ok(found) => {
+                    return Err(
+                        format!("stored as {}, the first file as {}", found.name(), layout.storage.name()).into()
+                    )
+                }
+                Err(why) => return Err(format!("the variable {why}").into()),
+            }
+            check_packing(layout.storage, |n| lookup(&v.attrs, n), layout)?;
+            (v.begin, ByteOrder::Big)
+        }
+    };
+    if !matches!(offset.checked_add(bytes), Some(end) if end <= size) {
+        return Err(format!("the variable's {bytes} bytes at offset {offset} pass the end of the file").into());
+    }
+    Ok((offset, order))
+}
+
+/// What either way of inspecting an HDF5 dataset reports, for the same checks.
+pub(super) struct Found {
+    /// libhdf5's name of the layout class.
+    pub(super) layout: String,
+    pub(super) contiguous: bool,
+    pub(super) filters: usize,
+    pub(super) type_size: usize,
+    /// The storage type, or why sstclim does not read the type.
+    pub(super) storage: Result<Storage, String>,
+    /// The byte order, or the name of one the direct path cannot read (none, for single
+    /// bytes; VAX).
+    pub(super) order: Result<ByteOrder, String>,
+    pub(super) dims: Vec<u64>,
+    /// Bytes allocated for the data.
+    pub(super) stored: u64,
+    /// Byte offset of the data (None where not allocated).
+    pub(super) offset: Option<u64>,
+}
+
+/// The checks every located HDF5 variable passes: its offset and byte order.
+pub(super) fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(u64, ByteOrder), NotDirect> {
+    let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
+    let storage = layout.storage;
+    if !s.contiguous {
+        return Err(format!("stored {}, not contiguous", s.layout));
+    }
+    if s.filters != 0 {
+        return Err(format!("{} filter(s) (compression)", s.filters));
+    }
+    match &s.storage {
+        Ok(found) if *found == storage => {}
+        Ok(found) => return Err(format!("stored as {}, the first file as {}", found.name(), storage.name())),
+        Err(why) => return Err(format!("the variable {why}")),
+    }
+    if s.dims != want {
+        return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
+    }
+    let Some(offset) = s.offset.filter(|_| s.stored == bytes) else {
+        return Err("storage not allocated (never written)".into());
+    };
+    let order = match &s.order {
+        Ok(order) => *order,
+        Err(_) if s.type_size == 1 => ByteOrder::Little, // single bytes have no order
+        Err(other) => return Err(format!("byte order {other}")),
+    };
+    Ok((offset, order))
+}
+
+/// Check that a file's own decoding attributes (`attr`, for a variable stored as `storage`)
+/// give the rules the direct path decodes with (`layout`'s, the first file's): the same
+/// function builds both, so a file passes exactly when it would decode alike. `quantize` is the
+/// job's and not compared.
+pub(super) fn check_packing(
+    storage: Storage,
+    attr: impl Fn(&str) -> Option<AttrValue>,
+    layout: &VarLayout,
+) -> Result<(), NotDirect> {
+    let units = match attr("units") {
+        None => None,
+        Some(AttrValue::Text(t)) => Some(t),
+        // text the parsers do not read: libnetcdf compares it
+        Some(_) => return Err("its units are not read here".into()),
+    };
+    if !same_units(units.as_deref(), layout.meta.units.as_deref()) {
+        return Err("its units differ from the first file's".into());
+    }
+    let own = Packing::from_attributes(storage, attr).map_err(|e| format!("its decoding attributes: {e}"))?;
+    match own.differs_from(&layout.packing) {
+        Some(name) => Err(format!("its own {name} differs from the first file's: decoded with its own")),
+        None => Ok(()),
+    }
+}
+
+/// The value of attribute `name` in a list of attributes read from a file.
+pub(super) fn lookup(attrs: &[(String, AttrValue)], name: &str) -> Option<AttrValue> {
+    attrs.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+}

@@ -1,0 +1,71 @@
+//! Inspecting an HDF5 input file for the direct path through the metadata parser
+//! ([`crate::input::h5meta`]): its variable's layout, type, dimensions and offset, its decoding
+//! attributes and its coordinates, put through the same checks as libhdf5's answers.
+//!
+//! Why it exists: parsed, every reader thread locates its own file with no library lock and no
+//! child process (libhdf5 is not thread-safe); a structure the parser does not read is
+//! reported as [`Refused::Unsupported`] so that the caller asks libhdf5
+//! ([`super::library`]), which stays the oracle.
+
+use std::fs::File;
+
+use super::{check_found, check_packing, lookup, ByteOrder, Found, Refused};
+use crate::input::grid::Grid;
+use crate::input::h5meta::{Hdf5Meta, Layout, MetaError, TypeClass};
+use crate::input::layout::VarLayout;
+use crate::input::packing::CHECKED_ATTRIBUTES;
+use crate::input::storage::Storage;
+
+/// [`super::library::locate_hdf5`] without the library: the HDF5 metadata parsed from `file`.
+pub(super) fn locate_parsed(
+    file: &File,
+    layout: &VarLayout,
+    bytes: u64,
+    grid: Option<&Grid>,
+) -> Result<(u64, ByteOrder), Refused> {
+    let refused = |e: MetaError| match e {
+        MetaError::Unsupported(why) => Refused::Unsupported(why),
+        other => Refused::Not(other.to_string()),
+    };
+    let meta = Hdf5Meta::open(file).map_err(refused)?;
+    let (ds, attrs) = meta.dataset_with_attributes(&layout.name, &CHECKED_ATTRIBUTES).map_err(refused)?;
+    let storage = match ds.dtype.class {
+        TypeClass::Integer { signed } => Storage::from_parts(false, signed, ds.dtype.size),
+        TypeClass::Float => Storage::from_parts(true, true, ds.dtype.size),
+        other => return Err(Refused::Unsupported(format!("a variable of HDF5 class {other:?}"))),
+    };
+    if !ds.dtype.standard {
+        return Err(Refused::Not("a number type of partial precision or not IEEE".into()));
+    }
+    let found = Found {
+        layout: ds.layout.name().into(),
+        contiguous: matches!(ds.layout, Layout::Contiguous { .. }),
+        filters: ds.filters,
+        type_size: ds.dtype.size,
+        storage,
+        order: ds.dtype.order.ok_or_else(|| "VAX".to_string()),
+        dims: ds.dims.clone(),
+        stored: ds.storage_size().unwrap_or(0),
+        offset: ds.offset(),
+    };
+    let located = check_found(&found, layout, bytes)?;
+    check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
+    // the coordinates, compared with the first file's
+    for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
+        if !coord.from_file {
+            continue;
+        }
+        let c = match meta.dataset(&coord.dim) {
+            Err(MetaError::NotFound(_)) => return Err(format!("no coordinate dataset /{}", coord.dim).into()),
+            other => other.map_err(refused)?,
+        };
+        let same = c.dims == [coord.values.len() as u64] && {
+            let values = meta.values_f64(&c).map_err(refused)?;
+            values.iter().zip(&coord.values).all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        if !same {
+            return Err(format!("coordinate {} differs from the first file's", coord.dim).into());
+        }
+    }
+    Ok(located)
+}

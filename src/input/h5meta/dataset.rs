@@ -1,0 +1,204 @@
+//! What HDF5 metadata says about one dataset of the root group (its storage layout, filters,
+//! datatype and dimensions, from the messages of its object header) and the values of small
+//! compact or contiguous datasets (coordinates), converted to f64 as libhdf5 converts them.
+//!
+//! Why it exists: this is what the direct read path asks of every input file to trust a data
+//! offset and compare coordinates, answered on any thread without libhdf5 (which is not
+//! thread-safe); libhdf5 stays the oracle (`H5Dget_offset`, `H5Dread` to
+//! `H5T_NATIVE_DOUBLE`) that the job's first file and the tests are checked against.
+
+use std::borrow::Cow;
+
+use super::attributes::Attributes;
+use super::header::{Header, MSG_DATASPACE, MSG_DATATYPE, MSG_EXTERNAL, MSG_LAYOUT, MSG_PIPELINE};
+use super::message::{data_layout, dataspace, datatype, pipeline};
+use super::{bad, unsupported, Hdf5Meta, MetaError, Result};
+use crate::input::format::ByteOrder;
+
+/// The byte order of this machine.
+const NATIVE: ByteOrder = if cfg!(target_endian = "little") { ByteOrder::Little } else { ByteOrder::Big };
+
+/// Storage layout of a dataset (the data layout message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Values stored in the layout message itself.
+    Compact(Vec<u8>),
+    /// One run of `size` bytes at `address` (None: not allocated, never written).
+    Contiguous {
+        address: Option<u64>,
+        size: u64,
+    },
+    Chunked,
+    Virtual,
+}
+
+impl Layout {
+    /// libhdf5's name of the layout class.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Layout::Compact(_) => "H5D_COMPACT",
+            Layout::Contiguous { .. } => "H5D_CONTIGUOUS",
+            Layout::Chunked => "H5D_CHUNKED",
+            Layout::Virtual => "H5D_VIRTUAL",
+        }
+    }
+}
+
+/// Datatype classes (`H5T_class_t` numbering for the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeClass {
+    Integer { signed: bool },
+    Float,
+    Other(u8),
+}
+
+/// A dataset's datatype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Datatype {
+    pub class: TypeClass,
+    /// Bytes per value.
+    pub size: usize,
+    /// None for VAX-ordered floats and classes without a byte order.
+    pub order: Option<ByteOrder>,
+    /// Values take all `size` bytes the standard way: IEEE 754 binary32/binary64, or integers of
+    /// full precision at bit 0 (what [`Hdf5Meta::values_f64`] decodes).
+    pub standard: bool,
+}
+
+/// What the metadata says about one dataset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset {
+    pub layout: Layout,
+    /// Filters in the pipeline (compression, shuffle, checksums).
+    pub filters: usize,
+    pub dtype: Datatype,
+    /// Dimension lengths (empty for scalar and null dataspaces).
+    pub dims: Vec<u64>,
+}
+
+impl Dataset {
+    /// Bytes allocated for the data, as `H5Dget_storage_size` gives them (None for chunked and
+    /// virtual storage, which this reader does not measure).
+    pub fn storage_size(&self) -> Option<u64> {
+        match &self.layout {
+            Layout::Compact(b) => Some(b.len() as u64),
+            Layout::Contiguous { address: Some(_), size } => Some(*size),
+            Layout::Contiguous { address: None, .. } => Some(0),
+            Layout::Chunked | Layout::Virtual => None,
+        }
+    }
+
+    /// The byte offset of contiguous data, as `H5Dget_offset` gives it.
+    pub fn offset(&self) -> Option<u64> {
+        match self.layout {
+            Layout::Contiguous { address, .. } => address,
+            _ => None,
+        }
+    }
+
+    pub(super) fn n_values(&self) -> Result<u64> {
+        self.dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).ok_or_else(|| bad("the dataspace overflows"))
+    }
+}
+
+impl Hdf5Meta<'_> {
+    /// Dataset `name` of the root group.
+    pub fn dataset(&self, name: &str) -> Result<Dataset> {
+        self.parse_dataset(name, &self.header(self.find(name)?)?)
+    }
+
+    /// Dataset `name` of the root group and those of its attributes named in `wanted` (numeric
+    /// ones as numbers, text ones as [`crate::input::AttrValue::Other`]), from one
+    /// read of its header.
+    pub fn dataset_with_attributes(&self, name: &str, wanted: &[&str]) -> Result<(Dataset, Attributes)> {
+        let header = self.header(self.find(name)?)?;
+        let ds = self.parse_dataset(name, &header)?;
+        Ok((ds, self.attributes(&header, wanted)?))
+    }
+
+    fn parse_dataset(&self, name: &str, header: &Header) -> Result<Dataset> {
+        let Some(layout) = header.find(MSG_LAYOUT) else {
+            return Err(MetaError::NotFound(name.into())); // a group or a named datatype
+        };
+        if header.find(MSG_EXTERNAL).is_some() {
+            return Err(unsupported("external data files"));
+        }
+        let space = header.find(MSG_DATASPACE).ok_or_else(|| bad("a dataset without a dataspace"))?;
+        let dims = dataspace(space.body("dataspace")?, self.sizes)?;
+        let dtype = header.find(MSG_DATATYPE).ok_or_else(|| bad("a dataset without a datatype"))?;
+        let dtype = datatype(dtype.body("datatype")?)?;
+        let filters = match header.find(MSG_PIPELINE) {
+            Some(m) => pipeline(m.body("filter pipeline")?)?,
+            None => 0,
+        };
+        let mut ds = Dataset { layout: Layout::Chunked, filters, dtype, dims };
+        ds.layout = data_layout(layout.body("data layout")?, self.sizes, &ds)?;
+        Ok(ds)
+    }
+
+    /// The stored bytes of a compact or contiguous dataset (small ones: coordinates).
+    pub fn raw<'a>(&'a self, ds: &'a Dataset) -> Result<Cow<'a, [u8]>> {
+        match &ds.layout {
+            Layout::Compact(bytes) => Ok(Cow::Borrowed(bytes)),
+            Layout::Contiguous { address: Some(a), size } => self.src.read(*a, *size, "dataset"),
+            Layout::Contiguous { address: None, .. } => Err(unsupported("a dataset never written (its fill value)")),
+            other => Err(unsupported(format!("reading {} storage", other.name()))),
+        }
+    }
+
+    /// A compact or contiguous dataset's values converted to f64, as `H5Dread` to
+    /// `H5T_NATIVE_DOUBLE` gives them (exact for these types; 64-bit integers round to nearest).
+    pub fn values_f64(&self, ds: &Dataset) -> Result<Vec<f64>> {
+        let t = ds.dtype;
+        let order = match t.order {
+            Some(o) => o,
+            None if t.size == 1 => ByteOrder::Little,
+            None => return Err(unsupported("values without a byte order")),
+        };
+        if !t.standard || ds.filters != 0 {
+            return Err(unsupported(format!("converting {:?} of {} bytes", t.class, t.size)));
+        }
+        let n = ds.n_values()?;
+        let raw = self.raw(ds)?;
+        let need = n.checked_mul(t.size as u64).filter(|&b| b <= raw.len() as u64);
+        need.ok_or_else(|| bad(format!("{} bytes stored for {n} values of {} bytes", raw.len(), t.size)))?;
+        let raw = &raw[..n as usize * t.size];
+        if t.class == TypeClass::Float && t.size == 4 && order != NATIVE {
+            // libhdf5 converts these in software, NaN to all mantissa bits set (not as the FPU)
+            let nan = |b: &[u8]| {
+                let v = u32::from_be_bytes(b.try_into().expect("4 bytes"));
+                f32::from_bits(if order == ByteOrder::Little { v.swap_bytes() } else { v }).is_nan()
+            };
+            if raw.chunks_exact(4).any(nan) {
+                return Err(unsupported("NaN among float32 values of the other byte order"));
+            }
+        }
+        let value = |b: &[u8]| value_f64(b, t, order);
+        match (t.class, t.size) {
+            (TypeClass::Float, 4 | 8) | (TypeClass::Integer { .. }, 1 | 2 | 4 | 8) => {
+                Ok(raw.chunks_exact(t.size).map(value).collect())
+            }
+            _ => Err(unsupported(format!("converting {:?} of {} bytes", t.class, t.size))),
+        }
+    }
+}
+
+/// One stored value of type `t` (fixed-point or IEEE float of 1 to 8 bytes, `b` its bytes) as
+/// f64, as libhdf5 converts it to `H5T_NATIVE_DOUBLE`.
+pub(super) fn value_f64(b: &[u8], t: Datatype, order: ByteOrder) -> f64 {
+    let mut w = [0u8; 8];
+    match order {
+        ByteOrder::Little => w[..b.len()].copy_from_slice(b),
+        ByteOrder::Big => b.iter().rev().enumerate().for_each(|(i, &x)| w[i] = x),
+    }
+    let bits = u64::from_le_bytes(w);
+    match (t.class, t.size) {
+        (TypeClass::Float, 4) => f64::from(f32::from_bits(bits as u32)),
+        (TypeClass::Float, _) => f64::from_bits(bits),
+        (TypeClass::Integer { signed: true }, s) => {
+            let shift = 64 - 8 * s as u32;
+            (((bits << shift) as i64) >> shift) as f64
+        }
+        (_, _) => bits as f64,
+    }
+}
