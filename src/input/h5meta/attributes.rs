@@ -17,15 +17,12 @@
 
 use super::checksum::{lookup3, verify};
 use super::cursor::{Cur, Sizes, Visited};
-use super::dataset::{value_f64, TypeClass};
+use super::datatype::{value_f64, TypeClass};
 use super::header::{Header, MSG_ATTRIBUTE, MSG_ATTRIBUTE_INFO};
 use super::message::datatype;
-use super::{bad, unsupported, Hdf5Meta, Result};
+use super::{bad, unsupported, Attributes, Hdf5Meta, Result};
 use crate::input::format::ByteOrder;
 use crate::input::packing::AttrValue;
-
-/// Attributes by name, in the order they were found.
-pub type Attributes = Vec<(String, AttrValue)>;
 
 /// The v2 B-tree type of an attribute name index.
 const ATTRIBUTE_NAME_INDEX: u8 = 8;

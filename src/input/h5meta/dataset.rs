@@ -9,10 +9,11 @@
 
 use std::borrow::Cow;
 
-use super::attributes::Attributes;
+use super::cursor::{Cur, Sizes};
+use super::datatype::{value_f64, Datatype, TypeClass};
 use super::header::{Header, MSG_DATASPACE, MSG_DATATYPE, MSG_EXTERNAL, MSG_LAYOUT, MSG_PIPELINE};
-use super::message::{data_layout, dataspace, datatype, pipeline};
-use super::{bad, unsupported, Hdf5Meta, MetaError, Result};
+use super::message::{dataspace, datatype, pipeline};
+use super::{bad, unsupported, Attributes, Hdf5Meta, MetaError, Result};
 use crate::input::format::ByteOrder;
 
 /// The byte order of this machine.
@@ -42,27 +43,6 @@ impl Layout {
             Layout::Virtual => "H5D_VIRTUAL",
         }
     }
-}
-
-/// Datatype classes (`H5T_class_t` numbering for the others).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TypeClass {
-    Integer { signed: bool },
-    Float,
-    Other(u8),
-}
-
-/// A dataset's datatype.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Datatype {
-    pub class: TypeClass,
-    /// Bytes per value.
-    pub size: usize,
-    /// None for VAX-ordered floats and classes without a byte order.
-    pub order: Option<ByteOrder>,
-    /// Values take all `size` bytes the standard way: IEEE 754 binary32/binary64, or integers of
-    /// full precision at bit 0 (what [`Hdf5Meta::values_f64`] decodes).
-    pub standard: bool,
 }
 
 /// What the metadata says about one dataset.
@@ -183,22 +163,45 @@ impl Hdf5Meta<'_> {
     }
 }
 
-/// One stored value of type `t` (fixed-point or IEEE float of 1 to 8 bytes, `b` its bytes) as
-/// f64, as libhdf5 converts it to `H5T_NATIVE_DOUBLE`.
-pub(super) fn value_f64(b: &[u8], t: Datatype, order: ByteOrder) -> f64 {
-    let mut w = [0u8; 8];
-    match order {
-        ByteOrder::Little => w[..b.len()].copy_from_slice(b),
-        ByteOrder::Big => b.iter().rev().enumerate().for_each(|(i, &x)| w[i] = x),
-    }
-    let bits = u64::from_le_bytes(w);
-    match (t.class, t.size) {
-        (TypeClass::Float, 4) => f64::from(f32::from_bits(bits as u32)),
-        (TypeClass::Float, _) => f64::from_bits(bits),
-        (TypeClass::Integer { signed: true }, s) => {
-            let shift = 64 - 8 * s as u32;
-            (((bits << shift) as i64) >> shift) as f64
+/// A data layout message (`ds` gives the dataspace and type, for version 1 and 2 sizes).
+pub(super) fn data_layout(data: &[u8], sizes: Sizes, ds: &Dataset) -> Result<Layout> {
+    let mut c = Cur::new(data, "data layout message");
+    let version = c.u8()?;
+    match version {
+        1 | 2 => {
+            let rank = usize::from(c.u8()?);
+            let class = c.u8()?;
+            c.skip(5)?;
+            let address = if class == 1 || class == 2 { sizes.addr(&mut c)? } else { None };
+            c.skip(4 * rank)?;
+            match class {
+                0 => {
+                    let n = c.u32()? as usize;
+                    Ok(Layout::Compact(c.take(n)?.to_vec()))
+                }
+                1 => {
+                    // stored sizes could be truncated: HDF5 computes the size from the dataspace
+                    let size = ds.n_values()?.checked_mul(ds.dtype.size as u64).ok_or_else(|| bad("dataset size"))?;
+                    Ok(Layout::Contiguous { address, size })
+                }
+                2 => Ok(Layout::Chunked),
+                k => Err(bad(format!("layout class {k}"))),
+            }
         }
-        (_, _) => bits as f64,
+        3..=5 => match c.u8()? {
+            0 => {
+                let n = usize::from(c.u16()?);
+                Ok(Layout::Compact(c.take(n)?.to_vec()))
+            }
+            1 => {
+                let address = sizes.addr(&mut c)?;
+                let size = sizes.length(&mut c)?;
+                Ok(Layout::Contiguous { address, size })
+            }
+            2 => Ok(Layout::Chunked),
+            3 if version >= 4 => Ok(Layout::Virtual),
+            k => Err(bad(format!("layout class {k}"))),
+        },
+        v => Err(unsupported(format!("data layout message version {v}"))),
     }
 }

@@ -8,7 +8,7 @@
 //! oracle the tests compare every field with.
 
 use super::cursor::{Cur, Sizes};
-use super::dataset::{Dataset, Datatype, Layout, TypeClass};
+use super::datatype::{Datatype, TypeClass};
 use super::{bad, unsupported, Result};
 use crate::input::format::ByteOrder;
 
@@ -85,49 +85,6 @@ pub(super) fn pipeline(data: &[u8]) -> Result<usize> {
         return Err(unsupported(format!("filter pipeline message version {version}")));
     }
     Ok(usize::from(c.u8()?))
-}
-
-/// A data layout message (`ds` gives the dataspace and type, for version 1 and 2 sizes).
-pub(super) fn data_layout(data: &[u8], sizes: Sizes, ds: &Dataset) -> Result<Layout> {
-    let mut c = Cur::new(data, "data layout message");
-    let version = c.u8()?;
-    match version {
-        1 | 2 => {
-            let rank = usize::from(c.u8()?);
-            let class = c.u8()?;
-            c.skip(5)?;
-            let address = if class == 1 || class == 2 { sizes.addr(&mut c)? } else { None };
-            c.skip(4 * rank)?;
-            match class {
-                0 => {
-                    let n = c.u32()? as usize;
-                    Ok(Layout::Compact(c.take(n)?.to_vec()))
-                }
-                1 => {
-                    // stored sizes could be truncated: HDF5 computes the size from the dataspace
-                    let size = ds.n_values()?.checked_mul(ds.dtype.size as u64).ok_or_else(|| bad("dataset size"))?;
-                    Ok(Layout::Contiguous { address, size })
-                }
-                2 => Ok(Layout::Chunked),
-                k => Err(bad(format!("layout class {k}"))),
-            }
-        }
-        3..=5 => match c.u8()? {
-            0 => {
-                let n = usize::from(c.u16()?);
-                Ok(Layout::Compact(c.take(n)?.to_vec()))
-            }
-            1 => {
-                let address = sizes.addr(&mut c)?;
-                let size = sizes.length(&mut c)?;
-                Ok(Layout::Contiguous { address, size })
-            }
-            2 => Ok(Layout::Chunked),
-            3 if version >= 4 => Ok(Layout::Virtual),
-            k => Err(bad(format!("layout class {k}"))),
-        },
-        v => Err(unsupported(format!("data layout message version {v}"))),
-    }
 }
 
 #[cfg(test)]

@@ -59,6 +59,7 @@ mod btree2;
 mod checksum;
 mod cursor;
 mod dataset;
+mod datatype;
 mod group;
 mod header;
 mod heap;
@@ -66,12 +67,16 @@ mod message;
 mod superblock;
 mod symbol_table;
 
-pub use attributes::Attributes;
 pub use checksum::lookup3;
-pub use dataset::{Dataset, Datatype, Layout, TypeClass};
+pub use dataset::{Dataset, Layout};
+pub use datatype::{Datatype, TypeClass};
 pub use group::{LinkStorage, Structure};
 
 use cursor::{Sizes, Source};
+
+/// Attributes by name, in the order they were found (defined here, beside the parser, because
+/// datasets carry them and the attribute reader fills them).
+pub type Attributes = Vec<(String, crate::input::packing::AttrValue)>;
 use header::Header;
 
 /// Why the metadata could not be read.
