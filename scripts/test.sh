@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/install-deps.sh
-cargo test --release --locked --all-targets
+# the test hooks (SSTCLIM_TEST_*, feature test-hooks) and the benchmark subcommands (feature
+# bench) are compiled in for the tests; the product's default build has neither
+cargo test --release --locked --all-targets --features bench,test-hooks
 echo "== the kernel's sort network is the one scripts/gen-sort-network.py writes" >&2
 python3 scripts/gen-sort-network.py --check
 echo "== kernels/climatology.hip with hipcc for gfx906" >&2

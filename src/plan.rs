@@ -305,7 +305,7 @@ impl JobPlan {
                 Some(0) => return Err(PlanError::Segments),
                 n => n,
             },
-            rates: crate::pipeline::rates::resolve(args.rates.as_deref(), |k| std::env::var_os(k)),
+            rates: crate::pipeline::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
             gpu_pool: args.gpu_pool,
             command_line,
         })

@@ -126,9 +126,9 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             let start = Instant::now();
             (Job::prepare(plan), start.elapsed())
         });
-        let engine = match std::env::var("SSTCLIM_DEFER_START").as_deref() {
-            Ok("off") => plan.backend.engine(plan.device, &plan.gpu),
-            _ => plan.backend.start(plan.device, &plan.gpu),
+        let engine = match crate::util::knobs::defer_start() {
+            false => plan.backend.engine(plan.device, &plan.gpu),
+            true => plan.backend.start(plan.device, &plan.gpu),
         };
         let (job, took) = found.join().expect("input discovery thread");
         timer.add(Stage::Discover, took);

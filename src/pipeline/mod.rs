@@ -452,7 +452,7 @@ fn run_tile<T: Sample>(
     // staging rows for a device-resident pool: a few per reading thread, so that readers
     // rarely wait for a copy (`SSTCLIM_STAGING_ROWS`: rows per thread, for measuring)
     let stage = staged.then(|| {
-        let per_thread = std::env::var("SSTCLIM_STAGING_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+        let per_thread = crate::util::knobs::staging_rows().unwrap_or(3);
         trace.span("stage-rows", tile, None, || {
             (Staging::<T>::new(engine, n_cells, per_thread * plan.threads, trace, tile), 0)
         })

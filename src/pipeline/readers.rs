@@ -368,7 +368,7 @@ fn read_library<T: Sample>(
 
 /// `SSTCLIM_READER_NICE` (0 when unset or not a number from 0 to 19).
 fn reader_nice() -> i32 {
-    std::env::var("SSTCLIM_READER_NICE").ok().and_then(|v| v.parse().ok()).filter(|n| (0..=19).contains(n)).unwrap_or(0)
+    crate::util::knobs::reader_nice()
 }
 
 /// Raise the calling thread's nice value by `by` (Linux: a thread's own priority; lowering
