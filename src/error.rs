@@ -52,6 +52,22 @@ pub enum Error {
         path.display()
     )]
     PackRange { path: PathBuf, lo: f64, hi: f64 },
-    #[error("{0}")]
-    Failed(String),
+    #[error(
+        "--pack-scale packs float input, but '{var}' in {} is already stored as {storage}: --pool i16 keeps its \
+         integers exactly",
+        path.display()
+    )]
+    PackStored { var: String, path: PathBuf, storage: &'static str },
+    #[error(
+        "--pool i16 keeps the input's packed integers, but '{var}' in {} is stored as {storage}; use f32 or f64, or \
+         pack it (lossy) with --pack-scale",
+        path.display()
+    )]
+    PoolNeedsIntegers { var: String, path: PathBuf, storage: &'static str },
+    #[error("cannot start {threads} worker threads: {cause}")]
+    WorkerThreads { threads: usize, cause: rayon::ThreadPoolBuildError },
+    #[error("cannot start a thread to {what}: {cause}")]
+    Thread { what: &'static str, cause: std::io::Error },
+    #[error("a decoder thread stopped")]
+    DecoderStopped,
 }

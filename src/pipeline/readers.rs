@@ -24,20 +24,6 @@ use crate::input::{
 };
 use crate::pool::{Decoding, PoolView, Sample};
 
-/// How input files are read (`--read-path`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReadPath {
-    /// `pread` where the variable is contiguous and uncompressed; otherwise libnetcdf (in
-    /// reader processes when the first file is not read directly, else in this process).
-    Auto,
-    /// libnetcdf for every file, in this process (one reading thread, decoding on the
-    /// others): the sequential reference.
-    Library,
-    /// libnetcdf for every file, in forked reader processes (`--readers` at a time).
-    Forked,
-}
-
 /// The rows of a pool being filled by readers while engines read finished rows: a host pool,
 /// or (GPU engines) a device-resident pool reached through staging rows.
 pub struct Rows<'s, T> {
@@ -359,7 +345,7 @@ fn read_library<T: Sample>(
             input::check_pool_packing::<T>(path, &layout, job.layout, job.first)?;
             bytes += raw.bytes() as u64;
             if tx.send((slot, layout, raw, start)).is_err() {
-                return Err(Error::Failed("a decoder thread stopped".into()));
+                return Err(Error::DecoderStopped);
             }
         }
         Ok(bytes)

@@ -263,8 +263,7 @@ struct WithEnvironment<'a, T: Serialize> {
 /// [`WithEnvironment`]).
 pub fn write_report_json<T: Serialize>(report: &T, path: &Path) -> std::io::Result<()> {
     let environment = crate::util::knobs::set_knobs().into_iter().collect();
-    let text = serde_json::to_string_pretty(&WithEnvironment { report, environment }).map_err(std::io::Error::other)?;
-    std::fs::write(path, text + "\n")
+    super::write_json(&WithEnvironment { report, environment }, path)
 }
 
 /// When `main` started (set first thing in `main`), to report start-up time.
