@@ -1,4 +1,5 @@
-//! The crate's top-level error: every module's error, plus the few that belong to a whole run.
+//! The job's error: every stage's error, plus the few that belong to a whole run. The tools
+//! and the benchmarks beside the job wrap it in their own (generate's, demo's, bench's).
 //! Messages are one line (missing-file lists excepted) and name the file, variable or flag.
 
 use std::path::PathBuf;

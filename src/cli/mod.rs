@@ -10,8 +10,8 @@ pub mod validate;
 
 use clap::{Parser, Subcommand};
 
-pub use run::RunArgs;
-pub use tools::{CompareArgs, DemoArgs, GenerateArgs};
+use run::RunArgs;
+use tools::{CompareArgs, DemoArgs, GenerateArgs};
 
 /// Day-of-year climatologies (mean and exact percentile thresholds) of daily gridded NetCDF data.
 #[derive(Parser, Debug)]

@@ -3,7 +3,7 @@
 //! here, with a message naming the flag (report paths are checked for writing here too, so
 //! that an unwritable one stops the job before it computes).
 
-use crate::cli::RunArgs;
+use crate::cli::run::RunArgs;
 use crate::engine::{GpuOptions, StatSpec};
 use crate::output::OutputSpec;
 use crate::plan::{default_threads, memory, JobPlan, PlanError};
