@@ -106,9 +106,6 @@ pub const READER_TIMEOUT: Knob = Knob {
     default: "120",
 };
 
-/// The name of [`READER_TIMEOUT`] (kept for the modules that name it in messages).
-pub const READER_TIMEOUT_ENV: &str = READER_TIMEOUT.name;
-
 /// `SSTCLIM_NO_MPI`.
 pub const NO_MPI: Knob = Knob {
     name: "SSTCLIM_NO_MPI",
