@@ -3,8 +3,8 @@
 //! `cargo run --release --example halo_table [DOYS] [HALF_WINDOW] [MAX_RANKS]`.
 
 use sstclim::calendar::Calendar;
-use sstclim::cli::DoyList;
 use sstclim::dist::slices::{halo_markdown, halo_table};
+use sstclim::plan::values::DoyList;
 use sstclim::window::WindowSpec;
 
 fn main() {

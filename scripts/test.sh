@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/install-deps.sh
-cargo test --release --locked --all-targets
+# the test hooks (SSTCLIM_TEST_*, feature test-hooks) and the benchmark subcommands (feature
+# bench) are compiled in for the tests; the product's default build has neither
+cargo test --release --locked --all-targets --features bench,test-hooks
 echo "== the kernel's sort network is the one scripts/gen-sort-network.py writes" >&2
 python3 scripts/gen-sort-network.py --check
 echo "== kernels/climatology.hip with hipcc for gfx906" >&2
@@ -32,3 +34,15 @@ echo "== the whole climatology kernel emulated on the host against a naive refer
 scripts/kernel-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip
+echo "== the product's build (no bench feature) offers the user's subcommands only" >&2
+# (the binary just built: the hip feature changes no subcommand, and a build of its own would
+# cost CI another few minutes)
+help=$(target/release/sstclim --help)
+for sub in run generate compare demo; do
+    grep -qE "^  $sub " <<<"$help" || { printf '%s\n' "$help" >&2; echo "no '$sub' subcommand" >&2; exit 1; }
+done
+if grep -q 'bench-' <<<"$help" || target/release/sstclim bench-locate --help > /dev/null 2>&1; then
+    printf '%s\n' "$help" >&2
+    echo "the product's build has benchmark subcommands" >&2
+    exit 1
+fi

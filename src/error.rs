@@ -1,4 +1,5 @@
-//! The crate's top-level error: every module's error, plus the few that belong to a whole run.
+//! The job's error: every stage's error, plus the few that belong to a whole run. The tools
+//! and the benchmarks beside the job wrap it in their own (generate's, demo's, bench's).
 //! Messages are one line (missing-file lists excepted) and name the file, variable or flag.
 
 use std::path::PathBuf;
@@ -52,6 +53,22 @@ pub enum Error {
         path.display()
     )]
     PackRange { path: PathBuf, lo: f64, hi: f64 },
-    #[error("{0}")]
-    Failed(String),
+    #[error(
+        "--pack-scale packs float input, but '{var}' in {} is already stored as {storage}: --pool i16 keeps its \
+         integers exactly",
+        path.display()
+    )]
+    PackStored { var: String, path: PathBuf, storage: &'static str },
+    #[error(
+        "--pool i16 keeps the input's packed integers, but '{var}' in {} is stored as {storage}; use f32 or f64, or \
+         pack it (lossy) with --pack-scale",
+        path.display()
+    )]
+    PoolNeedsIntegers { var: String, path: PathBuf, storage: &'static str },
+    #[error("cannot start {threads} worker threads: {cause}")]
+    WorkerThreads { threads: usize, cause: rayon::ThreadPoolBuildError },
+    #[error("cannot start a thread to {what}: {cause}")]
+    Thread { what: &'static str, cause: std::io::Error },
+    #[error("a decoder thread stopped")]
+    DecoderStopped,
 }

@@ -1,11 +1,15 @@
 //! sstclim: day-of-year climatologies (mean and exact percentile thresholds) of daily
 //! gridded NetCDF data.
 //!
-//! The pipeline: [`plan`] validates the command line, [`discover`] finds the input files,
-//! [`window`] works out which dates each target day's samples come from, [`input`] decodes
-//! files into a [`pool`], an [`engine`] computes the statistics, and [`output`] writes CF
-//! NetCDF. [`run`] ties these together tile by tile within a memory budget.
+//! The layers, top to bottom (each uses only those below it): [`cli`] parses the command line
+//! and validates it into a [`plan`]; [`run`] (one rank) and [`dist`] (across MPI ranks) run the
+//! job, beside the user's [`tools`] (and, with the `bench` feature, the benchmarks); the
+//! [`pipeline`] drives the stages tile by tile within a memory budget: [`discover`] finds the
+//! input files, [`window`] works out which dates each target day's samples come from,
+//! [`input`] decodes files into a [`pool`], an [`engine`] computes the statistics, and
+//! [`output`] writes CF NetCDF; [`util`] and [`report`] serve them all.
 
+#[cfg(feature = "bench")]
 pub mod bench;
 pub mod calendar;
 pub mod cli;

@@ -7,7 +7,6 @@ use anyhow::Context;
 use clap::Parser;
 use sstclim::cli::{Cli, Command};
 use sstclim::dist::{Comm, Given, World};
-use sstclim::plan::JobPlan;
 use sstclim::report::progress::Ui;
 
 fn init_logging(quiet: bool) {
@@ -88,7 +87,7 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
         Command::Run(args) => {
             let command_line =
                 std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
-            let plan = JobPlan::from_args(&args, command_line)?;
+            let plan = sstclim::cli::validate::plan(&args, command_line)?;
             let given = Given {
                 threads: args.threads.is_some(),
                 max_mem: args.max_mem.is_some(),
@@ -102,16 +101,17 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         Command::Generate(args) => {
-            let report = sstclim::tools::generate::generate(&args, ui)?;
-            if args.worker_index.is_none() {
+            let options = args.options();
+            let report = sstclim::tools::generate::generate(&options, ui)?;
+            if options.worker.is_none() {
                 if report.up_to_date {
-                    println!("{} already holds this dataset; nothing written", args.output.display());
+                    println!("{} already holds this dataset; nothing written", options.output.display());
                 } else {
                     println!(
                         "wrote {} files ({:.2} GB) to {} in {:.1} s ({} processes, {:.2} GB/s)",
                         report.files,
                         report.bytes as f64 / 1e9,
-                        args.output.display(),
+                        options.output.display(),
                         report.seconds,
                         report.processes,
                         report.bytes as f64 / 1e9 / report.seconds.max(1e-9)
@@ -130,42 +130,17 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(if c.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Demo(args) => {
-            let outcome = sstclim::tools::demo::demo(&args, ui)?;
+            let options = args.options();
+            let outcome = sstclim::tools::demo::demo(&options, ui)?;
             print!("{}", outcome.run.report.table());
-            println!("results: {} files in {}", outcome.run.outputs.len(), args.dir.join("results").display());
+            println!("results: {} files in {}", outcome.run.outputs.len(), options.dir.join("results").display());
             for m in &outcome.maps {
                 println!("map: {}", m.display());
             }
             println!("demo OK: the {} engine equals the reference engine bit for bit", outcome.run.report.backend);
             Ok(ExitCode::SUCCESS)
         }
-        Command::BenchRead(args) => {
-            print!("{}", sstclim::bench::read::bench_read(&args)?.table());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::BenchLocate(args) => {
-            print!("{}", sstclim::bench::locate::bench_locate(&args)?.table());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::BenchWrite(args) => {
-            print!("{}", sstclim::bench::write::bench_write(&args)?.table());
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::BenchKernel(args) => {
-            let record = sstclim::bench::kernel::bench_kernel(&args)?;
-            print!("{}", record.table());
-            if record.differences.is_some_and(|d| d > 0) {
-                return Ok(ExitCode::from(1));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::BenchBaselines(args) => {
-            let record = sstclim::bench::baselines::bench_baselines(&args)?;
-            print!("{}", record.markdown());
-            if record.ours_check.differences > 0 {
-                return Ok(ExitCode::from(1));
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        #[cfg(feature = "bench")]
+        Command::Bench(bench) => Ok(if bench.run()? { ExitCode::SUCCESS } else { ExitCode::from(1) }),
     }
 }

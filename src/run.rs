@@ -126,9 +126,9 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             let start = Instant::now();
             (Job::prepare(plan), start.elapsed())
         });
-        let engine = match std::env::var("SSTCLIM_DEFER_START").as_deref() {
-            Ok("off") => plan.backend.engine(plan.device, &plan.gpu),
-            _ => plan.backend.start(plan.device, &plan.gpu),
+        let engine = match crate::util::knobs::defer_start() {
+            false => plan.backend.engine(plan.device, &plan.gpu),
+            true => plan.backend.start(plan.device, &plan.gpu),
         };
         let (job, took) = found.join().expect("input discovery thread");
         timer.add(Stage::Discover, took);
@@ -154,13 +154,11 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         PoolType::I16 => {
             let decoding = match (plan.pack, job.layout.storage) {
                 (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
-                    return Err(Error::Failed(format!(
-                        "--pack-scale packs float input, but '{}' in {} is already stored as {}: --pool i16 keeps \
-                         its integers exactly",
-                        job.layout.name,
-                        job.first.display(),
-                        job.layout.storage.name()
-                    )));
+                    return Err(Error::PackStored {
+                        var: job.layout.name.clone(),
+                        path: job.first.clone(),
+                        storage: job.layout.storage.name(),
+                    });
                 }
                 (Some(q), _) => {
                     job.layout.packing.quantize = Some(q);
@@ -171,13 +169,11 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                     int16_decoding(|stored| packing.decode(stored))
                 }
                 (None, storage) => {
-                    return Err(Error::Failed(format!(
-                        "--pool i16 keeps the input's packed integers, but '{}' in {} is stored as {}; use f32 or f64, \
-                         or pack it (lossy) with --pack-scale",
-                        job.layout.name,
-                        job.first.display(),
-                        storage.name()
-                    )));
+                    return Err(Error::PoolNeedsIntegers {
+                        var: job.layout.name.clone(),
+                        path: job.first.clone(),
+                        storage: storage.name(),
+                    });
                 }
             };
             run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)

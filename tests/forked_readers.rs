@@ -82,6 +82,7 @@ fn corrupt_file_in_the_middle_of_the_stack() {
     assert!(!err.contains("sst_2001_105"), "{err}");
 }
 
+#[cfg(feature = "test-hooks")] // SSTCLIM_TEST_* hooks are read only with this feature
 #[test]
 fn reader_killed_by_a_signal() {
     let dir = tmp();
@@ -91,6 +92,7 @@ fn reader_killed_by_a_signal() {
     expect_failure(&output, &out, &["reader process", "killed by signal 9 (SIGKILL)", ".nc"]);
 }
 
+#[cfg(feature = "test-hooks")] // SSTCLIM_TEST_* hooks are read only with this feature
 #[test]
 fn a_stopped_reader_is_killed_and_named() {
     let dir = tmp();

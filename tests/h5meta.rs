@@ -637,6 +637,7 @@ fn runs_locating_with_the_parser_equal_runs_locating_through_libhdf5() {
 }
 
 /// `sstclim bench-locate` locates every file each way and checks they agree.
+#[cfg(feature = "bench")] // the bench subcommands are built only with this feature
 #[test]
 fn bench_locate_times_every_way() {
     no_file_locking();

@@ -248,6 +248,7 @@ fn existing_outputs_are_refused_before_any_work() {
     assert_eq!(entries(&out).len(), 12);
 }
 
+#[cfg(feature = "test-hooks")] // SSTCLIM_TEST_* hooks are read only with this feature
 #[test]
 fn a_rank_that_cannot_publish_rolls_every_rank_back() {
     // days 55..=74 over 3 ranks: 7, 7 and 6 target days, so 14, 14 and 12 files (mean and

@@ -237,6 +237,7 @@ fn a_device_resident_pool_equals_the_host_pool_and_the_cpu() {
 /// (`SSTCLIM_TEST_DEFERRED_START` makes the CPU engine pose as a device taking 0.3 s to start):
 /// the result buffers are committed during the start, the outputs equal those of the engine
 /// started at once, and a device that never starts ends the job cleanly.
+#[cfg(feature = "test-hooks")] // SSTCLIM_TEST_* hooks are read only with this feature
 #[test]
 fn a_device_still_starting_is_waited_for_and_a_failed_start_ends_the_job() {
     let dir = tmp();

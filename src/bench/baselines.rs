@@ -11,6 +11,7 @@ use std::time::Instant;
 use clap::Args;
 use serde::Serialize;
 
+use super::BenchError;
 use crate::bench::baseline_kernels::{Baseline, BaselineRunner};
 use crate::bench::kernel::{error_stats, ErrorStats, SyntheticJob};
 use crate::engine::gpu::BandwidthProbe;
@@ -171,7 +172,7 @@ fn ms_stats(ms: &[f64], pool_bytes: u64) -> (f64, f64) {
 }
 
 /// Run the benchmark.
-pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Error> {
+pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, BenchError> {
     let plan = args.job.plan();
     let stats = StatSpec { percentiles: vec![args.percentile.clone()], method: args.method, min_samples: 1 };
     let n_cells = args.job.n_cells();
@@ -179,7 +180,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     let started = Instant::now();
     let mut pool = Pool::<f32>::new(plan.slots.len(), n_cells)
         .map_err(|cause| Error::Alloc { bytes: plan.slots.len() * n_cells * 4, cause })?;
-    crate::tools::generate::fill_pool(&args.job.generate_args(), &plan.slots, &mut pool);
+    crate::tools::generate::fill_pool(&args.job.generate_options(), &plan.slots, &mut pool);
     let fill_seconds = started.elapsed().as_secs_f64();
     let pool_bytes = pool.bytes() as u64;
     eprintln!(
@@ -249,8 +250,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
     }];
 
     // the baselines, one device runner over one uploaded copy of the pool
-    let mut runner = BaselineRunner::new(args.job.device, pool.as_slice(), n_cells, &plan, &stats)
-        .map_err(|e| Error::Failed(e.to_string()))?;
+    let mut runner = BaselineRunner::new(args.job.device, pool.as_slice(), n_cells, &plan, &stats)?;
     runner.batch = args.tblock_batch.max(1);
     drop(pool);
     let mut which = vec![Baseline::TopK];
@@ -263,7 +263,8 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
             Baseline::TemporalBlocking { tile } => format!("b-tile{tile}"),
             Baseline::CornishFisher => "c".to_string(),
         };
-        let fail = |e: crate::bench::baseline_kernels::BaselineError| Error::Failed(format!("{}: {e}", b.label()));
+        let fail =
+            |cause: crate::bench::baseline_kernels::BaselineError| BenchError::Baseline { label: b.label(), cause };
         runner.prepare(b).map_err(fail)?;
         runner.poison().map_err(|e| fail(e.into()))?;
         let warm = runner.run(b).map_err(fail)?;
@@ -302,9 +303,9 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
         device,
         host_threads: rayon::current_num_threads(),
         grid: [args.job.grid.nlon, args.job.grid.nlat],
-        years: args.job.years.0.clone().count(),
+        years: args.job.window.years.0.clone().count(),
         target_days: plan.targets.len(),
-        window_days: 2 * args.job.half_window as usize + 1,
+        window_days: 2 * args.job.window.half_window as usize + 1,
         percentile: args.percentile.text().to_string(),
         method: args.method.number(),
         pool: "f32".into(),
@@ -318,8 +319,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Err
         cf_speedup,
     };
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&record).map_err(|e| Error::Failed(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        super::write_record(&record, path)?;
     }
     if let Some(path) = &args.markdown {
         std::fs::write(path, record.markdown()).map_err(|cause| Error::Io { path: path.clone(), cause })?;

@@ -6,47 +6,41 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args, Parser};
+use clap::Args;
 use serde::Serialize;
 
-use crate::calendar::Calendar;
-use crate::cli::{Cli, Command, DoyList, GridSize, YearRange};
 use crate::engine::gpu::BandwidthProbe;
 use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, RingPlace, StatSpec, TileResult};
 use crate::error::Error;
 use crate::output::utc_timestamp;
 use crate::percentile::{Method, Percentile};
+use crate::plan::values::{ByteSize, GridSize, WindowArgs};
 use crate::pool::{Pool, PoolType, Sample};
-use crate::window::{WindowPlan, WindowSpec};
+use crate::tools::generate::GenerateOptions;
+use crate::window::WindowPlan;
 
 /// The synthetic job the benchmarks time: a pool generated in memory for `grid` cells and the
-/// windows of `doys` over `years`, on device `device`.
+/// windows of the window flags (by default the reference job's: days 152-243 of 1991-2020), on
+/// device `device`.
 #[derive(Args, Debug, Clone)]
+#[command(
+    mut_arg("years", |a| a.required(false).default_value("1991-2020")),
+    mut_arg("doys", |a| a.default_value("152-243"))
+)]
 pub struct SyntheticJob {
     /// Device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
     #[arg(long, default_value = "1440x721")]
     pub grid: GridSize,
-    #[arg(long, default_value = "1991-2020")]
-    pub years: YearRange,
-    /// Target days.
-    #[arg(long, default_value = "152-243")]
-    pub doys: DoyList,
-    #[arg(long, default_value_t = 5)]
-    pub half_window: u16,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 impl SyntheticJob {
     /// The job's window plan (every date present).
     pub fn plan(&self) -> WindowPlan {
-        let spec = WindowSpec {
-            years: self.years.0.clone(),
-            doys: self.doys.0.clone(),
-            half_window: self.half_window,
-            calendar: Calendar::Ordinal,
-        };
-        WindowPlan::build(&spec, |_| true)
+        WindowPlan::build(&self.window.spec(), |_| true)
     }
 
     pub fn n_cells(&self) -> usize {
@@ -54,12 +48,8 @@ impl SyntheticJob {
     }
 
     /// The `generate` settings whose field the pool holds.
-    pub fn generate_args(&self) -> crate::cli::GenerateArgs {
-        let grid = format!("{}x{}", self.grid.nlon, self.grid.nlat);
-        match Cli::parse_from(["sstclim", "generate", "--output", "/nonexistent", "--grid", &grid]).command {
-            Command::Generate(g) => g,
-            _ => unreachable!("generate arguments"),
-        }
+    pub fn generate_options(&self) -> GenerateOptions {
+        GenerateOptions { output: "/nonexistent".into(), grid: self.grid, ..GenerateOptions::default() }
     }
 }
 
@@ -90,7 +80,7 @@ pub struct BenchKernelArgs {
     pub f64_error: bool,
     /// Bytes for the copy-bandwidth probes (default: the pool's size, at most 8 GB).
     #[arg(long)]
-    pub probe_bytes: Option<crate::cli::ByteSize>,
+    pub probe_bytes: Option<ByteSize>,
     #[arg(long, value_enum, default_value_t = RingPlace::Auto)]
     pub gpu_ring: RingPlace,
     #[arg(long)]
@@ -98,7 +88,7 @@ pub struct BenchKernelArgs {
     #[arg(long)]
     pub gpu_no_hints: bool,
     #[arg(long)]
-    pub max_device_mem: Option<crate::cli::ByteSize>,
+    pub max_device_mem: Option<ByteSize>,
     /// Compute the mean only (no percentiles): isolates the staging cost.
     #[arg(long)]
     pub mean_only: bool,
@@ -178,7 +168,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     let percentiles = if args.mean_only { Vec::new() } else { args.percentile.clone() };
     let stats = StatSpec { percentiles, method: args.method, min_samples: 1 };
     let n_cells = args.job.n_cells();
-    let gen = args.job.generate_args();
+    let gen = args.job.generate_options();
     let started = Instant::now();
     let alloc = |n: usize| Error::Alloc { bytes: n, cause: std::io::Error::other("mmap") };
     let mut pool = Pool::<T>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells))?;
@@ -251,7 +241,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
         device: engine.describe(),
         host_threads: rayon::current_num_threads(),
         grid: [args.job.grid.nlon, args.job.grid.nlat],
-        years: args.job.years.0.clone().count(),
+        years: args.job.window.years.0.clone().count(),
         target_days: plan.targets.len(),
         pool: T::NAME.into(),
         pool_bytes,
@@ -299,8 +289,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
             stats.names().iter().enumerate().map(|(s, name)| error_stats(name, &out, &exact, s)).collect();
     }
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&record).map_err(|e| Error::Failed(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        super::write_record(&record, path)?;
     }
     Ok(record)
 }

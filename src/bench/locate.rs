@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::error::Error;
+use super::BenchError;
 use crate::input::direct::{self, Via};
 use crate::input::{self, Grid, VarLayout};
 use crate::pipeline::locate::Locating;
@@ -94,7 +94,7 @@ fn cpu_seconds() -> f64 {
     of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
 }
 
-pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
+pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
     let files = args.job.files()?;
     let first = &files[0];
     let (layout, grid) = {
@@ -103,22 +103,21 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
         let grid = Grid::read(&f, first, &layout)?;
         (layout, grid)
     };
-    let dl = direct::probe(first, &layout)
-        .map_err(|why| Error::Failed(format!("{}: no direct path: {why}", first.display())))?;
+    let dl = direct::probe(first, &layout).map_err(|why| BenchError::NotDirect { path: first.clone(), why })?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let fail = |path: &PathBuf, why: String| Error::Failed(format!("{}: {why}", path.display()));
+    let fail = |path: &PathBuf, why: String| BenchError::Locate { path: path.clone(), why };
 
     // every file located by the library once: the offsets all ways must find
     let mut want = Vec::with_capacity(files.len());
     for p in &files {
         want.push(direct::locate_via(p, &dl, &layout, Some(&grid), Via::Library).map_err(|w| fail(p, w))?.1);
     }
-    let in_process = |via: Via, n: usize| -> Result<(), Error> {
+    let in_process = |via: Via, n: usize| -> Result<(), BenchError> {
         let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
             let workers: Vec<_> = (0..n)
                 .map(|_| {
-                    s.spawn(|| -> Result<(), Error> {
+                    s.spawn(|| -> Result<(), BenchError> {
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
                             let Some(p) = files.get(i) else { return Ok(()) };
@@ -134,7 +133,7 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
             workers.into_iter().try_for_each(|w| w.join().expect("locating thread"))
         })
     };
-    let forked = |n: usize| -> Result<(), Error> {
+    let forked = |n: usize| -> Result<(), BenchError> {
         let trace = Trace::new(Instant::now());
         // the children query libhdf5, as where the first file needs the library
         let through_library = direct::DirectLayout { parsed: false, ..dl.clone() };
@@ -146,7 +145,7 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
         let found: Vec<(usize, u64)> = rx.into_iter().map(|(slot, _, offset)| (slot, offset)).collect();
         let missed = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
         if !missed.is_empty() || found.len() != files.len() {
-            return Err(Error::Failed(format!("{} file(s) not located by the forked processes", missed.len())));
+            return Err(BenchError::NotLocated(missed.len()));
         }
         match found.iter().find(|&&(slot, offset)| offset != want[slot]) {
             Some(&(slot, offset)) => Err(fail(&files[slot], format!("offset {offset}, libhdf5 {}", want[slot]))),
@@ -187,8 +186,7 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, Error> {
     }
     let bench = LocateBench { files: files.len(), ways };
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&bench).map_err(|e| Error::Failed(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        super::write_record(&bench, path)?;
     }
     Ok(bench)
 }

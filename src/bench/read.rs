@@ -13,11 +13,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::calendar::Calendar;
-use crate::cli::{DoyList, YearRange};
 use crate::discover::discover;
 use crate::error::Error;
-use crate::window::WindowSpec;
+use crate::plan::values::WindowArgs;
 
 /// The input files of a job, named as `sstclim run` names them (shared by the benchmarks that
 /// read a job's inputs).
@@ -26,25 +24,14 @@ pub struct JobInputs {
     /// Input files (template or directory), as for `sstclim run`.
     #[arg(long, short)]
     pub input: String,
-    #[arg(long)]
-    pub years: YearRange,
-    #[arg(long, default_value = "1-366")]
-    pub doys: DoyList,
-    #[arg(long, default_value_t = 5)]
-    pub half_window: u16,
-    #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
-    pub calendar: Calendar,
+    #[command(flatten)]
+    pub window: WindowArgs,
 }
 
 impl JobInputs {
     /// Every input file the job reads, in date order (an error where there is none).
     pub fn files(&self) -> Result<Vec<PathBuf>, Error> {
-        let spec = WindowSpec {
-            years: self.years.0.clone(),
-            doys: self.doys.0.clone(),
-            half_window: self.half_window,
-            calendar: self.calendar,
-        };
+        let spec = self.window.spec();
         let inputs = discover(&self.input, &spec.required_dates(), true)?;
         let files: Vec<PathBuf> = inputs.files.values().cloned().collect();
         if files.is_empty() {
@@ -120,8 +107,7 @@ pub fn bench_read(args: &BenchReadArgs) -> Result<ReadFloor, Error> {
         gb_per_s: bytes as f64 / median / 1e9,
     };
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&floor).map_err(|e| Error::Failed(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        super::write_record(&floor, path)?;
     }
     Ok(floor)
 }

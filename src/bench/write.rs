@@ -11,12 +11,12 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::calendar::Calendar;
-use crate::cli::{DoyList, GridSize};
 use crate::engine::{StatSpec, TileResult};
 use crate::error::Error;
 use crate::input::{Coord, Grid, Region, VarMeta};
 use crate::output::{OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
 use crate::percentile::{Method, Percentile};
+use crate::plan::values::{DoyList, GridSize};
 use crate::window::WindowSpec;
 
 /// Flags of `sstclim bench-write`.
@@ -154,8 +154,8 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
         values: (0..n).map(|i| -span / 2.0 + span * i as f64 / (n - 1).max(1) as f64).collect(),
         from_file: true,
     };
-    let p90 = "90".parse::<Percentile>().map_err(|e| Error::Failed(e.to_string()))?;
-    let method = Method::new(5).ok_or_else(|| Error::Failed("no method 5".into()))?;
+    let p90 = "90".parse::<Percentile>().expect("90 is a percentile");
+    let method = Method::new(5).expect("method 5 exists");
     let stats = StatSpec { percentiles: vec![p90], method, min_samples: 1 };
     let meta = OutputMeta {
         stats: stats.clone(),
@@ -262,8 +262,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
         cases: out,
     };
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&bench).map_err(|e| Error::Failed(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })?;
+        super::write_record(&bench, path)?;
     }
     Ok(bench)
 }

@@ -30,7 +30,7 @@ impl World {
     /// (funneled).
     pub fn init() -> World {
         #[cfg(feature = "mpi")]
-        if std::env::var_os("SSTCLIM_NO_MPI").is_none() && launched_by_mpi() {
+        if !crate::util::knobs::no_mpi() && launched_by_mpi() {
             if let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) {
                 let world = universe.world();
                 let comm = Comm { rank: world.rank() as usize, size: world.size() as usize, inner: Some(world) };

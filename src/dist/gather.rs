@@ -218,8 +218,7 @@ impl JobTiming {
     }
 
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(path, text + "\n")
+        crate::report::timing::write_report_json(self, path)
     }
 }
 

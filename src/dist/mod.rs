@@ -84,6 +84,7 @@ pub fn staging_dir(out: &Path, rank: usize, size: usize) -> PathBuf {
 
 /// Run `plan` on every rank of `comm`. Collective: every rank calls it with the same plan.
 pub fn run(plan: &JobPlan, given: Given, comm: &Comm, ui: &Ui) -> Result<Finished, DistError> {
+    crate::util::knobs::log();
     if comm.size() == 1 {
         let outcome = crate::run::run(plan, ui)?;
         return Ok(Finished { table: outcome.report.table(), outputs: outcome.outputs.len() });

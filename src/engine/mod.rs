@@ -341,7 +341,7 @@ impl Backend {
     /// so a missing backend still fails here. `Auto` decides which engine it is by starting
     /// one, so it starts at once.
     pub fn start(self, device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine + Send>, BackendError> {
-        if let (Backend::Cpu, Ok(mode)) = (self, std::env::var("SSTCLIM_TEST_DEFERRED_START")) {
+        if let (Backend::Cpu, Some(mode)) = (self, crate::util::knobs::test_deferred_start()) {
             return Ok(Box::new(test_start(&mode)));
         }
         let name = match self {

@@ -28,13 +28,6 @@ use super::layout::VarLayout;
 use super::read::{decode_region, Region};
 use crate::pool::{Pool, Sample};
 
-/// Test hook: with `SSTCLIM_TEST_READER_SIGNAL=<slot>` (read by
-/// [`ReaderOptions::test_hook_from_env`]), the reader process given that pool slot kills itself
-/// with SIGKILL before reading it; with `<slot>:stop` it stops itself with SIGSTOP (and is
-/// killed after [`crate::util::knobs::reader_timeout`]). Only for testing how a killed or stuck
-/// reader is reported.
-pub const TEST_SIGNAL_ENV: &str = "SSTCLIM_TEST_READER_SIGNAL";
-
 /// How many reader processes, and how many files each reads before it exits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReaderOptions {
@@ -42,7 +35,7 @@ pub struct ReaderOptions {
     pub readers: usize,
     /// Files one process reads before it exits (at least 1).
     pub files_per_child: usize,
-    /// Test hook (see [`TEST_SIGNAL_ENV`]): the reader given this slot kills itself.
+    /// Test hook (see [`crate::util::knobs::TEST_READER_SIGNAL`]): the reader given this slot kills itself.
     #[doc(hidden)]
     pub test_kill_slot: Option<usize>,
     /// Test hook: that reader stops itself (SIGSTOP) instead.
@@ -63,9 +56,9 @@ impl ReaderOptions {
         }
     }
 
-    /// These options with the test hook [`TEST_SIGNAL_ENV`] applied when it is set.
+    /// These options with the test hook [`crate::util::knobs::TEST_READER_SIGNAL`] applied when it is set.
     pub fn test_hook_from_env(mut self) -> Self {
-        let value = std::env::var(TEST_SIGNAL_ENV).unwrap_or_default();
+        let value = crate::util::knobs::test_reader_signal().unwrap_or_default();
         let (slot, how) = value.trim().split_once(':').unwrap_or((value.trim(), ""));
         self.test_kill_slot = slot.parse().ok();
         self.test_stop = how.eq_ignore_ascii_case("stop");

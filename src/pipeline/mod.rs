@@ -47,18 +47,17 @@ use choice::{choose_segments, record_rates, Chosen};
 use choose::{Memory, SegShape};
 use locate::Locating;
 use rates::RatesKey;
-pub use readers::ReadPath;
 use readers::{read_all, ReadJob, ReadStats, Rows};
 use segments::Segment;
 use stage::Staging;
 use trace::Trace;
 
-use crate::cli::GpuPool;
 use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
 use crate::error::Error;
 use crate::input::direct;
 use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
+use crate::plan::{GpuPool, ReadPath};
 use crate::pool::{Decoding, Pool, PoolType, Sample};
 use crate::report::progress::Ui;
 use crate::report::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
@@ -95,7 +94,7 @@ pub(crate) fn run_tiles<T: Sample>(
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.threads)
         .build()
-        .map_err(|e| Error::Failed(format!("cannot start {} worker threads: {e}", plan.threads)))?;
+        .map_err(|cause| Error::WorkerThreads { threads: plan.threads, cause })?;
     let (n_slots, n_targets, n_stats) = (job.window.slots.len(), job.window.targets.len(), plan.stats.n_stats());
     let direct = match plan.read_path {
         ReadPath::Library | ReadPath::Forked => None,
@@ -337,7 +336,7 @@ fn commit_result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Result<Committing
             let buffers = result_buffers(n_stats, max_targets, n_cells, threads, count);
             (buffers, start, Instant::now())
         })
-        .map_err(|e| Error::Failed(format!("cannot start a thread to commit the result buffers: {e}")))
+        .map_err(|cause| Error::Thread { what: "commit the result buffers", cause })
 }
 
 /// `count` result buffers of `max_targets` targets, every page written (committed) from
@@ -452,7 +451,7 @@ fn run_tile<T: Sample>(
     // staging rows for a device-resident pool: a few per reading thread, so that readers
     // rarely wait for a copy (`SSTCLIM_STAGING_ROWS`: rows per thread, for measuring)
     let stage = staged.then(|| {
-        let per_thread = std::env::var("SSTCLIM_STAGING_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
+        let per_thread = crate::util::knobs::staging_rows().unwrap_or(3);
         trace.span("stage-rows", tile, None, || {
             (Staging::<T>::new(engine, n_cells, per_thread * plan.threads, trace, tile), 0)
         })

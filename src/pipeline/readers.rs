@@ -24,20 +24,6 @@ use crate::input::{
 };
 use crate::pool::{Decoding, PoolView, Sample};
 
-/// How input files are read (`--read-path`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReadPath {
-    /// `pread` where the variable is contiguous and uncompressed; otherwise libnetcdf (in
-    /// reader processes when the first file is not read directly, else in this process).
-    Auto,
-    /// libnetcdf for every file, in this process (one reading thread, decoding on the
-    /// others): the sequential reference.
-    Library,
-    /// libnetcdf for every file, in forked reader processes (`--readers` at a time).
-    Forked,
-}
-
 /// The rows of a pool being filled by readers while engines read finished rows: a host pool,
 /// or (GPU engines) a device-resident pool reached through staging rows.
 pub struct Rows<'s, T> {
@@ -359,7 +345,7 @@ fn read_library<T: Sample>(
             input::check_pool_packing::<T>(path, &layout, job.layout, job.first)?;
             bytes += raw.bytes() as u64;
             if tx.send((slot, layout, raw, start)).is_err() {
-                return Err(Error::Failed("a decoder thread stopped".into()));
+                return Err(Error::DecoderStopped);
             }
         }
         Ok(bytes)
@@ -368,7 +354,7 @@ fn read_library<T: Sample>(
 
 /// `SSTCLIM_READER_NICE` (0 when unset or not a number from 0 to 19).
 fn reader_nice() -> i32 {
-    std::env::var("SSTCLIM_READER_NICE").ok().and_then(|v| v.parse().ok()).filter(|n| (0..=19).contains(n)).unwrap_or(0)
+    crate::util::knobs::reader_nice()
 }
 
 /// Raise the calling thread's nice value by `by` (Linux: a thread's own priority; lowering

@@ -245,9 +245,25 @@ impl RunReport {
     }
 
     pub fn write_json(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        std::fs::write(path, text + "\n")
+        write_report_json(self, path)
     }
+}
+
+/// A report as written: its own fields, then `environment`, the `SSTCLIM_*` variables the
+/// run took from the environment ([`crate::util::knobs::set_knobs`]), so that a measurement
+/// names the knobs it ran under.
+#[derive(Serialize)]
+struct WithEnvironment<'a, T: Serialize> {
+    #[serde(flatten)]
+    report: &'a T,
+    environment: std::collections::BTreeMap<&'static str, String>,
+}
+
+/// Write `report` as pretty JSON with the run's environment knobs added (see
+/// [`WithEnvironment`]).
+pub fn write_report_json<T: Serialize>(report: &T, path: &Path) -> std::io::Result<()> {
+    let environment = crate::util::knobs::set_knobs().into_iter().collect();
+    super::write_json(&WithEnvironment { report, environment }, path)
 }
 
 /// When `main` started (set first thing in `main`), to report start-up time.

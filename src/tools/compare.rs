@@ -188,6 +188,5 @@ pub fn compare(a: &Path, b: &Path, tolerance: f64) -> Result<Comparison, Error> 
 
 /// Write the comparison as JSON.
 pub fn write_json(c: &Comparison, path: &PathBuf) -> Result<(), Error> {
-    let text = serde_json::to_string_pretty(c).map_err(|e| Error::Failed(e.to_string()))?;
-    std::fs::write(path, text + "\n").map_err(|cause| Error::Io { path: path.clone(), cause })
+    crate::report::write_json(c, path).map_err(|cause| Error::Io { path: path.clone(), cause })
 }

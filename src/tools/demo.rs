@@ -4,14 +4,28 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
-
-use crate::cli::{Cli, Command, DemoArgs, GenerateArgs, RunArgs};
+use crate::calendar::Calendar;
+use crate::engine::StatSpec;
 use crate::error::Error;
 use crate::input::{self, read_canonical, VarLayout};
+use crate::percentile::Method;
+use crate::plan::values::GridSize;
 use crate::plan::JobPlan;
 use crate::report::progress::Ui;
 use crate::run::{run, RunOutcome};
+use crate::tools::generate::{DimOrder, GenerateError, GenerateOptions};
+use crate::window::WindowSpec;
+
+/// Where and how big the demo is (`sstclim demo`'s flags).
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    /// Working directory for the dataset, the results and the maps.
+    pub dir: PathBuf,
+    /// Grid of the generated dataset.
+    pub grid: GridSize,
+    /// Day of year to draw.
+    pub map_doy: u16,
+}
 
 /// What the demo produced.
 #[derive(Debug)]
@@ -20,39 +34,33 @@ pub struct DemoOutcome {
     pub maps: Vec<PathBuf>,
 }
 
-fn parse_generate(argv: &[String]) -> GenerateArgs {
-    match Cli::parse_from(argv).command {
-        Command::Generate(g) => g,
-        _ => unreachable!("generate arguments"),
-    }
+/// Why the demo failed: generating its dataset, or the job.
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+    #[error(transparent)]
+    Job(#[from] Error),
 }
 
-fn parse_run(argv: &[String]) -> RunArgs {
-    match Cli::parse_from(argv).command {
-        Command::Run(r) => r,
-        _ => unreachable!("run arguments"),
+impl From<crate::input::InputError> for DemoError {
+    fn from(e: crate::input::InputError) -> Self {
+        DemoError::Job(e.into())
     }
 }
 
 /// Run the demo in `args.dir`.
-pub fn demo(args: &DemoArgs, ui: &Ui) -> Result<DemoOutcome, Error> {
+pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
     let data = args.dir.join("data");
     let results = args.dir.join("results");
-    let s = |x: &str| x.to_string();
-    let gen = parse_generate(&[
-        s("sstclim"),
-        s("generate"),
-        s("--output"),
-        data.display().to_string(),
-        s("--grid"),
-        format!("{}x{}", args.grid.nlon, args.grid.nlat),
-        s("--years"),
-        s("1991-2020"),
-        s("--doys"),
-        s("147-248"),
-        s("--dim-order"),
-        s("lon-lat"),
-    ]);
+    let gen = GenerateOptions {
+        output: data.clone(),
+        grid: args.grid,
+        years: 1991..=2020,
+        doys: (147..=248).collect(),
+        dim_order: DimOrder::LonLat,
+        ..GenerateOptions::default()
+    };
     eprintln!(
         "demo: dataset {} ({}x{}, 1991-2020, days 147-248, float64, lon-lat order)",
         data.display(),
@@ -65,27 +73,23 @@ pub fn demo(args: &DemoArgs, ui: &Ui) -> Result<DemoOutcome, Error> {
     } else {
         eprintln!("demo: generated {} files ({:.1} MB) in {:.1} s", g.files, g.bytes as f64 / 1e6, g.seconds);
     }
-    let argv = vec![
-        s("sstclim"),
-        s("run"),
-        s("--input"),
-        data.display().to_string(),
-        s("--output"),
-        results.display().to_string(),
-        s("--years"),
-        s("1991-2020"),
-        s("--doys"),
-        s("152-243"),
-        s("--half-window"),
-        s("5"),
-        s("--percentile"),
-        s("90"),
-        s("--method"),
-        s("5"),
-        s("--verify"),
-        s("--overwrite"),
-    ];
-    let plan = JobPlan::from_args(&parse_run(&argv), argv.join(" "))?;
+    // the reference job's definition, verified against the reference engine; the command line
+    // that would run it goes into the outputs' history
+    let window =
+        WindowSpec { years: 1991..=2020, doys: (152..=243).collect(), half_window: 5, calendar: Calendar::Ordinal };
+    let p90 = "90".parse().expect("90 is a percentile");
+    let stats = StatSpec { percentiles: vec![p90], method: Method::new(5).expect("method 5 exists"), min_samples: 1 };
+    let command_line = format!(
+        "sstclim run --input {} --output {} --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 \
+         --verify --overwrite",
+        data.display(),
+        results.display()
+    );
+    crate::plan::memory::fit_allocator_to_address_limit();
+    let mut plan = JobPlan::new(data.display().to_string(), results.clone(), window, stats, command_line);
+    plan.verify = true;
+    plan.output.overwrite = true;
+    plan.rates = crate::pipeline::rates::resolve(None, crate::util::knobs::location_env);
     eprintln!("demo: {}", plan.command_line);
     let outcome = run(&plan, ui)?;
     let mut maps = Vec::new();

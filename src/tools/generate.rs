@@ -11,7 +11,8 @@
 //! writing starts, so an interrupted generation is recognisably incomplete.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -19,14 +20,115 @@ use serde::Serialize;
 use tracing::info;
 
 use crate::calendar::Date;
-use crate::cli::{DimOrder, GenStorage, GenerateArgs};
-use crate::error::Error;
+use crate::plan::values::GridSize;
 use crate::report::progress::Ui;
-use crate::template::Template;
+use crate::template::{Template, TemplateError};
 use crate::util::rng::{hash, mix, unit};
 
 /// Name of the marker file of a complete dataset.
 pub const MARKER: &str = ".sstclim-dataset.json";
+
+/// Storage of generated files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GenStorage {
+    /// float64 degrees Celsius, NaN for missing (like the MATLAB-written reference files).
+    F64,
+    /// int16 kelvin with scale_factor 0.01 and add_offset 273.15 (like OSTIA).
+    I16,
+}
+
+/// Dimension order of generated files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DimOrder {
+    /// (lat, lon): longitude varies fastest (OSTIA, CF).
+    LatLon,
+    /// (lon, lat): latitude varies fastest (the MATLAB-written reference files).
+    LonLat,
+}
+
+/// What to generate (`sstclim generate`'s flags; the command line checks none of them, this
+/// module does).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenerateOptions {
+    /// Output directory.
+    pub output: PathBuf,
+    pub grid: GridSize,
+    pub years: RangeInclusive<i32>,
+    /// Days of year (ordinal) written in each year.
+    pub doys: Vec<u16>,
+    pub storage: GenStorage,
+    pub dim_order: DimOrder,
+    /// A leading time dimension of length 1 (as OSTIA files have).
+    pub time_dim: bool,
+    /// File name template inside the output directory.
+    pub naming: String,
+    /// Fraction of cells that are land (missing in every file).
+    pub land_fraction: f64,
+    /// Probability that an ocean value is missing.
+    pub missing_fraction: f64,
+    /// Ocean cells missing in every file.
+    pub all_missing_cells: usize,
+    /// Probability that a value poleward of 70 degrees is missing (sea ice).
+    pub ice_missing_fraction: f64,
+    /// Step float64 values are rounded to (0: none).
+    pub quantum: f64,
+    pub seed: u64,
+    /// Writer processes (`None`: all cores).
+    pub jobs: Option<usize>,
+    /// Replace another dataset in the output directory.
+    pub overwrite: bool,
+    /// This process is writer `index` of `count` (hidden worker processes).
+    pub worker: Option<(usize, usize)>,
+}
+
+impl Default for GenerateOptions {
+    /// `sstclim generate`'s defaults (the command line's test holds its flags to them), into
+    /// no directory.
+    fn default() -> Self {
+        GenerateOptions {
+            output: PathBuf::new(),
+            grid: GridSize { nlon: 1440, nlat: 721 },
+            years: 1991..=2020,
+            doys: (147..=248).collect(),
+            storage: GenStorage::F64,
+            dim_order: DimOrder::LatLon,
+            time_dim: false,
+            naming: "sst_{year}_{doy}.nc".into(),
+            land_fraction: 0.3,
+            missing_fraction: 0.02,
+            all_missing_cells: 16,
+            ice_missing_fraction: 0.97,
+            quantum: 0.01,
+            seed: 1,
+            jobs: None,
+            overwrite: false,
+            worker: None,
+        }
+    }
+}
+
+/// Why a dataset could not be generated.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    #[error("{flag} must be between 0 and 1, got {value}")]
+    Fraction { flag: &'static str, value: f64 },
+    #[error("--quantum must be >= 0, got {0}")]
+    Quantum(f64),
+    #[error("--naming '{0}' must be a plain file name")]
+    NamingPath(String),
+    #[error("--naming: {0}")]
+    Naming(#[from] TemplateError),
+    #[error("{} holds a different generated dataset; pass --overwrite to replace it", .0.display())]
+    OtherDataset(PathBuf),
+    #[error("generate worker {index} failed ({status}): {stderr}")]
+    Worker { index: usize, status: std::process::ExitStatus, stderr: String },
+    #[error("{}: writing failed: {cause}", path.display())]
+    Write { path: PathBuf, cause: netcdf::Error },
+    #[error("{}: {cause}", path.display())]
+    Io { path: PathBuf, cause: std::io::Error },
+}
 
 /// The parameters that define a dataset (stored in the marker file).
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -61,11 +163,11 @@ pub struct GenerateReport {
     pub up_to_date: bool,
 }
 
-fn spec_of(args: &GenerateArgs) -> DatasetSpec {
+fn spec_of(args: &GenerateOptions) -> DatasetSpec {
     DatasetSpec {
         grid: [args.grid.nlon, args.grid.nlat],
-        years: [*args.years.0.start(), *args.years.0.end()],
-        doys: args.doys.0.clone(),
+        years: [*args.years.start(), *args.years.end()],
+        doys: args.doys.clone(),
         storage: args.storage,
         dim_order: args.dim_order,
         time_dim: args.time_dim,
@@ -81,46 +183,46 @@ fn spec_of(args: &GenerateArgs) -> DatasetSpec {
 }
 
 /// The dates of the dataset, in (year, day) order.
-fn dates(args: &GenerateArgs) -> Vec<Date> {
-    args.years.0.clone().flat_map(|y| args.doys.0.iter().filter_map(move |&d| Date::from_ordinal(y, d))).collect()
+fn dates(args: &GenerateOptions) -> Vec<Date> {
+    args.years.clone().flat_map(|y| args.doys.iter().filter_map(move |&d| Date::from_ordinal(y, d))).collect()
 }
 
-fn validate(args: &GenerateArgs) -> Result<Template, Error> {
+fn validate(args: &GenerateOptions) -> Result<Template, GenerateError> {
     for (name, v) in [
         ("--land-fraction", args.land_fraction),
         ("--missing-fraction", args.missing_fraction),
         ("--ice-missing-fraction", args.ice_missing_fraction),
     ] {
         if !(0.0..=1.0).contains(&v) {
-            return Err(Error::Failed(format!("{name} must be between 0 and 1, got {v}")));
+            return Err(GenerateError::Fraction { flag: name, value: v });
         }
     }
     if !(args.quantum >= 0.0 && args.quantum.is_finite()) {
-        return Err(Error::Failed(format!("--quantum must be >= 0, got {}", args.quantum)));
+        return Err(GenerateError::Quantum(args.quantum));
     }
     if args.naming.contains('/') || args.naming.contains("..") {
-        return Err(Error::Failed(format!("--naming '{}' must be a plain file name", args.naming)));
+        return Err(GenerateError::NamingPath(args.naming.clone()));
     }
-    let template: Template = args.naming.parse().map_err(|e| Error::Failed(format!("--naming: {e}")))?;
+    let template: Template = args.naming.parse()?;
     Ok(template.with_prefix(&format!("{}/", args.output.display())))
 }
 
 /// Generate the dataset `args` describes (or, as a hidden worker, one share of its files).
-pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
+pub fn generate(args: &GenerateOptions, ui: &Ui) -> Result<GenerateReport, GenerateError> {
     let template = validate(args)?;
-    if let (Some(index), Some(count)) = (args.worker_index, args.worker_count) {
+    if let Some((index, count)) = args.worker {
         return write_share(args, &template, index, count, |i| println!("{i}"));
     }
     let start = Instant::now();
     let dir = &args.output;
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
-        move |cause| Error::Io { path: path.clone(), cause }
+        move |cause| GenerateError::Io { path: path.clone(), cause }
     };
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let marker = dir.join(MARKER);
     let spec = spec_of(args);
-    let wanted = serde_json::to_value(&spec).map_err(|e| Error::Failed(e.to_string()))?;
+    let wanted = serde_json::to_value(&spec).expect("a dataset's parameters are plain JSON");
     if let Ok(text) = std::fs::read_to_string(&marker) {
         let existing: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         if existing == wanted {
@@ -128,10 +230,7 @@ pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
             return Ok(GenerateReport { files: 0, bytes: 0, seconds: 0.0, processes: 0, up_to_date: true });
         }
         if !args.overwrite {
-            return Err(Error::Failed(format!(
-                "{} holds a different generated dataset; pass --overwrite to replace it",
-                dir.display()
-            )));
+            return Err(GenerateError::OtherDataset(dir.clone()));
         }
     }
     let _ = std::fs::remove_file(&marker);
@@ -155,14 +254,14 @@ pub fn generate(args: &GenerateArgs, ui: &Ui) -> Result<GenerateReport, Error> {
     }
     bar.finish_and_clear();
     let bytes = all.iter().map(|d| std::fs::metadata(template.expand(*d)).map_or(0, |m| m.len())).sum();
-    let text = serde_json::to_string_pretty(&spec).map_err(|e| Error::Failed(e.to_string()))?;
+    let text = serde_json::to_string_pretty(&spec).expect("a dataset's parameters are plain JSON");
     std::fs::write(&marker, text + "\n").map_err(io_err(&marker))?;
     Ok(GenerateReport { files: all.len(), bytes, seconds: start.elapsed().as_secs_f64(), processes, up_to_date: false })
 }
 
 /// The command line of worker `index` of `count`.
-fn worker_args(args: &GenerateArgs, index: usize, count: usize) -> Vec<String> {
-    let doys: Vec<String> = args.doys.0.iter().map(u16::to_string).collect();
+fn worker_args(args: &GenerateOptions, index: usize, count: usize) -> Vec<String> {
+    let doys: Vec<String> = args.doys.iter().map(u16::to_string).collect();
     let mut v: Vec<String> = vec![
         "--quiet".into(),
         "generate".into(),
@@ -171,7 +270,7 @@ fn worker_args(args: &GenerateArgs, index: usize, count: usize) -> Vec<String> {
         "--grid".into(),
         format!("{}x{}", args.grid.nlon, args.grid.nlat),
         "--years".into(),
-        format!("{}-{}", args.years.0.start(), args.years.0.end()),
+        format!("{}-{}", args.years.start(), args.years.end()),
         "--doys".into(),
         doys.join(","),
         "--storage".into(),
@@ -204,8 +303,9 @@ fn worker_args(args: &GenerateArgs, index: usize, count: usize) -> Vec<String> {
 }
 
 /// Run `count` worker processes; each prints the index of every file it finishes.
-fn run_workers(args: &GenerateArgs, count: usize, bar: &indicatif::ProgressBar) -> Result<(), Error> {
-    let exe = std::env::current_exe().map_err(|cause| Error::Io { path: "current executable".into(), cause })?;
+fn run_workers(args: &GenerateOptions, count: usize, bar: &indicatif::ProgressBar) -> Result<(), GenerateError> {
+    let exe =
+        std::env::current_exe().map_err(|cause| GenerateError::Io { path: "current executable".into(), cause })?;
     let mut children = Vec::new();
     for index in 0..count {
         let child = Command::new(&exe)
@@ -214,7 +314,7 @@ fn run_workers(args: &GenerateArgs, count: usize, bar: &indicatif::ProgressBar) 
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|cause| Error::Io { path: exe.clone(), cause })?;
+            .map_err(|cause| GenerateError::Io { path: exe.clone(), cause })?;
         children.push(child);
     }
     let (tx, rx) = crossbeam_channel::unbounded::<()>();
@@ -234,19 +334,19 @@ fn run_workers(args: &GenerateArgs, count: usize, bar: &indicatif::ProgressBar) 
     }
     let mut failure = None;
     for (index, mut child) in children.into_iter().enumerate() {
-        let status = child.wait().map_err(|cause| Error::Io { path: exe.clone(), cause })?;
+        let status = child.wait().map_err(|cause| GenerateError::Io { path: exe.clone(), cause })?;
         if !status.success() && failure.is_none() {
             let mut stderr = String::new();
             if let Some(mut e) = child.stderr.take() {
                 let _ = e.read_to_string(&mut stderr);
             }
-            failure = Some(format!("generate worker {index} failed ({status}): {}", stderr.trim()));
+            failure = Some(GenerateError::Worker { index, status, stderr: stderr.trim().to_string() });
         }
     }
     for r in readers {
         let _ = r.join();
     }
-    failure.map_or(Ok(()), |f| Err(Error::Failed(f)))
+    failure.map_or(Ok(()), Err)
 }
 
 /// The static part of the synthetic climate, per cell.
@@ -262,7 +362,7 @@ struct Field {
 }
 
 impl Field {
-    fn new(args: &GenerateArgs) -> Field {
+    fn new(args: &GenerateOptions) -> Field {
         let (nlat, nlon) = (args.grid.nlat, args.grid.nlon);
         let lat: Vec<f64> = (0..nlat).map(|j| -90.0 + 180.0 * j as f64 / (nlat - 1) as f64).collect();
         let lon: Vec<f64> = (0..nlon).map(|i| -180.0 + 360.0 * i as f64 / nlon as f64).collect();
@@ -304,7 +404,7 @@ impl Field {
     }
 
     /// Values (degrees Celsius, NaN = missing) of every cell on `date`, `(lat, lon)` order.
-    fn day(&self, args: &GenerateArgs, date: Date, out: &mut [f64]) {
+    fn day(&self, args: &GenerateOptions, date: Date, out: &mut [f64]) {
         let doy = f64::from(date.ordinal());
         let season = |peak: f64| (std::f64::consts::TAU * (doy - peak) / 365.25).cos();
         let (north, south) = (season(227.0), season(46.0));
@@ -336,13 +436,13 @@ impl Field {
 
 /// Fill `pool` with the values `generate` would write for the dates `slots` (one per pool slot,
 /// cells in (lat, lon) order), without files: for kernel benchmarks.
-pub fn fill_pool<T: crate::pool::Sample>(args: &GenerateArgs, slots: &[Date], pool: &mut crate::pool::Pool<T>) {
+pub fn fill_pool<T: crate::pool::Sample>(args: &GenerateOptions, slots: &[Date], pool: &mut crate::pool::Pool<T>) {
     fill_pool_with(args, slots, pool, T::from_f64)
 }
 
 /// `fill_pool` with each value stored as `store` makes it (e.g. packed into integers).
 pub fn fill_pool_with<T: crate::pool::Sample>(
-    args: &GenerateArgs,
+    args: &GenerateOptions,
     slots: &[Date],
     pool: &mut crate::pool::Pool<T>,
     store: impl Fn(f64) -> T + Sync,
@@ -364,12 +464,12 @@ pub fn fill_pool_with<T: crate::pool::Sample>(
 
 /// Write the files `index`, `index + count`, ... calling `done(i)` after each.
 fn write_share(
-    args: &GenerateArgs,
+    args: &GenerateOptions,
     template: &Template,
     index: usize,
     count: usize,
     done: impl Fn(usize),
-) -> Result<GenerateReport, Error> {
+) -> Result<GenerateReport, GenerateError> {
     let start = Instant::now();
     let field = Field::new(args);
     let mut values = vec![0.0; field.nlat * field.nlon];
@@ -378,7 +478,7 @@ fn write_share(
         field.day(args, date, &mut values);
         let path = template.expand(date);
         write_file(args, &field, date, &values, &path)
-            .map_err(|source| Error::Failed(format!("{}: writing failed: {source}", path.display())))?;
+            .map_err(|cause| GenerateError::Write { path: path.clone(), cause })?;
         files += 1;
         done(i);
     }
@@ -387,7 +487,7 @@ fn write_share(
 
 /// One day's file, written under a temporary name and renamed when complete.
 fn write_file(
-    args: &GenerateArgs,
+    args: &GenerateOptions,
     field: &Field,
     date: Date,
     values: &[f64],

@@ -35,7 +35,7 @@ pub fn driver_present() -> bool {
 /// reader threads of a device-resident pool share the cores with the upload thread, which
 /// waits for every row it copies.
 fn sched_flags() -> Option<u32> {
-    let flag = match std::env::var("SSTCLIM_CUDA_SCHED").ok()?.as_str() {
+    let flag = match crate::util::knobs::cuda_sched()?.as_str() {
         "spin" => sys::CUctx_flags::CU_CTX_SCHED_SPIN,
         "yield" => sys::CUctx_flags::CU_CTX_SCHED_YIELD,
         "blocking" => sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC,
@@ -193,27 +193,27 @@ impl CudaDevice {
         // launch constants compiled in (spec.rs)
         options.extend(defines.iter().map(|d| format!("-D{d}")));
         // a register cap trades registers for occupancy; for measuring
-        if let Ok(cap) = std::env::var("SSTCLIM_CUDA_MAXRREG") {
+        if let Some(cap) = crate::util::knobs::cuda_maxrreg() {
             options.push(format!("--maxrregcount={cap}"));
         }
         // ... but launch bounds override that cap: this one sets their minimum blocks per
         // multiprocessor instead (registers <= 65536 / (256 x N))
-        if let Some(n) = std::env::var("SSTCLIM_CUDA_MIN_BLOCKS").ok().and_then(|v| v.parse::<u32>().ok()) {
+        if let Some(n) = crate::util::knobs::cuda_min_blocks() {
             options.push(format!("-DSC_MIN_BLOCKS={n}"));
         }
         // extra preprocessor definitions (`SSTCLIM_CUDA_DEFINES="A B=1"`), for measuring
         // kernel variants kept behind #ifdef
-        if let Ok(defs) = std::env::var("SSTCLIM_CUDA_DEFINES") {
+        if let Some(defs) = crate::util::knobs::cuda_defines() {
             options.extend(defs.split_whitespace().map(|d| format!("-D{d}")));
         }
         // source lines in the machine code, for profilers (Nsight Compute's source view)
-        if std::env::var_os("SSTCLIM_CUDA_LINEINFO").is_some() {
+        if crate::util::knobs::cuda_lineinfo() {
             options.push("-lineinfo".to_string());
         }
         let started = std::time::Instant::now();
         let text = source();
         // compiled by an earlier run (kcache.rs): keyed by the source, the options and versions
-        let disk = super::kcache::resolve(|k| std::env::var_os(k));
+        let disk = super::kcache::resolve(crate::util::knobs::location_env);
         let disk_key = {
             let (mut major, mut minor) = (0, 0);
             // SAFETY: plain query into two integers.
@@ -335,7 +335,7 @@ impl CudaDevice {
     /// the driver's default split for the reference job on an H200. `SSTCLIM_CUDA_CARVEOUT`
     /// (percent shared; a measuring knob) overrides it.
     fn prefer_l1(&self, func: sys::CUfunction, block: u32, smem: usize) -> Result<(), GpuError> {
-        let carveout = match std::env::var("SSTCLIM_CUDA_CARVEOUT").ok().and_then(|v| v.parse::<i32>().ok()) {
+        let carveout = match crate::util::knobs::cuda_carveout() {
             Some(c) => c,
             None => {
                 // SAFETY: valid function; plain query.

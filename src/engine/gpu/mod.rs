@@ -217,7 +217,7 @@ impl Default for GpuOptions {
             hints: true,
             block: None,
             device_wraps: false,
-            specialize: std::env::var("SSTCLIM_CUDA_SPECIALIZE").map_or(true, |v| v != "0"),
+            specialize: crate::util::knobs::cuda_specialize(),
         }
     }
 }

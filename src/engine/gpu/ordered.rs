@@ -23,7 +23,7 @@ pub fn table_is_ordered(table: &[f64]) -> bool {
 /// Whether ordered int16 kernels may be used (`SSTCLIM_I16_ORDERED=0` turns them off, to
 /// measure them against the float64-keyed kernels).
 pub fn enabled() -> bool {
-    std::env::var("SSTCLIM_I16_ORDERED").map_or(true, |v| v != "0")
+    crate::util::knobs::i16_ordered()
 }
 
 #[cfg(test)]

@@ -64,10 +64,7 @@ pub struct DirectLayout {
 /// (or `0`, `false`, `library`) turns the parser off.
 pub fn parser_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
-        let v = std::env::var("SSTCLIM_H5META").unwrap_or_default().to_ascii_lowercase();
-        !matches!(v.as_str(), "off" | "0" | "false" | "library")
-    })
+    *ON.get_or_init(crate::util::knobs::h5meta_parser)
 }
 
 /// How an HDF5 file is inspected.

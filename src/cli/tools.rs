@@ -1,0 +1,190 @@
+//! The flags of the user's tools beside `run` (`generate`, `compare`, `demo`) and their
+//! conversion into the plain option structs the tools take.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::plan::values::{DoyList, GridSize, YearRange};
+use crate::tools::demo::DemoOptions;
+use crate::tools::generate::{DimOrder, GenStorage, GenerateOptions};
+
+/// Flags of `sstclim generate`.
+#[derive(Args, Debug, Clone)]
+pub struct GenerateArgs {
+    /// Output directory.
+    #[arg(long, short)]
+    pub output: PathBuf,
+
+    /// Grid size, longitudes x latitudes.
+    #[arg(long, default_value = "1440x721")]
+    pub grid: GridSize,
+
+    /// Years to write.
+    #[arg(long, default_value = "1991-2020")]
+    pub years: YearRange,
+
+    /// Days of year (ordinal) to write in each year.
+    #[arg(long, default_value = "147-248")]
+    pub doys: DoyList,
+
+    /// Value storage.
+    #[arg(long, value_enum, default_value_t = GenStorage::F64)]
+    pub storage: GenStorage,
+
+    /// Dimension order of the data variable.
+    #[arg(long, value_enum, default_value_t = DimOrder::LatLon)]
+    pub dim_order: DimOrder,
+
+    /// Add a leading time dimension of length 1 (as OSTIA files have).
+    #[arg(long)]
+    pub time_dim: bool,
+
+    /// File name template inside the output directory.
+    #[arg(long, default_value = "sst_{year}_{doy}.nc")]
+    pub naming: String,
+
+    /// Fraction of cells that are land (missing in every file).
+    #[arg(long, default_value_t = 0.3)]
+    pub land_fraction: f64,
+
+    /// Probability that an ocean value is missing (clouds, gaps).
+    #[arg(long, default_value_t = 0.02)]
+    pub missing_fraction: f64,
+
+    /// Ocean cells that are missing in every file.
+    #[arg(long, default_value_t = 16)]
+    pub all_missing_cells: usize,
+
+    /// Probability that a value is missing poleward of 70 degrees (sea ice): gives windows
+    /// with only a handful of valid samples.
+    #[arg(long, default_value_t = 0.97)]
+    pub ice_missing_fraction: f64,
+
+    /// Round float64 values to this step (0.01 mimics data converted from OSTIA; 0 = no rounding).
+    #[arg(long, default_value_t = 0.01)]
+    pub quantum: f64,
+
+    /// Seed of all random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Writer processes (default: all cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+
+    /// Replace an existing dataset in the output directory.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Internal: this process writes files index % count == index.
+    #[arg(long, hide = true, requires = "worker_count")]
+    pub worker_index: Option<usize>,
+
+    /// Internal: number of writer processes.
+    #[arg(long, hide = true)]
+    pub worker_count: Option<usize>,
+}
+
+/// Flags of `sstclim compare`.
+#[derive(Args, Debug, Clone)]
+pub struct CompareArgs {
+    /// First result set: a directory of outputs or one file.
+    pub a: PathBuf,
+    /// Second result set.
+    pub b: PathBuf,
+    /// Largest acceptable absolute difference (0 = bitwise equal values).
+    #[arg(long, default_value_t = 0.0, value_parser = tolerance, allow_hyphen_values = true)]
+    pub tolerance: f64,
+    /// Also write the comparison as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// Flags of `sstclim demo`.
+#[derive(Args, Debug, Clone)]
+pub struct DemoArgs {
+    /// Working directory for the dataset, the results and the maps.
+    #[arg(long, default_value = "sstclim-demo")]
+    pub dir: PathBuf,
+    /// Grid of the generated dataset.
+    #[arg(long, default_value = "144x73")]
+    pub grid: GridSize,
+    /// Day of year to draw.
+    #[arg(long, default_value_t = 197)]
+    pub map_doy: u16,
+}
+
+impl GenerateArgs {
+    /// The generator's options these flags give.
+    pub fn options(&self) -> GenerateOptions {
+        GenerateOptions {
+            output: self.output.clone(),
+            grid: self.grid,
+            years: self.years.0.clone(),
+            doys: self.doys.0.clone(),
+            storage: self.storage,
+            dim_order: self.dim_order,
+            time_dim: self.time_dim,
+            naming: self.naming.clone(),
+            land_fraction: self.land_fraction,
+            missing_fraction: self.missing_fraction,
+            all_missing_cells: self.all_missing_cells,
+            ice_missing_fraction: self.ice_missing_fraction,
+            quantum: self.quantum,
+            seed: self.seed,
+            jobs: self.jobs,
+            overwrite: self.overwrite,
+            worker: self.worker_index.zip(self.worker_count),
+        }
+    }
+}
+
+impl DemoArgs {
+    /// The demo's options these flags give.
+    pub fn options(&self) -> DemoOptions {
+        DemoOptions { dir: self.dir.clone(), grid: self.grid, map_doy: self.map_doy }
+    }
+}
+
+/// `--tolerance`: an absolute difference, so finite and not negative (a negative one would fail
+/// every comparison, equal values included).
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        Ok(t) if t < 0.0 => Err(format!("'{s}' is negative: the tolerance is an absolute difference, not negative")),
+        _ => Err(format!("'{s}' is not a finite number")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    #[test]
+    fn tolerance_is_finite_and_not_negative() {
+        assert!(tolerance("-1").unwrap_err().contains("not negative"));
+        assert!(tolerance("nan").is_err());
+        assert!(tolerance("inf").is_err());
+        assert_eq!(tolerance("1e-6").unwrap(), 1e-6);
+        assert_eq!(tolerance("0").unwrap(), 0.0);
+    }
+
+    /// The flags' defaults are the generator's (the benchmarks and the demo start from
+    /// `GenerateOptions::default()`).
+    #[test]
+    fn generate_defaults_are_the_generators() {
+        let Command::Generate(args) = Cli::parse_from(["sstclim", "generate", "--output", "d"]).command else {
+            unreachable!()
+        };
+        assert_eq!(args.options(), GenerateOptions { output: "d".into(), ..GenerateOptions::default() });
+        let Command::Generate(args) =
+            Cli::parse_from(["sstclim", "generate", "-o", "d", "--worker-index", "1", "--worker-count", "3"]).command
+        else {
+            unreachable!()
+        };
+        assert_eq!(args.options().worker, Some((1, 3)));
+    }
+}

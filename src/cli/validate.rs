@@ -1,0 +1,203 @@
+//! Validating `sstclim run`'s flags into a [`JobPlan`] (ripgrep's low-level arguments into
+//! high-level ones): everything that can be rejected without reading an input is rejected
+//! here, with a message naming the flag (report paths are checked for writing here too, so
+//! that an unwritable one stops the job before it computes).
+
+use crate::cli::run::RunArgs;
+use crate::engine::{GpuOptions, StatSpec};
+use crate::output::OutputSpec;
+use crate::plan::{default_threads, memory, JobPlan, PlanError};
+use crate::pool::{PoolType, Quantize};
+
+/// The job `args` describe; `command_line` goes into the outputs' `history` attribute.
+pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
+    memory::fit_allocator_to_address_limit();
+    for (flag, path) in [("--timing-json", &args.timing_json), ("--trace-json", &args.trace_json)] {
+        if let Some(path) = path {
+            check_report_path(flag, path)?;
+        }
+    }
+    if args.window.half_window > 182 {
+        return Err(PlanError::HalfWindow(args.window.half_window));
+    }
+    for (i, p) in args.percentile.iter().enumerate() {
+        if args.percentile[..i].contains(p) {
+            return Err(PlanError::DuplicatePercentile(p.to_string()));
+        }
+    }
+    if args.min_samples == 0 {
+        return Err(PlanError::MinSamples);
+    }
+    if let Some(level) = args.deflate {
+        if !(1..=9).contains(&level) {
+            return Err(PlanError::Deflate(level));
+        }
+    }
+    let threads = match args.threads {
+        Some(0) => return Err(PlanError::Threads),
+        Some(n) => n,
+        None => default_threads(),
+    };
+    let max_mem = match args.max_mem {
+        Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxMem(m.0)),
+        Some(m) => m.0,
+        None => memory::default_max_mem(),
+    };
+    Ok(JobPlan {
+        input: args.input.clone(),
+        var: args.var.clone(),
+        window: args.window.spec(),
+        stats: StatSpec { percentiles: args.percentile.clone(), method: args.method, min_samples: args.min_samples },
+        output: OutputSpec {
+            dir: args.output.clone(),
+            layout: args.layout,
+            deflate: args.deflate,
+            fill_value: args.fill_value,
+            overwrite: args.overwrite,
+            write_path: args.write_path,
+            write_threads: match args.write_threads {
+                Some(0) => return Err(PlanError::WriteThreads),
+                n => n,
+            },
+        },
+        allow_missing: args.allow_missing,
+        backend: args.backend,
+        pool: match (args.pack_scale, args.pool) {
+            (Some(_), None) => Some(PoolType::I16),
+            (Some(_), Some(p)) if p != PoolType::I16 => return Err(PlanError::PackPool),
+            (_, p) => p,
+        },
+        pack: match args.pack_scale {
+            Some(scale) if !(scale > 0.0 && scale.is_finite() && args.pack_offset.is_finite()) => {
+                return Err(PlanError::PackScale(scale.to_string(), args.pack_offset.to_string()))
+            }
+            Some(scale) => Some(Quantize { scale, offset: args.pack_offset }),
+            None => None,
+        },
+        device: args.device.unwrap_or(0),
+        gpu: GpuOptions {
+            max_device_mem: match args.max_device_mem {
+                Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxDeviceMem(m.0)),
+                m => m.map(|m| m.0),
+            },
+            ring: args.gpu_ring,
+            hints: !args.gpu_no_hints,
+            block: args.gpu_block,
+            device_wraps: false,
+            ..GpuOptions::default()
+        },
+        threads,
+        max_mem,
+        verify: args.verify,
+        timing_json: args.timing_json.clone(),
+        trace_json: args.trace_json.clone(),
+        rank: (0, 1),
+        read_path: args.read_path,
+        readers: match args.readers {
+            Some(0) => return Err(PlanError::Readers),
+            Some(n) => n,
+            None => threads,
+        },
+        segments: match args.segments {
+            Some(0) => return Err(PlanError::Segments),
+            n => n,
+        },
+        rates: crate::pipeline::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
+        gpu_pool: args.gpu_pool,
+        command_line,
+    })
+}
+
+/// Whether a report can be written at `path`: not a directory, in a directory (created if
+/// missing) where files can be created (checked with a probe file, removed at once).
+fn check_report_path(flag: &'static str, path: &std::path::Path) -> Result<(), PlanError> {
+    let bad = |problem: String| PlanError::ReportPath { flag, path: path.into(), problem };
+    if path.is_dir() {
+        return Err(bad("is a directory".into()));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    // created where missing, as the output directory is
+    std::fs::create_dir_all(parent).map_err(|e| bad(format!("cannot create directory {}: {e}", parent.display())))?;
+    let probe = parent.join(format!(".sstclim-report-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| bad(format!("cannot create files in {}: {e}", parent.display())))?;
+    let _ = std::fs::remove_file(&probe);
+    if path.exists() {
+        std::fs::OpenOptions::new().append(true).open(path).map_err(|e| bad(format!("cannot be replaced: {e}")))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use crate::output::WritePath;
+    use clap::Parser;
+
+    fn run_args(extra: &[&str]) -> RunArgs {
+        let mut argv = vec!["sstclim", "run", "--input", "x_{year}_{doy}.nc", "--output", "o", "--years", "1991-2020"];
+        argv.extend_from_slice(extra);
+        let Command::Run(args) = Cli::try_parse_from(argv).unwrap().command else { unreachable!() };
+        args
+    }
+
+    fn plan(extra: &[&str]) -> Result<JobPlan, PlanError> {
+        super::plan(&run_args(extra), String::new())
+    }
+
+    /// `JobPlan::new` (the demo's plan) has the defaults of the flags left out.
+    #[test]
+    fn the_plans_defaults_are_the_flags_defaults() {
+        let args = run_args(&["--max-mem", "1G"]);
+        let mut validated = super::plan(&args, "c".into()).unwrap();
+        validated.rates = None;
+        let mut new = JobPlan::new(
+            args.input.clone(),
+            args.output.clone(),
+            args.window.spec(),
+            validated.stats.clone(),
+            "c".into(),
+        );
+        new.max_mem = 1 << 30;
+        assert_eq!(format!("{validated:?}"), format!("{new:?}"));
+    }
+
+    #[test]
+    fn defaults_are_the_reference_definition() {
+        let p = plan(&["--doys", "152-243"]).unwrap();
+        assert_eq!(p.window.half_window, 5);
+        assert_eq!(p.window.doys.len(), 92);
+        assert_eq!(p.stats.method.number(), 5);
+        assert_eq!(p.stats.names(), ["mean", "p90"]);
+        assert_eq!((p.output.write_path, p.output.write_threads), (WritePath::Auto, None));
+        let p = plan(&["--write-path", "library", "--write-threads", "3"]).unwrap();
+        assert_eq!((p.output.write_path, p.output.write_threads), (WritePath::Library, Some(3)));
+    }
+
+    #[test]
+    fn rejects_inconsistent_flags() {
+        assert_eq!(plan(&["--half-window", "200"]).unwrap_err(), PlanError::HalfWindow(200));
+        assert_eq!(plan(&["--percentile", "90,90"]).unwrap_err(), PlanError::DuplicatePercentile("90".into()));
+        assert_eq!(plan(&["--min-samples", "0"]).unwrap_err(), PlanError::MinSamples);
+        assert_eq!(plan(&["--deflate", "12"]).unwrap_err(), PlanError::Deflate(12));
+        assert_eq!(plan(&["--threads", "0"]).unwrap_err(), PlanError::Threads);
+        assert_eq!(plan(&["--write-threads", "0"]).unwrap_err(), PlanError::WriteThreads);
+        assert!(matches!(plan(&["--pack-scale", "0"]).unwrap_err(), PlanError::PackScale(..)));
+        assert!(matches!(
+            plan(&["--pack-scale", "0.01", "--pack-offset", "inf"]).unwrap_err(),
+            PlanError::PackScale(..)
+        ));
+        assert_eq!(plan(&["--pack-scale", "0.01", "--pool", "f64"]).unwrap_err(), PlanError::PackPool);
+        let p = plan(&["--pack-scale", "0.01", "--pack-offset", "-2"]).unwrap();
+        assert_eq!((p.pool, p.pack), (Some(PoolType::I16), Some(Quantize { scale: 0.01, offset: -2.0 })));
+        assert_eq!(plan(&["--max-mem", "512K"]).unwrap_err(), PlanError::MaxMem(512 << 10));
+        // the host budget under the name the device budget pairs with
+        assert_eq!(plan(&["--max-host-mem", "512K"]).unwrap_err(), PlanError::MaxMem(512 << 10));
+        let e = plan(&["--max-device-mem", "1"]).unwrap_err();
+        assert_eq!(e, PlanError::MaxDeviceMem(1));
+        assert_eq!(e.to_string(), "--max-device-mem 1 bytes is too small (at least 1M)");
+    }
+}

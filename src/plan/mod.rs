@@ -1,0 +1,160 @@
+//! What a job is: [`JobPlan`], the validated form of `sstclim run`'s flags, and the types the
+//! stages take from it ([`ReadPath`], [`GpuPool`]), with the values flags parse into
+//! ([`values`]) and the default memory budget ([`memory`]). The command line validates its
+//! flags into a plan (`cli::validate`); the job, the pipeline and the stages read the plan and
+//! never the command line.
+
+pub mod memory;
+pub mod values;
+
+use std::path::PathBuf;
+
+use crate::engine::{Backend, GpuOptions, StatSpec};
+use crate::output::{OutputLayout, OutputSpec, WritePath};
+use crate::pool::{PoolType, Quantize};
+use crate::window::WindowSpec;
+
+/// A validated `run` job: what the job layer (`run`, `dist`) and the pipeline take.
+#[derive(Clone, Debug)]
+pub struct JobPlan {
+    pub input: String,
+    pub var: Option<String>,
+    pub window: WindowSpec,
+    pub stats: StatSpec,
+    pub output: OutputSpec,
+    pub allow_missing: bool,
+    pub backend: Backend,
+    /// `None`: chosen once the engine and the input's storage are known.
+    pub pool: Option<PoolType>,
+    /// Lossy int16 packing of float input (`--pack-scale`).
+    pub pack: Option<Quantize>,
+    /// GPU ordinal for GPU engines.
+    pub device: usize,
+    pub gpu: GpuOptions,
+    pub threads: usize,
+    /// Budget for the pool and results of one tile, in bytes.
+    pub max_mem: u64,
+    pub verify: bool,
+    pub timing_json: Option<PathBuf>,
+    /// Where to write the per-rank timeline of stages.
+    pub trace_json: Option<PathBuf>,
+    /// This process's rank and the number of ranks (for the timeline; (0, 1) when alone).
+    pub rank: (usize, usize),
+    /// How input files are read.
+    pub read_path: ReadPath,
+    /// Reader processes at a time for files read through libnetcdf.
+    pub readers: usize,
+    /// Segments of target days in the overlapped pipeline (`None`: chosen per job).
+    pub segments: Option<usize>,
+    /// The measured rates file (`None`: off; the pipeline's tuning reads and records it).
+    pub rates: Option<PathBuf>,
+    /// Where a GPU engine's pool lives.
+    pub gpu_pool: GpuPool,
+    /// The command line, for the outputs' `history` attribute.
+    pub command_line: String,
+}
+
+/// How input files are read (`--read-path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadPath {
+    /// `pread` where the variable is contiguous and uncompressed; otherwise libnetcdf (in
+    /// reader processes when the first file is not read directly, else in this process).
+    Auto,
+    /// libnetcdf for every file, in this process (one reading thread, decoding on the
+    /// others): the sequential reference.
+    Library,
+    /// libnetcdf for every file, in forked reader processes (`--readers` at a time).
+    Forked,
+}
+
+/// Where a GPU rank keeps its pool (`--gpu-pool`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GpuPool {
+    /// In device memory, filled through small pinned staging rows.
+    Device,
+    /// In pinned host memory, copied to the device segment by segment.
+    Host,
+}
+
+/// The outputs' `_FillValue` when not given (`--fill-value`): NetCDF's default fill value of
+/// float.
+pub const DEFAULT_FILL_VALUE: f64 = 9.969_209_968_386_869e36;
+
+/// Every worker thread the machine offers (the default of `--threads`).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+impl JobPlan {
+    /// The job `sstclim run` runs for this input, output, window and statistics with every
+    /// other flag left out (a test in `cli::validate` holds the two to the same defaults).
+    /// The rates file is off: the caller that wants the measured rates names the file.
+    pub fn new(input: String, output: PathBuf, window: WindowSpec, stats: StatSpec, command_line: String) -> JobPlan {
+        let threads = default_threads();
+        JobPlan {
+            input,
+            var: None,
+            window,
+            stats,
+            output: OutputSpec {
+                dir: output,
+                layout: OutputLayout::PerDoy,
+                deflate: None,
+                fill_value: DEFAULT_FILL_VALUE,
+                overwrite: false,
+                write_path: WritePath::Auto,
+                write_threads: None,
+            },
+            allow_missing: false,
+            backend: Backend::Auto,
+            pool: None,
+            pack: None,
+            device: 0,
+            gpu: GpuOptions::default(),
+            threads,
+            max_mem: memory::default_max_mem(),
+            verify: false,
+            timing_json: None,
+            trace_json: None,
+            rank: (0, 1),
+            read_path: ReadPath::Auto,
+            readers: threads,
+            segments: None,
+            rates: None,
+            gpu_pool: GpuPool::Device,
+            command_line,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error("--half-window {0} is too large (at most 182 days on each side)")]
+    HalfWindow(u16),
+    #[error("--percentile lists {0} twice")]
+    DuplicatePercentile(String),
+    #[error("--min-samples must be at least 1")]
+    MinSamples,
+    #[error("--deflate must be 1-9, got {0}")]
+    Deflate(u8),
+    #[error("--pack-scale packs into the int16 pool: it does not go with another --pool")]
+    PackPool,
+    #[error("--pack-scale {0} / --pack-offset {1}: the scale must be positive and both finite")]
+    PackScale(String, String),
+    #[error("--readers must be at least 1")]
+    Readers,
+    #[error("--segments must be at least 1")]
+    Segments,
+    #[error("--threads must be at least 1")]
+    Threads,
+    #[error("--write-threads must be at least 1")]
+    WriteThreads,
+    #[error("--max-mem {0} bytes is too small (at least 1M)")]
+    MaxMem(u64),
+    #[error("{flag} {}: {problem}", path.display())]
+    ReportPath { flag: &'static str, path: PathBuf, problem: String },
+    #[error("--max-device-mem {0} bytes is too small (at least 1M)")]
+    MaxDeviceMem(u64),
+}
