@@ -1,5 +1,5 @@
 //! Every `SSTCLIM_*` environment variable, read here and nowhere else: one typed accessor per
-//! variable, each listed in [`KNOBS`] with its meaning and default (docs/environment.md holds
+//! variable, each listed in [`KNOBS`] with its meaning and default (the README's "Environment variables" holds
 //! the same table, checked by a test). Other modules ask here instead of reading the
 //! environment themselves, so that what can change a run is all in one place.
 //!
@@ -466,7 +466,7 @@ pub fn log() {
     }
 }
 
-/// The documentation table of every variable (docs/environment.md holds it).
+/// The documentation table of every variable (the README's "Environment variables" holds it).
 pub fn markdown_table() -> String {
     let mut out = String::from("| Variable | Read by | Meaning | Default |\n|---|---|---|---|\n");
     for k in KNOBS {
@@ -498,20 +498,11 @@ mod tests {
         }
     }
 
-    /// The documented table is this list (docs/environment.md, or the README once the table
-    /// moves there).
+    /// The README's table of environment variables is this list.
     #[test]
     fn the_documented_table_is_the_list_of_knobs() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let docs: String = ["docs/environment.md", "README.md"]
-            .iter()
-            .filter_map(|p| std::fs::read_to_string(root.join(p)).ok())
-            .collect();
-        assert!(
-            docs.contains(&markdown_table()),
-            "docs/environment.md (or README.md) must hold this table:\n{}",
-            markdown_table()
-        );
+        let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        assert!(readme.contains(&markdown_table()), "README.md must hold this table:\n{}", markdown_table());
     }
 
     /// Nothing outside this module reads an `SSTCLIM_*` variable.
