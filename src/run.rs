@@ -149,8 +149,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     );
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
     let computed = match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
+        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
         PoolType::I16 => {
             let decoding = match (plan.pack, job.layout.storage) {
                 (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
@@ -180,7 +180,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                     )));
                 }
             };
-            run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
+            run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall)
         }
     }?;
     let crate::pipeline::Computed { mut report, outputs } = computed;

@@ -54,12 +54,12 @@ use stage::Staging;
 use trace::Trace;
 
 use crate::cli::GpuPool;
-use crate::engine::{Engine, EngineTimes, ReferenceEngine, TileResult};
+use crate::engine::{check_gpu_limits, DeviceEngine, Engine, EngineTimes, PoolKind, ReferenceEngine, TileResult};
 use crate::error::Error;
 use crate::input::direct;
 use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
-use crate::pool::{Decoding, Pool, PoolType, Sample};
+use crate::pool::{Decoding, Pool, Sample};
 use crate::report::progress::Ui;
 use crate::report::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 use crate::run::Job;
@@ -71,6 +71,14 @@ fn reads_forked(path: ReadPath, direct: bool) -> bool {
         ReadPath::Auto => !direct,
         ReadPath::Library => false,
     }
+}
+
+/// Whether a tile's pool may live in device memory (decided here only): a device engine, unless
+/// `--gpu-pool host` or something needs a host pool (the checks of `--verify` and
+/// `--pack-scale`, and forked readers, which fill a shared mapping). Whether it does also
+/// depends on its fitting, which the engine says per tile ([`DeviceEngine::stage_pool`]).
+fn device_pool_allowed(plan: &JobPlan, engine: &dyn Engine, forked: bool) -> bool {
+    engine.is_device() && !forked && !plan.verify && plan.pack.is_none() && plan.gpu_pool == GpuPool::Device
 }
 
 /// A segment's results on their way to the writer.
@@ -85,13 +93,17 @@ pub(crate) fn run_tiles<T: Sample>(
     plan: &JobPlan,
     job: &Job,
     engine: &dyn Engine,
-    pool_type: PoolType,
     decoding: Option<Decoding>,
     ui: &Ui,
     mut timer: StageTimer,
     wall: Instant,
 ) -> Result<Computed, Error> {
     let trace = Trace::new(wall);
+    if engine.is_device() {
+        // what the kernel cannot take on any device is refused before anything is read
+        let window_days = job.window.targets.iter().map(|t| t.groups.len()).max().unwrap_or(1);
+        check_gpu_limits(engine.name(), plan.stats.percentiles.len(), window_days)?;
+    }
     let threads = rayon::ThreadPoolBuilder::new()
         .num_threads(plan.threads)
         .build()
@@ -113,9 +125,7 @@ pub(crate) fn run_tiles<T: Sample>(
         (false, Some(_)) => "direct",
         (false, None) => "library",
     };
-    // a GPU engine takes the pool into device memory where it can (see run_tile)
-    let device_pool =
-        engine.is_device() && !forked && !plan.verify && plan.pack.is_none() && plan.gpu_pool == GpuPool::Device;
+    let device_pool = device_pool_allowed(plan, engine, forked);
     let pool_bytes = (n_slots * std::mem::size_of::<T>()) as u64;
     let memory = Memory {
         host_base: pool_bytes + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
@@ -176,8 +186,8 @@ pub(crate) fn run_tiles<T: Sample>(
             plan,
             job,
             engine,
-            pool_type,
             decoding: decoding.as_ref(),
+            device_pool,
             region,
             tile: i,
             segments: &segments,
@@ -284,8 +294,10 @@ struct TileCtx<'a> {
     plan: &'a JobPlan,
     job: &'a Job,
     engine: &'a dyn Engine,
-    pool_type: PoolType,
+    /// An int16 pool's table (every pool of the job gets it: see [`TileCtx::pool_kind`]).
     decoding: Option<&'a Decoding>,
+    /// The pool may live in device memory ([`device_pool_allowed`]).
+    device_pool: bool,
     region: &'a crate::input::Region,
     tile: usize,
     segments: &'a [Segment],
@@ -295,9 +307,16 @@ struct TileCtx<'a> {
     meta: &'a OutputMeta,
 }
 
-/// Memory page-locked for the engine, unpinned when dropped (before the memory is freed).
+impl TileCtx<'_> {
+    /// The kind of the tile's pool, for the device calls made before it exists.
+    fn pool_kind<T: Sample>(&self) -> PoolKind<'_> {
+        PoolKind::of::<T>(self.decoding)
+    }
+}
+
+/// Memory page-locked for the device, unpinned when dropped (before the memory is freed).
 struct PinGuard<'a> {
-    engine: &'a dyn Engine,
+    device: Option<&'a dyn DeviceEngine>,
     /// The pool at `map` is pinned.
     pool: bool,
     map: *const u8,
@@ -306,11 +325,12 @@ struct PinGuard<'a> {
 
 impl Drop for PinGuard<'_> {
     fn drop(&mut self) {
+        let Some(device) = self.device else { return };
         let pool = self.pool.then_some(self.map);
         for &ptr in pool.iter().chain(&self.ptrs) {
             // SAFETY: pinned through pin_host; the memory is still allocated (the guard is
             // dropped before the pool and the result buffers).
-            if let Err(e) = unsafe { self.engine.unpin_host(ptr) } {
+            if let Err(e) = unsafe { device.unpin_host(ptr) } {
                 tracing::warn!("{e}");
             }
         }
@@ -370,8 +390,8 @@ fn result_buffers(n_stats: usize, max_targets: usize, n_cells: usize, threads: u
         .collect()
 }
 
-/// Pin result buffers for the engine; returns the addresses pinned.
-fn pin_results(engine: &dyn Engine, buffers: &[TileResult]) -> Vec<*const u8> {
+/// Pin result buffers for the device; returns the addresses pinned.
+fn pin_results(device: &dyn DeviceEngine, buffers: &[TileResult]) -> Vec<*const u8> {
     let mut pinned = Vec::new();
     for r in buffers {
         for (ptr, len) in [
@@ -380,7 +400,7 @@ fn pin_results(engine: &dyn Engine, buffers: &[TileResult]) -> Vec<*const u8> {
         ] {
             // SAFETY: the buffers are unpinned (in run_tile) before they are dropped, and their
             // heap memory does not move while they are passed around.
-            if len > 0 && unsafe { engine.pin_host(ptr, len) }.unwrap_or(false) {
+            if len > 0 && unsafe { device.pin_host(ptr, len) }.unwrap_or(false) {
                 pinned.push(ptr);
             }
         }
@@ -412,25 +432,27 @@ fn run_tile<T: Sample>(
             (Locating::spawn(&job.files, dl, &job.layout, grid, (plan.threads / 4).clamp(1, 4)), 0)
         })
     });
-    let committing = if engine.is_device() { Some(commit_result_buffers(ctx, n_cells)?) } else { None };
+    let device = engine.device();
+    let committing = match device {
+        Some(_) => Some(commit_result_buffers(ctx, n_cells)?),
+        None => None,
+    };
     // a device still starting is waited for here: an engine that failed to start ends the job
-    trace.span("device-start", tile, None, || (engine.ready(), 0))?;
-    // a GPU engine takes the pool into device memory where it can: then there is no host pool
-    // (the checks of --verify and --pack-scale, and forked readers, need one)
-    let staged = engine.is_device()
-        && !forked
-        && !plan.verify
-        && plan.pack.is_none()
-        && plan.gpu_pool == GpuPool::Device
-        && trace.span("stage-pool", tile, None, || {
+    trace.span("device-start", tile, None, || (device.map_or(Ok(()), |d| d.ready()), 0))?;
+    // a device engine takes the pool into device memory where it may and it fits: then there is
+    // no host pool
+    let staged = match device {
+        Some(dev) if ctx.device_pool => trace.span("stage-pool", tile, None, || {
             let plans: Vec<&crate::window::WindowPlan> = ctx.segments.iter().map(|s| &s.plan).collect();
-            let staged = engine.stage_pool(ctx.pool_type, n_slots, n_cells, &plans, &plan.stats);
+            let staged = dev.stage_pool(ctx.pool_kind::<T>(), n_slots, n_cells, &plans, &plan.stats);
             let staged = staged.unwrap_or_else(|e| {
                 tracing::warn!("keeping the pool in host memory: {e}");
                 false
             });
             (staged, bytes as u64)
-        });
+        }),
+        _ => false,
+    };
     let mut pool = if staged {
         None
     } else {
@@ -439,7 +461,7 @@ fn run_tile<T: Sample>(
             .span("alloc", tile, None, || (new_pool(n_slots, n_cells), bytes as u64))
             .map_err(|cause| Error::Alloc { bytes, cause })?;
         pool.set_decoding(ctx.decoding.cloned());
-        if engine.is_device() {
+        if device.is_some() {
             // registering pages that are not faulted in is slow: commit them first, from all
             // threads, before the readers start (committing them beside the readers contends)
             trace.span("touch", tile, None, || (pool.touch(plan.threads), bytes as u64));
@@ -451,14 +473,14 @@ fn run_tile<T: Sample>(
 
     // staging rows for a device-resident pool: a few per reading thread, so that readers
     // rarely wait for a copy (`SSTCLIM_STAGING_ROWS`: rows per thread, for measuring)
-    let stage = staged.then(|| {
+    let stage = device.filter(|_| staged).map(|dev| {
         let per_thread = std::env::var("SSTCLIM_STAGING_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
         trace.span("stage-rows", tile, None, || {
-            (Staging::<T>::new(engine, n_cells, per_thread * plan.threads, trace, tile), 0)
+            (Staging::<T>::new(dev, n_cells, per_thread * plan.threads, trace, tile), 0)
         })
     });
     // declared before the rows borrow the pool, so it unpins before the pool is unmapped
-    let mut guard = PinGuard { engine, pool: false, map: map_ptr, ptrs: Vec::new() };
+    let mut guard = PinGuard { device, pool: false, map: map_ptr, ptrs: Vec::new() };
     let decoding = ctx.decoding.cloned();
     let rows = match (&stage, pool.as_mut()) {
         (Some(stage), _) => Rows::staged(n_slots, n_cells, stage),
@@ -508,7 +530,7 @@ fn run_tile<T: Sample>(
         // buffers (committed since the tile began)
         // (pool pinned, result buffers' pinned addresses, time, result buffers)
         type SetUp = (bool, Vec<*const u8>, Duration, Vec<TileResult>);
-        let setup = committing.map(|committing| {
+        let setup = committing.zip(device).map(|(committing, dev)| {
             let first = &ctx.segments[0];
             std::thread::Builder::new()
                 .name("device-setup".into())
@@ -518,16 +540,7 @@ fn run_tile<T: Sample>(
                         let mut pinned = Vec::new();
                         let prepared = if tile == 0 {
                             trace.span("prepare", tile, None, || {
-                                (
-                                    engine.prepare(
-                                        ctx.pool_type,
-                                        ctx.decoding.map(|d| &d[..]),
-                                        &first.plan,
-                                        &plan.stats,
-                                        n_cells,
-                                    ),
-                                    0,
-                                )
+                                (dev.prepare(ctx.pool_kind::<T>(), &first.plan, &plan.stats, n_cells), 0)
                             })
                         } else {
                             Ok(())
@@ -536,13 +549,13 @@ fn run_tile<T: Sample>(
                         let ok = match map_len {
                             0 => Ok(false), // no host pool
                             _ => trace.span("pin", tile, None, || {
-                                (unsafe { engine.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
+                                (unsafe { dev.pin_host(map_addr as *const u8, map_len) }, map_len as u64)
                             }),
                         };
                         let pool_pinned = ok.as_ref().is_ok_and(|&p| p);
                         let (buffers, from, to) = committing.join().expect("result buffer thread");
                         trace.record_between("result-buffers", tile, None, "result-buffers", from, to, 0);
-                        pinned.extend(trace.span("pin-results", tile, None, || (pin_results(engine, &buffers), 0)));
+                        pinned.extend(trace.span("pin-results", tile, None, || (pin_results(dev, &buffers), 0)));
                         (buffers, (pool_pinned, pinned), prepared.and(ok.map(|_| ())))
                     };
                     // the pinned addresses go back even on failure, to be unpinned
@@ -612,7 +625,7 @@ fn run_tile<T: Sample>(
                 // a result buffer: a spare one, a new one (host engines), or one the writer is done with
                 let mut result = match spare.pop() {
                     Some(r) => r,
-                    None if made < RESULT_BUFFERS && !engine.is_device() => {
+                    None if made < RESULT_BUFFERS && device.is_none() => {
                         made += 1;
                         TileResult::new(plan.stats.n_stats(), seg.targets.len(), n_cells)
                     }
@@ -622,8 +635,8 @@ fn run_tile<T: Sample>(
                     },
                 };
                 result.reshape(seg.targets.len());
-                let computed = if rows.is_staged() {
-                    compute_staged_segment(ctx, k, seg, &mut result, totals)
+                let computed = if let (Some(dev), true) = (device, rows.is_staged()) {
+                    compute_staged_segment(ctx, dev, k, seg, &mut result, totals)
                 } else {
                     // SAFETY: every slot of the segment has been reported finished by its reader.
                     let view = unsafe { rows.view(seg.slots.clone(), decoding.as_ref()) };
@@ -651,15 +664,15 @@ fn run_tile<T: Sample>(
         let set_up = join_setup(&mut guard, totals, &mut spare);
         let read = reader.join().expect("reader thread");
         let uploaded = uploads.map_or(Ok(()), |u| u.join().expect("upload thread"));
-        if staged {
-            engine.unstage_pool();
+        if let (Some(dev), true) = (device, staged) {
+            dev.unstage_pool();
             totals.device_pool = true;
             totals.device.bytes_h2d += bytes as u64;
         }
         // nothing reads the pool any more: unpin and unmap it while the writer finishes
-        if std::mem::take(&mut guard.pool) {
+        if let (Some(dev), true) = (device, std::mem::take(&mut guard.pool)) {
             // SAFETY: pinned by the set-up thread (joined); the pool is still mapped.
-            let unpinned = trace.span("unpin", tile, None, || (unsafe { engine.unpin_host(map_ptr) }, map_len as u64));
+            let unpinned = trace.span("unpin", tile, None, || (unsafe { dev.unpin_host(map_ptr) }, map_len as u64));
             if let Err(e) = unpinned {
                 tracing::warn!("{e}");
             }
@@ -682,7 +695,7 @@ fn run_tile<T: Sample>(
         (outputs, run)
     });
     let (outputs, run) = outcome;
-    if let Some(bytes) = engine.device_memory() {
+    if let Some(bytes) = device.and_then(|d| d.device_memory()) {
         totals.device_memory = Some(totals.device_memory.unwrap_or(0).max(bytes));
     }
     trace.span("unpin-results", tile, None, || (drop(guard), 0));
@@ -734,16 +747,16 @@ fn check_packed_range<T: Sample>(
 /// Compute one segment on the device-resident pool.
 fn compute_staged_segment(
     ctx: &TileCtx<'_>,
+    device: &dyn DeviceEngine,
     k: usize,
     seg: &Segment,
     result: &mut TileResult,
     totals: &mut Totals,
 ) -> Result<(), Error> {
-    let (plan, engine) = (ctx.plan, ctx.engine);
+    let plan = ctx.plan;
     let start = Instant::now();
-    let decoding = ctx.decoding.map(|d| &d[..]);
     let times = ctx.trace.span("compute", ctx.tile, Some(k), || {
-        (engine.compute_staged(seg.slots.clone(), decoding, &seg.plan, &plan.stats, result), 0)
+        (device.compute_staged(seg.slots.clone(), &seg.plan, &plan.stats, result), 0)
     })?;
     totals.compute += start.elapsed();
     totals.device.add(&times);

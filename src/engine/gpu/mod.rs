@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use self::schedule::Batch;
 pub use self::spec::KernelSpec;
-use super::{EngineError, EngineTimes, StatSpec, TileResult};
-use crate::pool::{PoolRef, PoolType, Sample};
+use super::{DeviceEngine, EngineError, EngineTimes, PoolKind, StagingError, StatSpec, TileResult};
+use crate::pool::{Decoding, PoolRef, PoolType, Sample};
 use crate::window::WindowPlan;
 
 /// The kernel source, shared by HIP and CUDA, and its portability header.
@@ -37,7 +37,7 @@ pub const MAX_PERCENTILES: usize = 8;
 pub type DevPtr = u64;
 
 /// A failed device call: which API call, on which device, and what the runtime said.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{api} {call} failed on {device}: {detail}")]
 pub struct GpuError {
     pub api: &'static str,
@@ -326,6 +326,49 @@ fn choose_block(info: &DeviceInfo, per_cell: usize) -> Option<usize> {
     best.map(|(_, bc)| bc)
 }
 
+/// A job (or a tile of it) that the GPU kernel or the device cannot take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    #[error("windows of {days} days exceed the GPU kernel's {max} (use --backend cpu)")]
+    WindowTooLong { days: usize, max: usize },
+    #[error("the GPU kernel computes at most {max} percentiles per run")]
+    TooManyPercentiles { asked: usize, max: usize },
+    /// The kernel multiplies 32-bit rows by a 32-bit stride of at most this many cells.
+    #[error("{cells} cells in one tile exceed the GPU kernel's {max}")]
+    TooManyCells { cells: usize, max: usize },
+    #[error("a ring of {groups} x {rows} keys per cell does not fit shared memory ({smem_per_block} bytes per block)")]
+    RingTooLarge { groups: usize, rows: usize, smem_per_block: usize },
+    #[error("--gpu-block {block} is not a multiple of the wave width {wave} within 1..=1024")]
+    BadBlock { block: usize, wave: usize },
+    #[error("no block of {wave} threads fits {bytes_per_cell} bytes of shared memory")]
+    NoBlock { wave: usize, bytes_per_cell: usize },
+    #[error("device memory budget of {:.2} GB is too small even for {cells} cells", *budget as f64 / 1e9)]
+    BudgetTooSmall { budget: u64, cells: usize },
+}
+
+/// The limits of the GPU kernel that hold on every device, from plain parameters, so that a
+/// job can be refused before any file is read: at most [`MAX_PERCENTILES`] percentiles, and
+/// windows of at most as many days as the largest kernel instantiation handles. `window_days`
+/// is the most days any target's window has: its groups (`WindowPlan::targets[i].groups.len()`),
+/// at most `2 * half_window + 1`. `engine` names the engine in the error. What depends on the
+/// device (shared memory, wave width, memory) is checked when the launches are planned.
+pub fn check_gpu_limits(engine: &'static str, n_percentiles: usize, window_days: usize) -> Result<(), EngineError> {
+    kernel_limits(n_percentiles, window_days).map(drop).map_err(|cause| EngineError::Launch { engine, cause })
+}
+
+/// [`check_gpu_limits`]; returns the kernel instantiation's groups per target (`maxl`).
+fn kernel_limits(n_percentiles: usize, window_days: usize) -> Result<usize, LaunchError> {
+    let days = window_days.max(1);
+    let max = MAXL_VARIANTS[MAXL_VARIANTS.len() - 1];
+    let Some(&maxl) = MAXL_VARIANTS.iter().find(|&&m| m >= days) else {
+        return Err(LaunchError::WindowTooLong { days, max });
+    };
+    if n_percentiles > MAX_PERCENTILES {
+        return Err(LaunchError::TooManyPercentiles { asked: n_percentiles, max: MAX_PERCENTILES });
+    }
+    Ok(maxl)
+}
+
 /// Plan the launches of one tile: kernel variant, ring placement, block size, chunks of cells
 /// and batches of days within `budget` bytes of device memory.
 pub fn plan_launch<T: GpuSample>(
@@ -336,7 +379,7 @@ pub fn plan_launch<T: GpuSample>(
     n_cells: usize,
     budget: u64,
     pool_on_device: bool,
-) -> Result<LaunchPlan, String> {
+) -> Result<LaunchPlan, LaunchError> {
     let kind = (T::KERNEL, T::KEY_BYTES);
     plan_launch_kind(info, opts, plan, stats, n_cells, budget, pool_on_device, kind, std::mem::size_of::<T>())
 }
@@ -353,20 +396,12 @@ fn plan_launch_kind(
     pool_on_device: bool,
     kind: (&str, usize),
     sample: usize,
-) -> Result<LaunchPlan, String> {
+) -> Result<LaunchPlan, LaunchError> {
     let maxl_needed = plan.targets.iter().map(|t| t.groups.len()).max().unwrap_or(1).max(1);
-    let Some(&maxl) = MAXL_VARIANTS.iter().find(|&&m| m >= maxl_needed) else {
-        return Err(format!(
-            "windows of {maxl_needed} days exceed the GPU kernel's {} (use --backend cpu)",
-            MAXL_VARIANTS[MAXL_VARIANTS.len() - 1]
-        ));
-    };
-    if stats.percentiles.len() > MAX_PERCENTILES {
-        return Err(format!("the GPU kernel computes at most {MAX_PERCENTILES} percentiles per run"));
-    }
+    let maxl = kernel_limits(stats.percentiles.len(), maxl_needed)?;
     if n_cells > i32::MAX as usize {
         // the kernel multiplies 32-bit rows by a 32-bit stride of at most this many cells
-        return Err(format!("{n_cells} cells in one tile exceed the GPU kernel's {}", i32::MAX));
+        return Err(LaunchError::TooManyCells { cells: n_cells, max: i32::MAX as usize });
     }
     let rows = plan.groups.iter().map(|g| g.slots.len()).max().unwrap_or(0) + 2;
     let n_pct = stats.percentiles.len();
@@ -378,10 +413,7 @@ fn plan_launch_kind(
     let shared_ok = info.wave * per_cell_min <= info.smem_per_block;
     let in_shared = match opts.ring {
         RingPlace::Shared if !shared_ok => {
-            return Err(format!(
-                "a ring of {maxl_needed} x {rows} keys per cell does not fit shared memory ({} bytes per block)",
-                info.smem_per_block
-            ))
+            return Err(LaunchError::RingTooLarge { groups: maxl_needed, rows, smem_per_block: info.smem_per_block })
         }
         RingPlace::Shared => true,
         RingPlace::Global => false,
@@ -406,7 +438,7 @@ fn plan_launch_kind(
     let block = match opts.block {
         // whole waves: the kernel votes across a wave's lanes
         Some(b) if b == 0 || b > 1024 || b % info.wave != 0 => {
-            return Err(format!("--gpu-block {b} is not a multiple of the wave width {} within 1..=1024", info.wave))
+            return Err(LaunchError::BadBlock { block: b, wave: info.wave })
         }
         Some(b) => b,
         // keys in device memory: registers, not shared memory, bound residency. On the H200,
@@ -415,9 +447,8 @@ fn plan_launch_kind(
         // bench-results/kernel-launch-constants-2026-12-01-h200); 64-lane AMD waves keep the
         // four waves a block chosen before (not measured on AMD since)
         None if !in_shared && ring_block * smem_per_cell <= info.smem_per_block => ring_block,
-        None => choose_block(info, smem_per_cell).ok_or_else(|| {
-            format!("no block of {} threads fits {} bytes of shared memory", info.wave, smem_per_cell)
-        })?,
+        None => choose_block(info, smem_per_cell)
+            .ok_or(LaunchError::NoBlock { wave: info.wave, bytes_per_cell: smem_per_cell })?,
     };
     let n_targets = plan.targets.len();
     let n_stats = stats.n_stats();
@@ -473,10 +504,7 @@ fn plan_launch_kind(
             }
         }
         if chunk <= block {
-            return Err(format!(
-                "device memory budget of {:.2} GB is too small even for {chunk} cells",
-                budget as f64 / 1e9
-            ));
+            return Err(LaunchError::BudgetTooSmall { budget, cells: chunk });
         }
         chunk = chunk.div_ceil(2).div_ceil(block) * block;
     }
@@ -584,6 +612,8 @@ struct Staged {
     n_slots: usize,
     n_cells: usize,
     pool: PoolType,
+    /// An int16 pool's table (the pool's own, given to `stage_pool`).
+    decoding: Option<Decoding>,
 }
 
 /// Where a compute call's pool rows are.
@@ -619,7 +649,7 @@ impl<D: Device> GpuEngine<D> {
     /// threads.
     fn stage_typed<T: GpuSample>(
         &self,
-        pool: PoolType,
+        pool: PoolKind<'_>,
         n_slots: usize,
         n_cells: usize,
         plans: &[&WindowPlan],
@@ -645,36 +675,33 @@ impl<D: Device> GpuEngine<D> {
         }
         let Some(up) = st.device.uploader()? else { return Ok(false) };
         let base = st.buffer(B_POOL, bytes)?;
-        *staged = Some(Staged { up, base, row_bytes: n_cells * std::mem::size_of::<T>(), n_slots, n_cells, pool });
+        let row_bytes = n_cells * std::mem::size_of::<T>();
+        let decoding = pool.decoding.cloned();
+        *staged = Some(Staged { up, base, row_bytes, n_slots, n_cells, pool: pool.ty, decoding });
         Ok(true)
     }
 
+    /// `compute_staged` on a staged pool of `T` at `base`, of `n_cells` cells, decoded through
+    /// `decoding` (int16 pools).
+    #[allow(clippy::too_many_arguments)]
     fn compute_staged_typed<T: GpuSample>(
         &self,
-        slots: std::ops::Range<usize>,
+        base: DevPtr,
+        n_cells: usize,
         decoding: Option<&[f64]>,
+        slots: std::ops::Range<usize>,
         plan: &WindowPlan,
         stats: &StatSpec,
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
-        let (base, n_cells) = {
-            let staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(s) = staged.as_ref().filter(|s| slots.end <= s.n_slots) else {
-                return Err(self.error(format!("no device-resident pool holds slots {slots:?}")));
-            };
-            (s.base, s.n_cells)
-        };
         let mut times = EngineTimes::default();
         let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, true, decoding)? else { return Ok(times) };
         if lp.chunk < n_cells {
-            return Err(self.error(format!(
-                "the device-resident pool leaves room for {} of {n_cells} cells (use --gpu-pool host)",
-                lp.chunk
-            )));
+            return Err(self.staging(StagingError::TooLarge { room: lp.chunk, n_cells }));
         }
         tracing::debug!("{} (device pool): {lp:?}", self.name);
         let src: PoolSrc<'_, T> = PoolSrc::Device { base, slot0: slots.start };
-        self.run_plan(&mut st, src, decoding, n_cells, plan, stats, out, &lp, &mut times).map_err(|e| self.error(e))?;
+        self.run_plan(&mut st, src, decoding, n_cells, plan, stats, out, &lp, &mut times).map_err(|e| self.gpu(e))?;
         Ok(times)
     }
 
@@ -682,8 +709,16 @@ impl<D: Device> GpuEngine<D> {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).device.info().clone()
     }
 
-    fn error(&self, e: impl std::fmt::Display) -> EngineError {
-        EngineError { engine: self.name, message: e.to_string() }
+    fn gpu(&self, cause: GpuError) -> EngineError {
+        EngineError::Gpu { engine: self.name, cause }
+    }
+
+    fn launch(&self, cause: LaunchError) -> EngineError {
+        EngineError::Launch { engine: self.name, cause }
+    }
+
+    fn staging(&self, cause: StagingError) -> EngineError {
+        EngineError::Staging { engine: self.name, cause }
     }
 
     fn budget(&self, device: &mut D) -> Result<u64, GpuError> {
@@ -705,11 +740,11 @@ impl<D: Device> GpuEngine<D> {
         decoding: Option<&[f64]>,
     ) -> Result<(std::sync::MutexGuard<'_, State<D>>, Option<LaunchPlan>), EngineError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
+        st.device.bind().map_err(|e| self.gpu(e))?;
         if plan.targets.is_empty() || n_cells == 0 {
             return Ok((st, None));
         }
-        let budget = self.budget(&mut st.device).map_err(|e| self.error(e))?;
+        let budget = self.budget(&mut st.device).map_err(|e| self.gpu(e))?;
         let kind = kernel_kind::<T>(decoding);
         let lp = plan_launch_kind(
             st.device.info(),
@@ -722,7 +757,7 @@ impl<D: Device> GpuEngine<D> {
             kind,
             std::mem::size_of::<T>(),
         )
-        .map_err(|e| self.error(e))?;
+        .map_err(|e| self.launch(e))?;
         Ok((st, Some(lp)))
     }
 
@@ -742,7 +777,7 @@ impl<D: Device> GpuEngine<D> {
         times.pin = Duration::from_secs_f64(pinned.seconds);
         let result = self.run_plan(&mut st, PoolSrc::Host(pool), decoding, n_cells, plan, stats, out, &lp, &mut times);
         pinned.release(&mut st.device);
-        result.map_err(|e| self.error(e))?;
+        result.map_err(|e| self.gpu(e))?;
         Ok(times)
     }
 
@@ -782,7 +817,7 @@ impl<D: Device> GpuEngine<D> {
     ) -> Result<(), EngineError> {
         let (mut st, Some(lp)) = self.begin::<T>(plan, stats, n_cells, false, decoding)? else { return Ok(()) };
         let kernel = self.kernel_spec(&lp, plan, stats, n_cells, None);
-        st.device.prepare(&kernel, lp.smem).map_err(|e| self.error(e))
+        st.device.prepare(&kernel, lp.smem).map_err(|e| self.gpu(e))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -944,9 +979,9 @@ impl<D: Device> GpuEngine<D> {
     /// copies of `bytes` (each the median of `repeats`).
     pub fn measure_bandwidth(&self, bytes: usize, repeats: usize) -> Result<BandwidthProbe, EngineError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
+        st.device.bind().map_err(|e| self.gpu(e))?;
         let r = probe(&mut st, bytes, repeats.max(1));
-        r.map_err(|e| self.error(e))
+        r.map_err(|e| self.gpu(e))
     }
 }
 
@@ -1061,32 +1096,45 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         self.info().description
     }
 
-    fn is_device(&self) -> bool {
-        true
+    fn compute(
+        &self,
+        pool: PoolRef<'_>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) -> Result<EngineTimes, EngineError> {
+        let table = PoolKind::of_view(pool).table();
+        match pool {
+            PoolRef::F64(p) => self.compute_typed(p.as_slice(), None, p.n_cells(), plan, stats, out),
+            PoolRef::F32(p) => self.compute_typed(p.as_slice(), None, p.n_cells(), plan, stats, out),
+            PoolRef::I16(p) => self.compute_typed(p.as_slice(), table, p.n_cells(), plan, stats, out),
+        }
     }
 
-    fn probe_bandwidth(&self, bytes: usize, repeats: usize) -> Option<Result<BandwidthProbe, EngineError>> {
-        Some(self.measure_bandwidth(bytes, repeats))
+    fn device(&self) -> Option<&dyn DeviceEngine> {
+        Some(self)
     }
+}
 
+impl<D: Device> DeviceEngine for GpuEngine<D> {
     fn prepare(
         &self,
-        pool: PoolType,
-        decoding: Option<&[f64]>,
+        pool: PoolKind<'_>,
         plan: &WindowPlan,
         stats: &StatSpec,
         n_cells: usize,
     ) -> Result<(), EngineError> {
-        match pool {
-            PoolType::F64 => self.prepare_typed::<f64>(decoding, plan, stats, n_cells),
-            PoolType::F32 => self.prepare_typed::<f32>(decoding, plan, stats, n_cells),
-            PoolType::I16 => self.prepare_typed::<i16>(decoding, plan, stats, n_cells),
+        let table = pool.table();
+        match pool.ty {
+            PoolType::F64 => self.prepare_typed::<f64>(table, plan, stats, n_cells),
+            PoolType::F32 => self.prepare_typed::<f32>(table, plan, stats, n_cells),
+            PoolType::I16 => self.prepare_typed::<i16>(table, plan, stats, n_cells),
         }
     }
 
     unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Result<bool, EngineError> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.device.bind().map_err(|e| self.error(e))?;
+        st.device.bind().map_err(|e| self.gpu(e))?;
         // SAFETY: the caller keeps the range mapped until unpin_host.
         match unsafe { st.device.register(ptr, len) } {
             Ok(()) => {
@@ -1106,10 +1154,10 @@ impl<D: Device> super::Engine for GpuEngine<D> {
             return Ok(());
         };
         st.pinned.swap_remove(i);
-        st.device.bind().map_err(|e| self.error(e))?;
-        st.device.synchronize().map_err(|e| self.error(e))?;
+        st.device.bind().map_err(|e| self.gpu(e))?;
+        st.device.synchronize().map_err(|e| self.gpu(e))?;
         // SAFETY: registered by pin_host; the stream is idle, so no copy uses it.
-        unsafe { st.device.unregister(ptr) }.map_err(|e| self.error(e))
+        unsafe { st.device.unregister(ptr) }.map_err(|e| self.gpu(e))
     }
 
     fn device_memory(&self) -> Option<u64> {
@@ -1118,44 +1166,50 @@ impl<D: Device> super::Engine for GpuEngine<D> {
 
     fn stage_pool(
         &self,
-        pool: PoolType,
+        pool: PoolKind<'_>,
         n_slots: usize,
         n_cells: usize,
         plans: &[&WindowPlan],
         stats: &StatSpec,
     ) -> Result<bool, EngineError> {
-        match pool {
+        match pool.ty {
             PoolType::F64 => self.stage_typed::<f64>(pool, n_slots, n_cells, plans, stats),
             PoolType::F32 => self.stage_typed::<f32>(pool, n_slots, n_cells, plans, stats),
             PoolType::I16 => self.stage_typed::<i16>(pool, n_slots, n_cells, plans, stats),
         }
-        .map_err(|e| self.error(e))
+        .map_err(|e| self.gpu(e))
     }
 
     unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
         let mut staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
         let Some(s) = staged.as_mut().filter(|s| slot < s.n_slots) else {
-            return Err(self.error(format!("no device-resident pool holds slot {slot}")));
+            return Err(self.staging(StagingError::NoSlot { slot }));
         };
         let dst = s.base + (slot * s.row_bytes) as DevPtr;
         // SAFETY: the caller's row holds `row_bytes`; the pool buffer holds `n_slots` rows.
-        unsafe { s.up.upload(dst, src, s.row_bytes) }.map_err(|e| self.error(e))
+        unsafe { s.up.upload(dst, src, s.row_bytes) }.map_err(|e| self.gpu(e))
     }
 
     fn compute_staged(
         &self,
         slots: std::ops::Range<usize>,
-        decoding: Option<&[f64]>,
         plan: &WindowPlan,
         stats: &StatSpec,
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
-        let pool = self.staged.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|s| s.pool);
+        let (pool, base, n_cells, decoding) = {
+            let staged = self.staged.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(s) = staged.as_ref() else { return Err(self.staging(StagingError::NoPool)) };
+            if slots.end > s.n_slots {
+                return Err(self.staging(StagingError::NoSlots { slots }));
+            }
+            (s.pool, s.base, s.n_cells, s.decoding.clone())
+        };
+        let table = decoding.as_deref();
         match pool {
-            Some(PoolType::F64) => self.compute_staged_typed::<f64>(slots, None, plan, stats, out),
-            Some(PoolType::F32) => self.compute_staged_typed::<f32>(slots, None, plan, stats, out),
-            Some(PoolType::I16) => self.compute_staged_typed::<i16>(slots, decoding, plan, stats, out),
-            None => Err(self.error("no device-resident pool")),
+            PoolType::F64 => self.compute_staged_typed::<f64>(base, n_cells, None, slots, plan, stats, out),
+            PoolType::F32 => self.compute_staged_typed::<f32>(base, n_cells, None, slots, plan, stats, out),
+            PoolType::I16 => self.compute_staged_typed::<i16>(base, n_cells, table, slots, plan, stats, out),
         }
     }
 
@@ -1163,20 +1217,8 @@ impl<D: Device> super::Engine for GpuEngine<D> {
         *self.staged.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
-    fn compute(
-        &self,
-        pool: PoolRef<'_>,
-        plan: &WindowPlan,
-        stats: &StatSpec,
-        out: &mut TileResult,
-    ) -> Result<EngineTimes, EngineError> {
-        match pool {
-            PoolRef::F64(p) => self.compute_typed(p.as_slice(), None, p.n_cells(), plan, stats, out),
-            PoolRef::F32(p) => self.compute_typed(p.as_slice(), None, p.n_cells(), plan, stats, out),
-            PoolRef::I16(p) => {
-                self.compute_typed(p.as_slice(), p.decoding().map(|t| &t[..]), p.n_cells(), plan, stats, out)
-            }
-        }
+    fn probe_bandwidth(&self, bytes: usize, repeats: usize) -> Option<Result<BandwidthProbe, EngineError>> {
+        Some(self.measure_bandwidth(bytes, repeats))
     }
 }
 
@@ -1289,7 +1331,7 @@ mod tests {
         assert_eq!((lp.kernel.as_str(), lp.block), ("sstclim_clim_f64_l11", 128));
         // the kernel's row offsets are 32-bit row x 32-bit stride
         let too_many = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1 << 31, 1 << 50, false);
-        assert!(too_many.unwrap_err().contains("exceed the GPU kernel"));
+        assert!(too_many.unwrap_err().to_string().contains("exceed the GPU kernel"));
         let opts = GpuOptions { ring: RingPlace::Shared, ..GpuOptions::default() };
         let lp = plan_launch::<f32>(&h200(), &opts, &plan, &stats, 1440 * 721, 120 << 30, false).unwrap();
         assert!(lp.ring_in_shared);
@@ -1330,6 +1372,24 @@ mod tests {
         assert!(plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30, false).is_err());
     }
 
+    /// What the kernel takes on no device is refused from plain parameters, with the messages
+    /// and in the order the launch planning refuses it.
+    #[test]
+    fn gpu_limits_are_checked_from_plain_parameters() {
+        assert!(check_gpu_limits("cuda", 8, 32).is_ok() && check_gpu_limits("cuda", 0, 0).is_ok());
+        let e = check_gpu_limits("cuda", 9, 33).unwrap_err();
+        assert_eq!(e.to_string(), "cuda engine: windows of 33 days exceed the GPU kernel's 32 (use --backend cpu)");
+        let e = check_gpu_limits("hip", 9, 11).unwrap_err();
+        assert!(matches!(
+            e,
+            EngineError::Launch { engine: "hip", cause: LaunchError::TooManyPercentiles { asked: 9, max: 8 } }
+        ));
+        assert_eq!(e.to_string(), "hip engine: the GPU kernel computes at most 8 percentiles per run");
+        let (plan, stats) = job(1991..=2020, 16);
+        let planned = plan_launch::<f32>(&h200(), &GpuOptions::default(), &plan, &stats, 1000, 1 << 30, false);
+        assert_eq!(planned.unwrap_err(), LaunchError::WindowTooLong { days: 33, max: 32 });
+    }
+
     /// Blocks are whole waves (the kernel votes across a wave): a block size that is not a
     /// multiple of the wave width is refused.
     #[test]
@@ -1340,7 +1400,7 @@ mod tests {
             plan_launch::<f32>(info, &opts, &plan, &stats, 1000, 1 << 30, false).map(|lp| lp.block)
         };
         assert_eq!(with(96, &h200()), Ok(96));
-        let err = with(48, &h200()).unwrap_err();
+        let err = with(48, &h200()).unwrap_err().to_string();
         assert!(err.contains("multiple of the wave width 32"), "{err}");
         assert!(with(96, &gfx906()).is_err(), "64-lane waves");
         assert_eq!(with(128, &gfx906()), Ok(128));
