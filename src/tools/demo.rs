@@ -9,9 +9,10 @@ use clap::Parser;
 use crate::cli::{Cli, Command, DemoArgs, GenerateArgs, RunArgs};
 use crate::error::Error;
 use crate::input::{self, read_canonical, VarLayout};
+use crate::pipeline::RunOutcome;
 use crate::plan::JobPlan;
 use crate::report::progress::Ui;
-use crate::run::{run, RunOutcome};
+use crate::run::run;
 
 /// What the demo produced.
 #[derive(Debug)]
