@@ -12,6 +12,7 @@ mod backend;
 mod cpu;
 pub mod deferred;
 mod device;
+pub mod each_backend;
 mod error;
 pub mod gpu;
 mod reference;

@@ -45,3 +45,30 @@ mod tests {
         }
     }
 }
+
+// --- engine helper: test backends ---
+
+/// `SSTCLIM_REQUIRE_BACKENDS`: a comma list of backends (`cuda`, `hip`, `cpu`, ...) this
+/// machine must run (the GPU node sets `cuda`): the tests named by backend fail, instead of
+/// being skipped, where one of these cannot run.
+pub const REQUIRE_BACKENDS_ENV: &str = "SSTCLIM_REQUIRE_BACKENDS";
+
+/// Whether [`REQUIRE_BACKENDS_ENV`] names `backend` (case and spaces ignored; unset: none is
+/// required).
+pub fn backend_required(backend: &str) -> bool {
+    names_backend(std::env::var(REQUIRE_BACKENDS_ENV).ok().as_deref(), backend)
+}
+
+fn names_backend(list: Option<&str>, backend: &str) -> bool {
+    list.is_some_and(|l| l.split(',').any(|b| b.trim().eq_ignore_ascii_case(backend)))
+}
+
+#[cfg(test)]
+mod backend_tests {
+    #[test]
+    fn required_backends_are_a_comma_list() {
+        let named = super::names_backend;
+        assert!(named(Some("cuda"), "cuda") && named(Some("hip, CUDA"), "cuda") && named(Some(" cpu ,hip"), "hip"));
+        assert!(!named(None, "cuda") && !named(Some(""), "cuda") && !named(Some("cudax,hip"), "cuda"));
+    }
+}
