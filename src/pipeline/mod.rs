@@ -88,8 +88,8 @@ fn reads_forked(path: ReadPath, direct: bool) -> bool {
 /// `--pack-scale`, and forked readers, which fill a shared mapping). Whether it does also
 /// depends on its fitting, which the engine says per tile
 /// ([`crate::engine::DeviceEngine::stage_pool`]).
-fn device_pool_allowed(plan: &JobPlan, engine: &dyn Engine, forked: bool) -> bool {
-    engine.is_device() && !forked && !plan.verify && plan.pack.is_none() && plan.gpu_pool == GpuPool::Device
+fn device_pool_allowed(plan: &JobPlan, on_device: bool, forked: bool) -> bool {
+    on_device && !forked && !plan.verify && plan.pack.is_none() && plan.gpu_pool == GpuPool::Device
 }
 
 /// How a job's files are read: the direct path's layout where the first file allows it, whether
@@ -131,7 +131,6 @@ fn output_meta(plan: &JobPlan, job: &Job) -> OutputMeta {
 /// Run the job tile by tile: refuse what a GPU kernel cannot take, choose the segments and
 /// tiles, create the outputs beside the first reads, run every tile, make the outputs durable,
 /// and report (recording the measured rates for the next run).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn run_tiles<T: Sample>(
     plan: &JobPlan,
     job: &Job,
@@ -142,7 +141,8 @@ pub(crate) fn run_tiles<T: Sample>(
     wall: Instant,
 ) -> Result<Computed, Error> {
     let trace = Trace::new(wall);
-    if engine.is_device() {
+    let on_device = engine.is_device();
+    if on_device {
         // what the kernel cannot take on any device is refused before anything is read
         let window_days = job.window.targets.iter().map(|t| t.groups.len()).max().unwrap_or(1);
         check_gpu_limits(engine.name(), plan.stats.percentiles.len(), window_days)?;
@@ -153,7 +153,7 @@ pub(crate) fn run_tiles<T: Sample>(
         .map_err(|e| Error::Failed(format!("cannot start {} worker threads: {e}", plan.threads)))?;
     let (n_slots, n_stats) = (job.window.slots.len(), plan.stats.n_stats());
     let (direct, forked, reads) = read_path(plan, job)?;
-    let device_pool = device_pool_allowed(plan, engine, forked);
+    let device_pool = device_pool_allowed(plan, on_device, forked);
     let pool_bytes = (n_slots * std::mem::size_of::<T>()) as u64;
     let memory = Memory {
         host_base: pool_bytes + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
@@ -250,7 +250,7 @@ pub(crate) fn run_tiles<T: Sample>(
         // what this run measured, for the next one to choose its segments from
         let cells: Vec<usize> = regions.iter().map(|r| r.n_cells()).collect();
         let staged: Vec<usize> = segments.iter().map(|s| SegShape::of(s).staged).collect();
-        let observed = tuning::observed::Observed::from_spans(&trace.spans(), &cells, &staged, !engine.is_device());
+        let observed = tuning::observed::Observed::from_spans(&trace.spans(), &cells, &staged, !on_device);
         let location = if totals.device_pool { "device" } else { "host" };
         report.rates_recorded = record_rates(path, &key(location), &observed);
     }

@@ -17,12 +17,12 @@ pub(super) struct Buffer {
 pub(super) struct State<D: Device> {
     pub(super) device: D,
     pub(super) buffers: Vec<Buffer>,
-    /// Host ranges pinned through `Engine::pin_host`: (start address, bytes).
+    /// Host ranges pinned through `DeviceEngine::pin_host`: (start address, bytes).
     pub(super) pinned: Vec<(usize, usize)>,
 }
 
 impl<D: Device> State<D> {
-    /// Whether `pool` lies inside a range pinned through `Engine::pin_host`.
+    /// Whether `pool` lies inside a range pinned through `DeviceEngine::pin_host`.
     pub(super) fn contains_pinned<T>(&self, pool: &[T]) -> bool {
         let (a, n) = (pool.as_ptr() as usize, std::mem::size_of_val(pool));
         self.pinned.iter().any(|&(p, len)| a >= p && a + n <= p + len)

@@ -53,6 +53,7 @@ pub(crate) fn choose_segments(
         let regions = plan_tiles(&job.layout, memory.host_per_cell(&shapes), plan.max_mem)?;
         return Ok(Chosen { choice: Choice::given(n), segments, regions, reason: format!("--segments {n}") });
     }
+    let on_device = engine.is_device();
     let n_targets = job.window.targets.len();
     let mut candidates: Vec<Vec<Segment>> =
         (1..=MAX_SEGMENTS.min(n_targets.max(1))).map(|r| plan_segments(&job.window, r)).collect();
@@ -64,7 +65,7 @@ pub(crate) fn choose_segments(
         tiles: regions.iter().map(|r| r.n_cells()).collect(),
         read_bytes: job.layout.storage.size() as f64,
         write_bytes: (plan.stats.n_stats() * 4) as f64,
-        shares_cores: !engine.is_device(),
+        shares_cores: !on_device,
         candidates: shapes,
     };
     // a device-resident pool's rates, else (it may not have fit before) the host pool's; made
@@ -89,7 +90,7 @@ pub(crate) fn choose_segments(
             }
             Ok(file) => match file.rates(&keys()) {
                 Some((rates, entry)) => {
-                    let cpu = if engine.is_device() {
+                    let cpu = if on_device {
                         String::new()
                     } else {
                         format!("; readers {:.0} % on a processor", 100.0 * rates.read_cpu_share)
@@ -112,7 +113,7 @@ pub(crate) fn choose_segments(
             },
         },
     };
-    let defaults = auto_segments(n_targets, plan.window.half_window, engine.is_device());
+    let defaults = auto_segments(n_targets, plan.window.half_window, on_device);
     let choice = model::choose(&shape, memory, rates.as_ref(), defaults);
     let mut reason = why;
     match (choice.source, choice.memory_bound) {
