@@ -14,32 +14,14 @@ use tracing::info;
 use crate::discover::{discover, Inputs};
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::input::{self, Grid, Region, Storage, VarLayout};
+use crate::input::{self, Grid, Storage, VarLayout};
 use crate::output;
-use crate::pipeline::run_tiles;
+use crate::pipeline::{run_tiles, Job, RunOutcome};
 use crate::plan::JobPlan;
 use crate::pool::{int16_decoding, PoolType};
 use crate::report::progress::Ui;
-use crate::report::timing::{RunReport, Stage, StageTimer};
+use crate::report::timing::{Stage, StageTimer};
 use crate::window::{WindowPlan, WindowSpec};
-
-/// What a run produced.
-#[derive(Debug)]
-pub struct RunOutcome {
-    pub report: RunReport,
-    pub outputs: Vec<PathBuf>,
-}
-
-/// The resolved job: files, their layout and grid, and the window plan.
-pub(crate) struct Job {
-    pub inputs: Inputs,
-    pub first: PathBuf,
-    pub layout: VarLayout,
-    pub grid: Grid,
-    pub window: WindowPlan,
-    /// The input file of each pool slot.
-    pub files: Vec<PathBuf>,
-}
 
 /// A job's input files, and the variable's layout and grid as the first file has them.
 pub struct FoundInputs {
@@ -149,8 +131,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     );
     let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
     let computed = match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), pool, None, ui, timer, wall),
+        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
         PoolType::I16 => {
             let decoding = match (plan.pack, job.layout.storage) {
                 (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
@@ -176,7 +158,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                     });
                 }
             };
-            run_tiles::<i16>(plan, &job, engine.as_ref(), pool, Some(decoding), ui, timer, wall)
+            run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall)
         }
     }?;
     let crate::pipeline::Computed { mut report, outputs } = computed;
@@ -216,67 +198,5 @@ fn default_pool(engine: &dyn Engine, storage: Storage) -> PoolType {
         Storage::I16 if engine.is_device() => PoolType::I16,
         Storage::F32 | Storage::F64 if engine.is_device() => PoolType::F32,
         _ => PoolType::F64,
-    }
-}
-
-/// Bands of the grid along the files' slowest horizontal dimension, each within `budget` bytes
-/// at `per_cell` bytes per cell.
-pub(crate) fn plan_tiles(layout: &VarLayout, per_cell: u64, budget: u64) -> Result<Vec<Region>, Error> {
-    let (nlat, nlon) = (layout.nlat(), layout.nlon());
-    let (along, across, unit) =
-        if layout.lat_is_slow() { (nlat, nlon, "latitude row") } else { (nlon, nlat, "longitude column") };
-    let per_line = per_cell * across as u64;
-    let lines = (budget / per_line.max(1)) as usize;
-    if lines == 0 {
-        return Err(Error::Memory { budget, need: per_line, unit });
-    }
-    let n_tiles = along.div_ceil(lines);
-    let lines = along.div_ceil(n_tiles); // balanced bands
-    Ok((0..along)
-        .step_by(lines)
-        .map(|start| {
-            let band = start..(start + lines).min(along);
-            if layout.lat_is_slow() {
-                Region { rows: band, cols: 0..nlon }
-            } else {
-                Region { rows: 0..nlat, cols: band }
-            }
-        })
-        .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::input::{Packing, Storage, VarMeta};
-
-    fn layout(lat_first: bool, nlat: usize, nlon: usize) -> VarLayout {
-        let dims = if lat_first {
-            vec![("lat".to_string(), nlat), ("lon".to_string(), nlon)]
-        } else {
-            vec![("lon".to_string(), nlon), ("lat".to_string(), nlat)]
-        };
-        VarLayout {
-            name: "sst".into(),
-            storage: Storage::F64,
-            lat_axis: usize::from(!lat_first),
-            lon_axis: usize::from(lat_first),
-            dims,
-            packing: Packing::none(),
-            meta: VarMeta::default(),
-        }
-    }
-
-    #[test]
-    fn tiles_are_balanced_bands_along_the_slow_dimension() {
-        // 10 rows of 100 cells at 10 bytes: 1000 bytes a row
-        let t = plan_tiles(&layout(true, 10, 100), 10, 4000).unwrap();
-        assert_eq!(t.iter().map(|r| r.rows.clone()).collect::<Vec<_>>(), [0..4, 4..8, 8..10]);
-        assert!(t.iter().all(|r| r.cols == (0..100)));
-        let t = plan_tiles(&layout(false, 10, 100), 10, 10 * 10 * 50).unwrap();
-        assert_eq!(t.iter().map(|r| r.cols.clone()).collect::<Vec<_>>(), [0..50, 50..100]);
-        let t = plan_tiles(&layout(true, 10, 100), 10, 1 << 30).unwrap();
-        assert_eq!(t, [Region { rows: 0..10, cols: 0..100 }]);
-        assert!(matches!(plan_tiles(&layout(true, 10, 100), 10, 999), Err(Error::Memory { .. })));
     }
 }

@@ -2,13 +2,16 @@
 //! one-line error (exit 2, no output), never a panic; `--backend auto` falls back to the CPU
 //! engine and gives its results; GPU engines default to a float32 pool for float input; the
 //! int16 pool is exact for int16-packed input, and packs float input only when asked (lossy),
-//! within half a packing step of the float64 results.
+//! within half a packing step of the float64 results. Tests that run on a backend are named by
+//! it (`name::cpu`, `name::cuda`, ...; see `sstclim::test_each_backend!`).
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::*;
+use sstclim::engine::each_backend::name;
+use sstclim::engine::Backend;
 
 fn dataset(dir: &Path) -> PathBuf {
     let data = dir.join("data");
@@ -28,29 +31,35 @@ fn report(out: &Path, args: Vec<String>) -> serde_json::Value {
 }
 
 #[test]
-fn unavailable_gpu_backends_are_clear_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dataset(dir.path());
+fn an_unavailable_gpu_backend_is_a_clear_error_cuda() {
     if sstclim::engine::gpu::cuda::driver_present() {
         eprintln!("SKIPPED the CUDA-unavailable case: this machine has a CUDA driver");
-    } else {
-        let out = dir.path().join("cuda");
-        let args = with(job(&data, &out), &["--backend", "cuda"]);
-        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let err = fails(&argv);
-        assert!(err.contains("CUDA backend is unavailable") && err.contains("libcuda"), "{err}");
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
-        assert!(entries(&out).is_empty(), "no outputs after a refused backend");
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dataset(dir.path());
+    let out = dir.path().join("cuda");
+    let args = with(job(&data, &out), &["--backend", "cuda"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    assert!(err.contains("CUDA backend is unavailable") && err.contains("libcuda"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(entries(&out).is_empty(), "no outputs after a refused backend");
+}
+
+#[test]
+fn an_unavailable_gpu_backend_is_a_clear_error_hip() {
     if cfg!(feature = "hip") {
         eprintln!("SKIPPED the HIP-unavailable case: built with the hip feature");
-    } else {
-        let out = dir.path().join("hip");
-        let args = with(job(&data, &out), &["--backend", "hip"]);
-        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let err = fails(&argv);
-        assert!(err.contains("HIP backend is unavailable") && err.contains("`hip` cargo feature"), "{err}");
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dataset(dir.path());
+    let out = dir.path().join("hip");
+    let args = with(job(&data, &out), &["--backend", "hip"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    assert!(err.contains("HIP backend is unavailable") && err.contains("`hip` cargo feature"), "{err}");
 }
 
 #[test]
@@ -75,20 +84,22 @@ fn auto_backend_equals_the_cpu_engine_and_pools_follow_the_engine() {
     }
 }
 
-#[test]
-fn int16_pool_is_exact_for_packed_input_and_refused_for_floats() {
+sstclim::test_each_backend!(int16_pool_is_exact_for_packed_input, [cpu, reference, cuda, hip], |backend: Backend| {
     let dir = tempfile::tempdir().unwrap();
     let packed = dir.path().join("packed");
     generate(&packed, &["--grid", "16x9", "--years", "2001-2003", "--doys", "100-112", "--storage", "i16"]);
     let f64_out = dir.path().join("f64");
     let r = report(&f64_out, with(job(&packed, &f64_out), &["--backend", "cpu", "--pool", "f64"]));
     assert_eq!(r["pool"], "f64");
-    for backend in ["cpu", "reference"] {
-        let out = dir.path().join(format!("i16-{backend}"));
-        let r = report(&out, with(job(&packed, &out), &["--backend", backend, "--pool", "i16"]));
-        assert_eq!(r["pool"], "i16");
-        ok(&["compare", &s(&f64_out), &s(&out)]);
-    }
+    let out = dir.path().join(format!("i16-{}", name(backend)));
+    let r = report(&out, with(job(&packed, &out), &["--backend", name(backend), "--pool", "i16"]));
+    assert_eq!(r["pool"], "i16");
+    ok(&["compare", &s(&f64_out), &s(&out)]);
+});
+
+#[test]
+fn int16_pool_is_refused_for_float_input() {
+    let dir = tempfile::tempdir().unwrap();
     let floats = dataset(dir.path());
     let out = dir.path().join("refused");
     let args = with(job(&floats, &out), &["--backend", "cpu", "--pool", "i16"]);
@@ -112,22 +123,29 @@ fn outputs(dir: &Path) -> Vec<(String, Vec<f64>)> {
         .collect()
 }
 
-#[test]
-fn lossy_int16_packing_of_floats_is_opt_in_and_within_half_a_step() {
-    let dir = tempfile::tempdir().unwrap();
-    let floats = dataset(dir.path());
-    let exact = dir.path().join("f64");
-    report(&exact, with(job(&floats, &exact), &["--backend", "cpu", "--pool", "f64", "--fill-value", "NaN"]));
-    let want = outputs(&exact);
-    assert_eq!(want.len(), 14);
-    // backends: the CPU engines, and whatever --backend auto finds (a GPU where present)
-    for (name, backend, scale) in
-        [("cpu", "cpu", "0.001"), ("reference", "reference", "0.001"), ("auto", "auto", "0.01")]
-    {
-        let out = dir.path().join(format!("packed-{name}"));
-        let flags = ["--backend", backend, "--pack-scale", scale, "--pack-offset", "15", "--fill-value", "NaN"];
-        let r = report(&out, with(job(&floats, &out), &flags));
-        assert_eq!(r["pool"], "i16", "{name}");
+// The host engines at a fine packing step, and whatever --backend auto finds (a GPU where
+// present) and the GPU engines at a coarser one; every one equals the reference engine on the
+// same packed pool, bit for bit.
+sstclim::test_each_backend!(
+    lossy_int16_packing_of_floats_is_within_half_a_step,
+    [cpu, reference, auto, cuda, hip],
+    |backend: Backend| {
+        let dir = tempfile::tempdir().unwrap();
+        let floats = dataset(dir.path());
+        let exact = dir.path().join("f64");
+        report(&exact, with(job(&floats, &exact), &["--backend", "cpu", "--pool", "f64", "--fill-value", "NaN"]));
+        let want = outputs(&exact);
+        assert_eq!(want.len(), 14);
+        let name = name(backend);
+        let scale = if matches!(backend, Backend::Cpu | Backend::Reference) { "0.001" } else { "0.01" };
+        let packed = |backend: &str| {
+            let out = dir.path().join(format!("packed-{backend}"));
+            let flags = ["--backend", backend, "--pack-scale", scale, "--pack-offset", "15", "--fill-value", "NaN"];
+            let r = report(&out, with(job(&floats, &out), &flags));
+            assert_eq!(r["pool"], "i16", "{backend}");
+            out
+        };
+        let out = packed(name);
         let half: f64 = scale.parse::<f64>().unwrap() / 2.0 + 1e-9;
         let (mut worst, mut compared) = (0.0f64, 0);
         for ((n, a), (m, b)) in want.iter().zip(outputs(&out)) {
@@ -143,9 +161,17 @@ fn lossy_int16_packing_of_floats_is_opt_in_and_within_half_a_step() {
         assert!(compared > 1000, "{compared}");
         assert!(worst <= half, "{name}: {worst} > {half}");
         assert!(worst > 0.0, "{name}: packing at {scale} cannot be exact for these values");
+        // equal to the reference engine on the same pool
+        if backend != Backend::Reference {
+            ok(&["compare", &s(&packed("reference")), &s(&out)]);
+        }
     }
-    // the same run twice with the CPU and reference engines: equal on the same pool
-    ok(&["compare", &s(&dir.path().join("packed-cpu")), &s(&dir.path().join("packed-reference"))]);
+);
+
+#[test]
+fn lossy_int16_packing_is_refused_where_it_cannot_hold_the_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let floats = dataset(dir.path());
     // a range too small for the data: refused, naming a file
     let out = dir.path().join("narrow");
     let args = with(job(&floats, &out), &["--backend", "cpu", "--pack-scale", "0.0001", "--pack-offset", "15"]);

@@ -8,6 +8,8 @@ use std::path::Path;
 
 use common::*;
 use serde_json::Value;
+use sstclim::engine::each_backend::name;
+use sstclim::engine::Backend;
 
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -201,37 +203,40 @@ fn segments_are_chosen_from_measured_rates() {
     assert_eq!(json(&rates)["entries"][0]["runs"].as_u64(), Some(1));
 }
 
-/// GPU engines keep the pool in device memory (filled from staging rows by the reader
-/// threads) unless told otherwise: same outputs as the host pool and the CPU engine on the
-/// same pool, bit for bit. Runs where a CUDA device is present (the GPU node).
-#[test]
-fn a_device_resident_pool_equals_the_host_pool_and_the_cpu() {
-    if !sstclim::engine::gpu::cuda::driver_present() {
-        eprintln!("SKIPPED the device-resident pool test: no CUDA driver on this machine");
-        return;
-    }
-    let dir = tmp();
-    for (storage, pool) in [("f64", "f32"), ("f64", "f64"), ("i16", "i16")] {
-        let data = dir.path().join(format!("data-{storage}"));
-        if !data.exists() {
-            generate(&data, &["--grid", "61x29", "--years", "2001-2004", "--doys", "95-135", "--storage", storage]);
+// GPU engines keep the pool in device memory (filled from staging rows by the reader threads)
+// unless told otherwise: same outputs as the host pool and the CPU engine on the same pool, bit
+// for bit. One test per GPU backend, run where it is present (the GPU node).
+sstclim::test_each_backend!(
+    a_device_resident_pool_equals_the_host_pool_and_the_cpu,
+    [cuda, hip],
+    |backend: Backend| {
+        let gpu = name(backend);
+        let dir = tmp();
+        for (storage, pool) in [("f64", "f32"), ("f64", "f64"), ("i16", "i16")] {
+            let data = dir.path().join(format!("data-{storage}"));
+            if !data.exists() {
+                generate(&data, &["--grid", "61x29", "--years", "2001-2004", "--doys", "95-135", "--storage", storage]);
+            }
+            let root = dir.path().join(format!("runs-{storage}-{pool}"));
+            let (want, _) = job(&data, &root, "cpu", &["--backend", "cpu", "--pool", pool, "--segments", "1"]);
+            for (name, flags) in [
+                ("device", &["--backend", gpu, "--pool", pool][..]),
+                ("device-seq", &["--backend", gpu, "--pool", pool, "--segments", "1"][..]),
+                (
+                    "device-library",
+                    &["--backend", gpu, "--pool", pool, "--read-path", "library", "--segments", "3"][..],
+                ),
+                ("host", &["--backend", gpu, "--pool", pool, "--gpu-pool", "host"][..]),
+                ("device-tiles", &["--backend", gpu, "--pool", pool, "--max-mem", "1M", "--segments", "2"][..]),
+            ] {
+                let (got, r) = job(&data, &root, name, flags);
+                assert_eq!(got, want, "{storage} {pool} {name}: outputs differ from the CPU engine");
+                let want_place = if name == "host" { "host" } else { "device" };
+                assert_eq!(r["pool_location"].as_str(), Some(want_place), "{storage} {pool} {name}: {r}");
+            }
         }
-        let root = dir.path().join(format!("runs-{storage}-{pool}"));
-        let (want, _) = job(&data, &root, "cpu", &["--backend", "cpu", "--pool", pool, "--segments", "1"]);
-        for (name, flags) in [
-            ("device", &["--backend", "cuda", "--pool", pool][..]),
-            ("device-seq", &["--backend", "cuda", "--pool", pool, "--segments", "1"][..]),
-            ("device-library", &["--backend", "cuda", "--pool", pool, "--read-path", "library", "--segments", "3"][..]),
-            ("host", &["--backend", "cuda", "--pool", pool, "--gpu-pool", "host"][..]),
-            ("device-tiles", &["--backend", "cuda", "--pool", pool, "--max-mem", "1M", "--segments", "2"][..]),
-        ] {
-            let (got, r) = job(&data, &root, name, flags);
-            assert_eq!(got, want, "{storage} {pool} {name}: outputs differ from the CPU engine");
-            let want_place = if name == "host" { "host" } else { "device" };
-            assert_eq!(r["pool_location"].as_str(), Some(want_place), "{storage} {pool} {name}: {r}");
-        }
     }
-}
+);
 
 /// A GPU is brought up on its own thread while the pipeline prepares what needs no device
 /// (`SSTCLIM_TEST_DEFERRED_START` makes the CPU engine pose as a device taking 0.3 s to start):

@@ -206,7 +206,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Ben
     let probe = if args.no_probe {
         None
     } else {
-        engine.probe_bandwidth(pool_bytes.min(8_000_000_000) as usize, 5).transpose()?
+        engine.device().and_then(|d| d.probe_bandwidth(pool_bytes.min(8_000_000_000) as usize, 5)).transpose()?
     };
     drop(engine);
 

@@ -231,7 +231,7 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     }
     let pool_bytes = pool.bytes() as u64;
     let probe_bytes = args.probe_bytes.map_or(pool_bytes.min(8_000_000_000), |b| b.0) as usize;
-    let probe = engine.probe_bandwidth(probe_bytes, 5).transpose()?;
+    let probe = engine.device().and_then(|d| d.probe_bandwidth(probe_bytes, 5)).transpose()?;
     let kernel_ms_median = median(&kernel);
     let h2d_median = median(&h2d);
     let read_floor_ms = probe.as_ref().map(|p| pool_bytes as f64 / (p.d2d_gb_per_s * 1e9) * 1e3);

@@ -102,7 +102,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             Some(0) => return Err(PlanError::Segments),
             n => n,
         },
-        rates: crate::pipeline::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
+        rates: crate::pipeline::tuning::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
         gpu_pool: args.gpu_pool,
         command_line,
     })

@@ -191,7 +191,7 @@ impl<'a> Ranks<'a> {
             }
         }
         // a panic in the pipeline becomes this rank's failure at the agreement, not a lost rank
-        let outcome: Result<Option<crate::run::RunOutcome>, String> = if self.busy() {
+        let outcome: Result<Option<crate::pipeline::RunOutcome>, String> = if self.busy() {
             let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 crate::run::run(&rank_plan, ui).and_then(|o| {
                     if o.report.files_missing != missing.len() {

@@ -9,17 +9,22 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use super::gpu::BandwidthProbe;
-use super::{BackendError, Engine, EngineError, EngineTimes, StatSpec, TileResult};
-use crate::pool::{PoolRef, PoolType};
+use super::{
+    BackendError, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StartError, StatSpec,
+    TileResult,
+};
+use crate::pool::PoolRef;
 use crate::window::WindowPlan;
 
 type Started = Result<Box<dyn Engine + Send>, BackendError>;
 
-/// An engine being started on another thread.
+/// An engine being started on another thread. It is a device engine from the start (only GPU
+/// engines are started this way, and the pipeline plans for a device before it is up); every
+/// device call waits for it and goes to the started engine's device side.
 pub struct Deferred {
     name: &'static str,
     pending: Mutex<Option<JoinHandle<Started>>>,
-    engine: OnceLock<Result<Box<dyn Engine + Send>, String>>,
+    engine: OnceLock<Result<Box<dyn Engine + Send>, StartError>>,
 }
 
 impl Deferred {
@@ -35,20 +40,27 @@ impl Deferred {
             let handle = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take();
             match handle.map(JoinHandle::join) {
                 Some(Ok(Ok(engine))) => Ok(engine),
-                Some(Ok(Err(e))) => Err(e.to_string()),
-                Some(Err(_)) => Err("the thread starting the device panicked".into()),
-                None => Err("the device was already being started".into()),
+                Some(Ok(Err(e))) => Err(StartError::Backend(e)),
+                Some(Err(_)) => Err(StartError::Panicked),
+                None => Err(StartError::AlreadyStarting),
             }
         });
         match started {
             Ok(engine) => Ok(engine.as_ref()),
-            Err(why) => Err(EngineError { engine: self.name, message: why.clone() }),
+            Err(why) => Err(EngineError::Start { engine: self.name, cause: why.clone() }),
         }
     }
 
-    /// The engine once started, or None (the start failed: [`Deferred::wait`] says why).
-    fn get(&self) -> Option<&dyn Engine> {
-        self.wait().ok()
+    /// The started engine's device side, waiting for it (`None`: a host engine posing as a
+    /// device, the test hook of [`super::Backend::start`]: the defaults of a device that keeps
+    /// the pool in host memory stand for it).
+    fn device_side(&self) -> Result<Option<&dyn DeviceEngine>, EngineError> {
+        Ok(self.wait()?.device())
+    }
+
+    /// The started engine's device side, if it started and has one (no waiting beyond the start).
+    fn started_device(&self) -> Option<&dyn DeviceEngine> {
+        self.wait().ok().and_then(|e| e.device())
     }
 }
 
@@ -60,84 +72,8 @@ impl Engine for Deferred {
     fn describe(&self) -> String {
         match self.wait() {
             Ok(e) => e.describe(),
-            Err(e) => format!("{} (not started: {})", self.name, e.message),
-        }
-    }
-
-    /// Only GPU engines are started this way.
-    fn is_device(&self) -> bool {
-        true
-    }
-
-    fn ready(&self) -> Result<(), EngineError> {
-        self.wait().map(|_| ())
-    }
-
-    fn probe_bandwidth(&self, bytes: usize, repeats: usize) -> Option<Result<BandwidthProbe, EngineError>> {
-        match self.wait() {
-            Ok(e) => e.probe_bandwidth(bytes, repeats),
-            Err(e) => Some(Err(e)),
-        }
-    }
-
-    fn prepare(
-        &self,
-        pool: PoolType,
-        decoding: Option<&[f64]>,
-        plan: &WindowPlan,
-        stats: &StatSpec,
-        n_cells: usize,
-    ) -> Result<(), EngineError> {
-        self.wait()?.prepare(pool, decoding, plan, stats, n_cells)
-    }
-
-    unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Result<bool, EngineError> {
-        // SAFETY: the caller's promise is passed on.
-        unsafe { self.wait()?.pin_host(ptr, len) }
-    }
-
-    unsafe fn unpin_host(&self, ptr: *const u8) -> Result<(), EngineError> {
-        // SAFETY: as above (nothing was pinned if the device never started).
-        match self.get() {
-            Some(e) => unsafe { e.unpin_host(ptr) },
-            None => Ok(()),
-        }
-    }
-
-    fn device_memory(&self) -> Option<u64> {
-        self.get().and_then(|e| e.device_memory())
-    }
-
-    fn stage_pool(
-        &self,
-        pool: PoolType,
-        n_slots: usize,
-        n_cells: usize,
-        plans: &[&WindowPlan],
-        stats: &StatSpec,
-    ) -> Result<bool, EngineError> {
-        self.wait()?.stage_pool(pool, n_slots, n_cells, plans, stats)
-    }
-
-    unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
-        // SAFETY: the caller's promise is passed on.
-        unsafe { self.wait()?.upload_slot(slot, src) }
-    }
-
-    fn compute_staged(
-        &self,
-        slots: std::ops::Range<usize>,
-        decoding: Option<&[f64]>,
-        plan: &WindowPlan,
-        stats: &StatSpec,
-        out: &mut TileResult,
-    ) -> Result<EngineTimes, EngineError> {
-        self.wait()?.compute_staged(slots, decoding, plan, stats, out)
-    }
-
-    fn unstage_pool(&self) {
-        if let Some(e) = self.get() {
-            e.unstage_pool();
+            Err(EngineError::Start { cause, .. }) => format!("{} (not started: {cause})", self.name),
+            Err(e) => format!("{} (not started: {e})", self.name),
         }
     }
 
@@ -149,6 +85,98 @@ impl Engine for Deferred {
         out: &mut TileResult,
     ) -> Result<EngineTimes, EngineError> {
         self.wait()?.compute(pool, plan, stats, out)
+    }
+
+    fn device(&self) -> Option<&dyn DeviceEngine> {
+        Some(self)
+    }
+}
+
+impl DeviceEngine for Deferred {
+    fn ready(&self) -> Result<(), EngineError> {
+        self.wait().map(|_| ())
+    }
+
+    fn prepare(
+        &self,
+        pool: PoolKind<'_>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        n_cells: usize,
+    ) -> Result<(), EngineError> {
+        match self.device_side()? {
+            Some(d) => d.prepare(pool, plan, stats, n_cells),
+            None => Ok(()),
+        }
+    }
+
+    unsafe fn pin_host(&self, ptr: *const u8, len: usize) -> Result<bool, EngineError> {
+        match self.device_side()? {
+            // SAFETY: the caller's promise is passed on.
+            Some(d) => unsafe { d.pin_host(ptr, len) },
+            None => Ok(false),
+        }
+    }
+
+    unsafe fn unpin_host(&self, ptr: *const u8) -> Result<(), EngineError> {
+        // nothing was pinned if the device never started
+        match self.started_device() {
+            // SAFETY: the caller's promise is passed on.
+            Some(d) => unsafe { d.unpin_host(ptr) },
+            None => Ok(()),
+        }
+    }
+
+    fn device_memory(&self) -> Option<u64> {
+        self.started_device().and_then(|d| d.device_memory())
+    }
+
+    fn stage_pool(
+        &self,
+        pool: PoolKind<'_>,
+        n_slots: usize,
+        n_cells: usize,
+        plans: &[&WindowPlan],
+        stats: &StatSpec,
+    ) -> Result<bool, EngineError> {
+        match self.device_side()? {
+            Some(d) => d.stage_pool(pool, n_slots, n_cells, plans, stats),
+            None => Ok(false),
+        }
+    }
+
+    unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
+        match self.device_side()? {
+            // SAFETY: the caller's promise is passed on.
+            Some(d) => unsafe { d.upload_slot(slot, src) },
+            None => Err(EngineError::Staging { engine: self.name, cause: StagingError::NoPool }),
+        }
+    }
+
+    fn compute_staged(
+        &self,
+        slots: std::ops::Range<usize>,
+        plan: &WindowPlan,
+        stats: &StatSpec,
+        out: &mut TileResult,
+    ) -> Result<EngineTimes, EngineError> {
+        match self.device_side()? {
+            Some(d) => d.compute_staged(slots, plan, stats, out),
+            None => Err(EngineError::Staging { engine: self.name, cause: StagingError::NoPool }),
+        }
+    }
+
+    fn unstage_pool(&self) {
+        if let Some(d) = self.started_device() {
+            d.unstage_pool();
+        }
+    }
+
+    fn probe_bandwidth(&self, bytes: usize, repeats: usize) -> Option<Result<BandwidthProbe, EngineError>> {
+        match self.device_side() {
+            Ok(d) => d.and_then(|d| d.probe_bandwidth(bytes, repeats)),
+            Err(e) => Some(Err(e)),
+        }
     }
 }
 
@@ -165,7 +193,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(ok.name(), "cpu");
-        assert!(ok.is_device(), "answered before the start finishes");
+        assert!(ok.device().is_some(), "answered before the start finishes");
         assert_eq!(ok.wait().unwrap().name(), "cpu");
         assert_eq!(ok.describe(), "cpu");
         let failed =
@@ -179,7 +207,11 @@ mod tests {
             method: crate::percentile::Method::new(5).unwrap(),
             min_samples: 1,
         };
-        assert!(failed.stage_pool(PoolType::F32, 1, 1, &[&plan], &stats).is_err());
+        let kind = PoolKind::of::<f32>(None);
+        assert!(matches!(
+            failed.stage_pool(kind, 1, 1, &[&plan], &stats),
+            Err(EngineError::Start { engine: "cuda", cause: StartError::Backend(BackendError::CudaUnavailable(_)) })
+        ));
         assert_eq!(failed.device_memory(), None);
         assert!(failed.describe().contains("not started: the CUDA backend is unavailable"));
         failed.unstage_pool();

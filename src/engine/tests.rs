@@ -69,49 +69,34 @@ fn gpu_variants(backend: Backend) -> Vec<(&'static str, GpuOptions)> {
     v
 }
 
-/// Say once per test process, on the real stderr (not captured by the test harness), that a
-/// backend's tests were skipped.
-fn skip_notice(message: &str) {
-    use std::io::Write;
-    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    if !seen.iter().any(|m| m == message) {
-        seen.push(message.to_string());
-        let _ = writeln!(std::io::stderr().lock(), "{message}");
-    }
+/// The engines a test of `backend` runs on: the host engine, or the GPU engine in each
+/// configuration of [`gpu_variants`] (the backend started once already: see
+/// [`crate::test_each_backend!`]).
+fn engines(backend: Backend) -> Vec<(String, Box<dyn Engine>)> {
+    let variants = match backend {
+        Backend::Cuda | Backend::Hip => gpu_variants(backend),
+        _ => vec![("", GpuOptions::default())],
+    };
+    variants
+        .into_iter()
+        .map(|(label, opts)| {
+            let engine = backend.engine(0, &opts).unwrap_or_else(|e| panic!("{backend:?}/{label}: {e}"));
+            (format!("{backend:?}/{label}"), engine as Box<dyn Engine>)
+        })
+        .collect()
 }
 
-/// Every engine this machine can run: the host engines, then every GPU backend that is present
-/// in each configuration of [`gpu_variants`]; a missing GPU backend is reported, not failed.
-fn every_engine() -> Vec<(String, Box<dyn Engine>)> {
-    let mut engines: Vec<(String, Box<dyn Engine>)> = Vec::new();
-    for backend in [Backend::Cpu, Backend::Reference] {
-        engines.push((format!("{backend:?}"), backend.engine(0, &GpuOptions::default()).unwrap()));
-    }
-    for backend in [Backend::Cuda, Backend::Hip] {
-        for (label, opts) in gpu_variants(backend) {
-            match backend.engine(0, &opts) {
-                Ok(engine) => engines.push((format!("{backend:?}/{label}"), engine)),
-                Err(e) => {
-                    skip_notice(&format!("SKIPPED {backend:?} engine tests: {e}"));
-                    break;
-                }
-            }
-        }
-    }
-    engines
-}
-
-/// The same body for every engine, like candle's test_device!: runs `$body(engine)` per backend.
+/// The same body for every engine, one test per backend (candle's test_device!): the test
+/// `$name::cpu` runs `$body(engine)` on the CPU engine, `$name::cuda` on the CUDA engine in every
+/// configuration, and so on.
 macro_rules! test_every_engine {
     ($name:ident, $body:expr) => {
-        #[test]
-        fn $name() {
-            for (label, engine) in every_engine() {
+        crate::test_each_backend!($name, [cpu, reference, cuda, hip], |backend: Backend| {
+            for (label, engine) in engines(backend) {
                 eprintln!("{}: {label}", stringify!($name));
                 ($body)(engine.as_ref());
             }
-        }
+        });
     };
 }
 

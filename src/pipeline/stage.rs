@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::trace::Trace;
-use crate::engine::{Engine, EngineError};
+use crate::engine::{DeviceEngine, EngineError};
 use crate::pool::Sample;
 
 /// What goes to the upload thread: a filled row, or the end of the reads.
@@ -23,7 +23,7 @@ enum Upload {
 /// rows are one allocation, page-locked with one call (registering many small buffers costs
 /// milliseconds each).
 pub struct Staging<'e, T> {
-    engine: &'e dyn Engine,
+    engine: &'e dyn DeviceEngine,
     n_cells: usize,
     /// `count` rows of `n_cells` values; row i is used by one holder at a time (whoever took
     /// index i from `free_rx`), so it is only reached through `base`.
@@ -46,7 +46,13 @@ unsafe impl<T: Send> Sync for Staging<'_, T> {}
 impl<'e, T: Sample> Staging<'e, T> {
     /// `count` staging rows of `n_cells` values, every page written and page-locked where the
     /// engine can.
-    pub fn new(engine: &'e dyn Engine, n_cells: usize, count: usize, trace: &'e Trace, tile: usize) -> Staging<'e, T> {
+    pub fn new(
+        engine: &'e dyn DeviceEngine,
+        n_cells: usize,
+        count: usize,
+        trace: &'e Trace,
+        tile: usize,
+    ) -> Staging<'e, T> {
         let count = count.max(1);
         // zeroed and untouched (a fresh mapping), so the pinning below commits huge pages
         let mut rows = vec![T::from_f64(0.0); count * n_cells];
@@ -146,7 +152,8 @@ mod tests {
     use std::time::Instant;
 
     use super::*;
-    use crate::engine::{EngineTimes, StatSpec, TileResult};
+    use crate::engine::gpu::GpuError;
+    use crate::engine::{Engine, EngineTimes, StatSpec, TileResult};
     use crate::pool::PoolRef;
     use crate::window::WindowPlan;
 
@@ -175,20 +182,6 @@ mod tests {
             "fake"
         }
 
-        unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
-            if self.failed.load(Ordering::SeqCst) {
-                self.late.fetch_add(1, Ordering::SeqCst);
-            }
-            if self.fail_at == Some(slot) {
-                self.failed.store(true, Ordering::SeqCst);
-                return Err(EngineError { engine: "fake", message: format!("copy of slot {slot} failed") });
-            }
-            // SAFETY: the caller hands one row of n_cells f32.
-            let row = unsafe { std::slice::from_raw_parts(src.cast::<f32>(), self.n_cells) }.to_vec();
-            self.rows.lock().unwrap()[slot] = Some(row);
-            Ok(())
-        }
-
         fn compute(
             &self,
             _pool: PoolRef<'_>,
@@ -197,6 +190,32 @@ mod tests {
             _out: &mut TileResult,
         ) -> Result<EngineTimes, EngineError> {
             unreachable!("not computed on")
+        }
+
+        fn device(&self) -> Option<&dyn DeviceEngine> {
+            Some(self)
+        }
+    }
+
+    impl DeviceEngine for FakeDevice {
+        unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
+            if self.failed.load(Ordering::SeqCst) {
+                self.late.fetch_add(1, Ordering::SeqCst);
+            }
+            if self.fail_at == Some(slot) {
+                self.failed.store(true, Ordering::SeqCst);
+                let cause = GpuError {
+                    api: "fake",
+                    call: "upload",
+                    device: "a test device".into(),
+                    detail: format!("copy of slot {slot} failed"),
+                };
+                return Err(EngineError::Gpu { engine: "fake", cause });
+            }
+            // SAFETY: the caller hands one row of n_cells f32.
+            let row = unsafe { std::slice::from_raw_parts(src.cast::<f32>(), self.n_cells) }.to_vec();
+            self.rows.lock().unwrap()[slot] = Some(row);
+            Ok(())
         }
     }
 

@@ -9,10 +9,11 @@ use crate::engine::StatSpec;
 use crate::error::Error;
 use crate::input::{self, read_canonical, VarLayout};
 use crate::percentile::Method;
+use crate::pipeline::RunOutcome;
 use crate::plan::values::GridSize;
 use crate::plan::JobPlan;
 use crate::report::progress::Ui;
-use crate::run::{run, RunOutcome};
+use crate::run::run;
 use crate::tools::generate::{DimOrder, GenerateError, GenerateOptions};
 use crate::window::WindowSpec;
 
@@ -89,7 +90,7 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
     let mut plan = JobPlan::new(data.display().to_string(), results.clone(), window, stats, command_line);
     plan.verify = true;
     plan.output.overwrite = true;
-    plan.rates = crate::pipeline::rates::resolve(None, crate::util::knobs::location_env);
+    plan.rates = crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env);
     eprintln!("demo: {}", plan.command_line);
     let outcome = run(&plan, ui)?;
     let mut maps = Vec::new();

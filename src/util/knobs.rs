@@ -264,6 +264,14 @@ pub const TEST_BIN: Knob = Knob {
     default: "the one cargo built",
 };
 
+/// `SSTCLIM_REQUIRE_BACKENDS` (the tests named by backend read it, [`backend_required`]).
+pub const REQUIRE_BACKENDS: Knob = Knob {
+    name: "SSTCLIM_REQUIRE_BACKENDS",
+    gate: Gate::Outside("the tests named by backend"),
+    meaning: "Comma list of backends (`cuda`, `hip`) this machine must run: their tests fail instead of printing SKIPPED where the backend cannot run (the GPU node sets `cuda`).",
+    default: "none required",
+};
+
 /// `SSTCLIM_CUDA_TOOLS` (scripts/kernel-sass.sh reads it).
 pub const CUDA_TOOLS: Knob = Knob {
     name: "SSTCLIM_CUDA_TOOLS",
@@ -295,6 +303,7 @@ pub const KNOBS: &[Knob] = &[
     TEST_FAIL_RENAME,
     HIP_ARCHS,
     TEST_BIN,
+    REQUIRE_BACKENDS,
     CUDA_TOOLS,
 ];
 
@@ -501,7 +510,8 @@ mod tests {
     /// The README's table of environment variables is this list.
     #[test]
     fn the_documented_table_is_the_list_of_knobs() {
-        let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        let readme =
+            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
         assert!(readme.contains(&markdown_table()), "README.md must hold this table:\n{}", markdown_table());
     }
 
@@ -527,5 +537,27 @@ mod tests {
         let mut found = Vec::new();
         walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
         assert!(found.is_empty(), "read SSTCLIM_* through util::knobs:\n{}", found.join("\n"));
+    }
+}
+
+// ---- the tests' settings -----------------------------------------------------------------------
+
+/// Whether [`REQUIRE_BACKENDS`] names `backend` (case and spaces ignored; unset: none is
+/// required).
+pub fn backend_required(backend: &str) -> bool {
+    names_backend(std::env::var(REQUIRE_BACKENDS.name).ok().as_deref(), backend)
+}
+
+fn names_backend(list: Option<&str>, backend: &str) -> bool {
+    list.is_some_and(|l| l.split(',').any(|b| b.trim().eq_ignore_ascii_case(backend)))
+}
+
+#[cfg(test)]
+mod backend_tests {
+    #[test]
+    fn required_backends_are_a_comma_list() {
+        let named = super::names_backend;
+        assert!(named(Some("cuda"), "cuda") && named(Some("hip, CUDA"), "cuda") && named(Some(" cpu ,hip"), "hip"));
+        assert!(!named(None, "cuda") && !named(Some(""), "cuda") && !named(Some("cudax,hip"), "cuda"));
     }
 }

@@ -117,7 +117,7 @@ fn uniform_group_len(batches: &[Batch], tables: &[GroupTables]) -> Option<usize>
 mod tests {
     use super::*;
     use crate::calendar::Calendar;
-    use crate::engine::gpu::tests::h200;
+    use crate::engine::gpu::launch::tests::h200;
     use crate::engine::gpu::{plan_launch, GpuOptions};
     use crate::engine::StatSpec;
     use crate::percentile::Method;

@@ -1,18 +1,19 @@
 //! Deciding a job's segments and tiles (and keeping what a run measured for the next one):
-//! `--segments N` as given; otherwise the segments the pipeline model ([`super::choose`])
+//! `--segments N` as given; otherwise the segments the pipeline model ([`super::model`])
 //! predicts fastest from the rates earlier runs recorded ([`super::rates`]), or the defaults
 //! ([`auto_segments`]), within the memory limits.
 
-use super::choose::{self, Choice, JobShape, Memory, SegShape, MAX_SEGMENTS};
+use super::model::{self, Choice, JobShape, Memory, SegShape, MAX_SEGMENTS};
+use super::observed::Observed;
 use super::rates::{self, RatesFile, RatesKey};
-use super::segments::{plan_segments, Segment};
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::pipeline::job::{plan_tiles, Job};
+use crate::pipeline::segments::{plan_segments, Segment};
 use crate::plan::JobPlan;
-use crate::run::{plan_tiles, Job};
 
 /// Segments when `--segments` is not given and no rates were measured for this engine (see
-/// [`choose`]). A device engine computes a segment in milliseconds, so short segments (4
+/// [`super::model`]). A device engine computes a segment in milliseconds, so short segments (4
 /// target days or more, up to 16) leave the least work after the last read: on the H200 16
 /// segments ran the reference job in 0.84 s against 0.95 s with 4
 /// (`bench-results/pipeline-h200-2026-11-30-auto-segments`). The CPU engine sorts the days
@@ -27,7 +28,7 @@ pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize 
 }
 
 /// The number of segments, the segments, the tiles they fit in, and why.
-pub(super) struct Chosen {
+pub(crate) struct Chosen {
     pub choice: Choice,
     pub segments: Vec<Segment>,
     pub regions: Vec<crate::input::Region>,
@@ -36,9 +37,9 @@ pub(super) struct Chosen {
 
 /// Cut the grid into tiles and the target days into segments: `--segments N` as given;
 /// otherwise tiles as large as the leanest candidate's result buffers allow (each tile reads
-/// every file again), then the segments [`choose::choose`] picks from the measured rates in
+/// every file again), then the segments [`model::choose`] picks from the measured rates in
 /// the rates file (or the defaults) among those that fit.
-pub(super) fn choose_segments(
+pub(crate) fn choose_segments(
     plan: &JobPlan,
     job: &Job,
     engine: &dyn Engine,
@@ -52,6 +53,7 @@ pub(super) fn choose_segments(
         let regions = plan_tiles(&job.layout, memory.host_per_cell(&shapes), plan.max_mem)?;
         return Ok(Chosen { choice: Choice::given(n), segments, regions, reason: format!("--segments {n}") });
     }
+    let on_device = engine.is_device();
     let n_targets = job.window.targets.len();
     let mut candidates: Vec<Vec<Segment>> =
         (1..=MAX_SEGMENTS.min(n_targets.max(1))).map(|r| plan_segments(&job.window, r)).collect();
@@ -63,7 +65,7 @@ pub(super) fn choose_segments(
         tiles: regions.iter().map(|r| r.n_cells()).collect(),
         read_bytes: job.layout.storage.size() as f64,
         write_bytes: (plan.stats.n_stats() * 4) as f64,
-        shares_cores: !engine.is_device(),
+        shares_cores: !on_device,
         candidates: shapes,
     };
     // a device-resident pool's rates, else (it may not have fit before) the host pool's; made
@@ -88,7 +90,7 @@ pub(super) fn choose_segments(
             }
             Ok(file) => match file.rates(&keys()) {
                 Some((rates, entry)) => {
-                    let cpu = if engine.is_device() {
+                    let cpu = if on_device {
                         String::new()
                     } else {
                         format!("; readers {:.0} % on a processor", 100.0 * rates.read_cpu_share)
@@ -111,11 +113,11 @@ pub(super) fn choose_segments(
             },
         },
     };
-    let defaults = auto_segments(n_targets, plan.window.half_window, engine.is_device());
-    let choice = choose::choose(&shape, memory, rates.as_ref(), defaults);
+    let defaults = auto_segments(n_targets, plan.window.half_window, on_device);
+    let choice = model::choose(&shape, memory, rates.as_ref(), defaults);
     let mut reason = why;
     match (choice.source, choice.memory_bound) {
-        (choose::Source::Measured, bound) => {
+        (model::Source::Measured, bound) => {
             reason = format!("{reason}: predicted {}", choice.predictions_text());
             if bound {
                 reason += "; faster ones with fewer segments do not fit the memory limits";
@@ -130,7 +132,7 @@ pub(super) fn choose_segments(
 
 /// Add this run's observations to the rates file (a warning where it cannot be read or
 /// written; a corrupt file is replaced). Returns whether they were recorded.
-pub(super) fn record_rates(path: &std::path::Path, key: &RatesKey, observed: &rates::Observed) -> bool {
+pub(crate) fn record_rates(path: &std::path::Path, key: &RatesKey, observed: &Observed) -> bool {
     let mut file = RatesFile::load(path).unwrap_or_else(|e| {
         tracing::warn!("{e}; starting it afresh");
         RatesFile::default()

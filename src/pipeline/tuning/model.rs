@@ -2,7 +2,7 @@
 //! of one tile's pipeline (reading in slot order, computing segment by segment, writing
 //! segment by segment) predicts the wall time of every R from 1 to [`MAX_SEGMENTS`], and the
 //! fastest R whose result buffers fit the memory limits is taken. Without measured rates the
-//! defaults ([`super::choice::auto_segments`]) stand, raised to the memory minimum. Pure: no I/O, so
+//! defaults ([`super::decide::auto_segments`]) stand, raised to the memory minimum. Pure: no I/O, so
 //! the model can be checked against hand calculations.
 //!
 //! The model, for a tile of `cells` cells and segments i = 0..R:
@@ -30,8 +30,8 @@
 
 use std::collections::BTreeMap;
 
-use super::segments::Segment;
-use super::RESULT_BUFFERS;
+use crate::pipeline::results::RESULT_BUFFERS;
+use crate::pipeline::segments::Segment;
 
 /// Most segments the model considers (and the tiles are planned for, see [`Memory`]).
 pub const MAX_SEGMENTS: usize = 16;
@@ -158,7 +158,7 @@ fn max_targets(segs: &[SegShape]) -> usize {
 pub enum Source {
     /// `--segments N`.
     Option,
-    /// The defaults ([`super::choice::auto_segments`]), no usable measured rates.
+    /// The defaults ([`super::decide::auto_segments`]), no usable measured rates.
     Defaults,
     /// The model on measured rates.
     Measured,
@@ -505,9 +505,10 @@ mod tests {
         let spec =
             WindowSpec { years: 1991..=2020, doys: (152..=243).collect(), half_window: 5, calendar: Calendar::Ordinal };
         let whole = WindowPlan::build(&spec, |_| true);
-        let one: Vec<SegShape> = super::super::segments::plan_segments(&whole, 1).iter().map(SegShape::of).collect();
+        let one: Vec<SegShape> = crate::pipeline::segments::plan_segments(&whole, 1).iter().map(SegShape::of).collect();
         assert_eq!(one, [seg(102 * 30, 92, 102 * 30)]);
-        let four: Vec<SegShape> = super::super::segments::plan_segments(&whole, 4).iter().map(SegShape::of).collect();
+        let four: Vec<SegShape> =
+            crate::pipeline::segments::plan_segments(&whole, 4).iter().map(SegShape::of).collect();
         // 23 targets each staging 33 days of 30 years; 10 days shared with each neighbour
         assert_eq!(four[0], seg(33 * 30, 23, 33 * 30));
         assert_eq!(four[3], seg(102 * 30, 23, 33 * 30));
