@@ -4,10 +4,11 @@
 //! that an unwritable one stops the job before it computes).
 
 use crate::cli::run::RunArgs;
-use crate::engine::{GpuOptions, StatSpec};
+use crate::engine::{self, Backend, EngineError, GpuOptions, StatSpec};
 use crate::output::OutputSpec;
 use crate::plan::{default_threads, memory, JobPlan, PlanError};
 use crate::pool::{PoolType, Quantize};
+use crate::window::WindowPlan;
 
 /// The job `args` describe; `command_line` goes into the outputs' `history` attribute.
 pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
@@ -43,7 +44,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         Some(m) => m.0,
         None => memory::default_max_mem(),
     };
-    Ok(JobPlan {
+    let plan = JobPlan {
         input: args.input.clone(),
         var: args.var.clone(),
         window: args.window.spec(),
@@ -105,7 +106,27 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         rates: crate::pipeline::tuning::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
         gpu_pool: args.gpu_pool,
         command_line,
-    })
+    };
+    check_gpu_limits(&plan)?;
+    Ok(plan)
+}
+
+/// A job that asks for a GPU backend by name and exceeds what its kernel takes on any device
+/// (percentiles, window length) is refused here, before anything is read. `auto` may fall
+/// back to the CPU engine, which has no such limits, so it is checked when the engine starts.
+fn check_gpu_limits(plan: &JobPlan) -> Result<(), PlanError> {
+    let backend = match plan.backend {
+        Backend::Cuda => "cuda",
+        Backend::Hip => "hip",
+        _ => return Ok(()),
+    };
+    // missing files (--allow-missing) only shorten windows: every date present is the bound
+    let windows = WindowPlan::build(&plan.window, |_| true);
+    let window_days = windows.targets.iter().map(|t| t.groups.len()).max().unwrap_or(0);
+    match engine::check_gpu_limits(backend, plan.stats.percentiles.len(), window_days) {
+        Err(EngineError::Launch { cause, .. }) => Err(PlanError::GpuLimits { backend, cause }),
+        _ => Ok(()),
+    }
 }
 
 /// Whether a report can be written at `path`: not a directory, in a directory (created if
@@ -163,6 +184,32 @@ mod tests {
         );
         new.max_mem = 1 << 30;
         assert_eq!(format!("{validated:?}"), format!("{new:?}"));
+    }
+
+    /// A named GPU backend is held to the kernel's limits before anything is read; the CPU
+    /// and `auto` (which may fall back to the CPU) are not.
+    #[test]
+    fn a_named_gpu_backend_is_held_to_the_kernels_limits() {
+        use crate::engine::gpu::LaunchError;
+        let long = ["--doys", "152-243", "--half-window", "16"];
+        let err = plan(&[&long[..], &["--backend", "cuda"]].concat()).unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::GpuLimits { backend: "cuda", cause: LaunchError::WindowTooLong { days: 33, max: 32 } }
+        );
+        assert!(err.to_string().starts_with("--backend cuda: windows of 33 days exceed"), "{err}");
+        // 31 days fit the largest instantiation
+        assert!(plan(&["--doys", "152-243", "--half-window", "15", "--backend", "hip"]).is_ok());
+        let many = ["--doys", "152-243", "--percentile", "10,20,30,40,50,60,70,80,90"];
+        let err = plan(&[&many[..], &["--backend", "hip"]].concat()).unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::GpuLimits { backend: "hip", cause: LaunchError::TooManyPercentiles { asked: 9, max: 8 } }
+        );
+        for backend in ["cpu", "auto"] {
+            assert!(plan(&[&long[..], &["--backend", backend]].concat()).is_ok(), "{backend}");
+            assert!(plan(&[&many[..], &["--backend", backend]].concat()).is_ok(), "{backend}");
+        }
     }
 
     #[test]

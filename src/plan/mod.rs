@@ -157,4 +157,7 @@ pub enum PlanError {
     ReportPath { flag: &'static str, path: PathBuf, problem: String },
     #[error("--max-device-mem {0} bytes is too small (at least 1M)")]
     MaxDeviceMem(u64),
+    /// `--backend cuda|hip` asked for a job the GPU kernel cannot take on any device.
+    #[error("--backend {backend}: {cause}")]
+    GpuLimits { backend: &'static str, cause: crate::engine::gpu::LaunchError },
 }
