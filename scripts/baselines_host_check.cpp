@@ -18,7 +18,7 @@
 
 float sc_base_smem[1 << 22];
 
-#include "baselines_inlined.inc"
+#include "baselines.hip"
 
 typedef void (*Kernel)(const BaseParams);
 

@@ -20,7 +20,7 @@
 
 #include "host_cuda_shims.h"
 
-#include "climatology_inlined.inc"
+#include "climatology.hip"
 
 double sc_shared[1 << 16];
 

@@ -9,6 +9,7 @@ pub mod hip;
 pub mod kcache;
 pub mod ordered;
 pub mod schedule;
+pub mod source;
 pub mod spec;
 
 use std::sync::Mutex;
@@ -20,15 +21,8 @@ use super::{EngineError, EngineTimes, StatSpec, TileResult};
 use crate::pool::{PoolRef, PoolType, Sample};
 use crate::window::WindowPlan;
 
-/// The kernel source, shared by HIP and CUDA, and its portability header.
-pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/climatology.hip");
-pub const PORT_HEADER: &str = include_str!("../../../kernels/sstclim_port.h");
-
-/// The kernel source with the portability header pasted in (for run-time compilers that are not
-/// given include paths).
-pub fn kernel_source_inlined() -> String {
-    KERNEL_SOURCE.replace("#include \"sstclim_port.h\"", PORT_HEADER)
-}
+/// The kernel source, shared by HIP and CUDA, and its headers (source.rs).
+pub use self::source::{kernel_source_inlined, PORT_HEADER, SORT_NETWORK};
 
 /// Most percentiles one launch handles (`SC_MAX_PCT` in the kernel).
 pub const MAX_PERCENTILES: usize = 8;
@@ -1194,7 +1188,7 @@ mod tests {
     fn kernel_sort_networks_sort() {
         for (n, count) in [(11usize, 38usize), (12, 42), (32, 191)] {
             let define = format!("#define SC_SORT{n}_NETWORK(SC_CX)");
-            let text = KERNEL_SOURCE.split(define.as_str()).nth(1).expect("network in the kernel");
+            let text = SORT_NETWORK.split(define.as_str()).nth(1).expect("network in the kernel");
             // up to the next comment line (the next network's, or the end marker)
             let text = text.split("\n//").next().unwrap();
             let pairs: Vec<(usize, usize)> = text
