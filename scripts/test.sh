@@ -25,10 +25,10 @@ hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/baselines-gf
 echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit needed)" >&2
 scripts/cuda-syntax-check.sh
 echo "== kernels/baselines.hip emulated on the host against a naive reference" >&2
-scripts/baselines-host-check.sh
+tests/kernels/baselines-host-check.sh
 echo "== the climatology kernel's order-statistic search emulated on the host against a sorted union" >&2
-scripts/walk-host-check.sh
+tests/kernels/walk-host-check.sh
 echo "== the whole climatology kernel emulated on the host against a naive reference" >&2
-scripts/kernel-host-check.sh
+tests/kernels/kernel-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip

@@ -6,7 +6,7 @@
 // Ties (keys from a small range), empty groups, absent groups and every rank are covered. The
 // GPU tests (`cargo test engine::` on a GPU machine) remain the real check.
 //
-// Build and run: scripts/walk-host-check.sh
+// Build and run: tests/kernels/walk-host-check.sh
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

@@ -5,7 +5,7 @@
 // here (collect, sort, Hyndman-Fan type 5, the window plan's summation order), on a seeded
 // pool with missing values, windows of N = 0..full and an odd cell count.
 //
-// Build and run: scripts/baselines-host-check.sh
+// Build and run: tests/kernels/baselines-host-check.sh
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
