@@ -44,7 +44,7 @@ __device__ __attribute__((const)) unsigned int __isGlobal(const void*);
 H
 status=0
 # each source as it is, its headers found beside it or in kernels/ (-I kernels)
-for src in kernels/climatology.hip kernels/baselines.hip; do
+for src in kernels/climatology.hip kernels/bench/baselines.hip; do
     for name in $(grep -o 'SC_WANT_[a-z0-9_]*' "$src" | sed 's/SC_WANT_//' | sort -u); do
         if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
             -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -include "$tmp/prelude.h" \

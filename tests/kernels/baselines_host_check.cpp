@@ -1,4 +1,4 @@
-// Host emulation of kernels/baselines.hip, for machines without a GPU: the kernel source is
+// Host emulation of kernels/bench/baselines.hip, for machines without a GPU: the kernel source is
 // compiled as plain C++ with the CUDA built-ins replaced by host equivalents, and every
 // (block, thread) is run in turn. That is exact for these kernels: no thread reads another's
 // data and none waits at a barrier. The results are checked against a naive reference written
