@@ -8,7 +8,9 @@
 #include "sstclim_port.h"
 
 // Kernel arguments; mirrored by `KernelParams` in src/engine/gpu (same order, same sizes:
-// pointers and 64-bit fields first, then 32-bit ones).
+// pointers and 64-bit fields first, then 32-bit ones). A unit test there (source.rs) compiles
+// this header on the host (tests/kernels/params_layout.cpp) and compares the size and every
+// field's offset and size: a field added here goes in both lists.
 struct ClimParams {
     const void* pool;          // [row][cell]: device pool rows, `pool_stride` elements apart
     double* out_values;        // [stat][target][cell]

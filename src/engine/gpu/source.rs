@@ -3,6 +3,8 @@
 //! NVRTC is given one text instead, every header pasted in where it is first included. One text
 //! keeps the compiler's inputs in one value: the kernel cache's key (kcache.rs) covers every
 //! header through it, and no include path has to exist on the machine that runs the job.
+//! Its tests also hold the Rust side to the kernel text: the header table, and
+//! `KernelParams` against the kernel's `ClimParams` (kernels/params.h), field by field.
 
 /// The climatology kernel's entry points, shared by HIP and CUDA.
 pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/climatology.hip");
@@ -95,6 +97,74 @@ mod tests {
             let body = header.lines().filter(|l| quoted_include(l).is_none() && l.trim() != "#pragma once");
             assert!(body.clone().all(|l| text.contains(l)), "{name}");
         }
+    }
+
+    /// `KernelParams` is laid out as the kernel's `ClimParams`: same size and alignment, and every
+    /// field at the same offset with the same size. The C++ side comes from a host compiler
+    /// (`${CXX:-g++}`, as for the host checks) given kernels/params.h
+    /// (tests/kernels/params_layout.cpp); both sides check that their fields cover the struct.
+    #[test]
+    fn kernel_params_are_laid_out_as_params_h() {
+        use super::super::KernelParams;
+        use std::mem::{align_of, offset_of, size_of};
+        fn size<T>(_: fn(&KernelParams) -> &T) -> usize {
+            size_of::<T>()
+        }
+        // (name in params.h, offset, size)
+        macro_rules! fields {
+            ($($field:ident $(as $c:literal)?),* $(,)?) => {
+                vec![$((fields!(@name $field $($c)?), offset_of!(KernelParams, $field), size(|p| &p.$field))),*]
+            };
+            (@name $field:ident) => { stringify!($field) };
+            (@name $field:ident $c:literal) => { $c };
+        }
+        let rust: Vec<(&str, usize, usize)> = fields![
+            pool, out_values, out_counts, load_start, loads, target_lists, target_nl, group_off, group_rows,
+            group_first, pos_lo, pos_frac, ring_global, lut, pool_stride, out_cell_stride, n_cells, out_cell0,
+            n_batch, out_target0, out_targets, n_pct, max_n, min_samples, rows, ring, use_hints, pad as "pad_",
+        ];
+        let mut covered = vec![0; size_of::<KernelParams>()];
+        for &(name, offset, size) in &rust {
+            covered[offset..offset + size].iter_mut().for_each(|c| *c += 1);
+            assert!(size > 0, "{name}");
+        }
+        assert!(covered.iter().all(|&c| c == 1), "KernelParams: fields listed here leave bytes uncovered");
+
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("params_layout");
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+        let built = std::process::Command::new(&cxx)
+            .current_dir(root)
+            .args(["-std=c++17", "-Ikernels", "-Itests/kernels", "-o"])
+            .arg(&exe)
+            .arg("tests/kernels/params_layout.cpp")
+            .output()
+            .unwrap_or_else(|e| panic!("{cxx} (a C++ compiler, as for tests/kernels/*-host-check.sh): {e}"));
+        assert!(built.status.success(), "{cxx} failed:\n{}", String::from_utf8_lossy(&built.stderr));
+        let run = std::process::Command::new(&exe).output().unwrap();
+        assert!(run.status.success(), "params_layout: {}", String::from_utf8_lossy(&run.stderr));
+        let text = String::from_utf8(run.stdout).unwrap();
+        let mut lines = text.lines();
+        let mut header = |key: &str| -> usize {
+            let line = lines.next().unwrap();
+            line.strip_prefix(key).and_then(|v| v.trim().parse().ok()).unwrap_or_else(|| panic!("{line}"))
+        };
+        assert_eq!(header("size"), size_of::<KernelParams>(), "sizeof(ClimParams)");
+        assert_eq!(header("align"), align_of::<KernelParams>(), "alignof(ClimParams)");
+        let kernel: Vec<(&str, usize, usize)> = lines
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f[0], f[1].parse().unwrap(), f[2].parse().unwrap())
+            })
+            .collect();
+        let (mut kernel, mut rust) = (kernel, rust);
+        kernel.sort_by_key(|f| f.1);
+        rust.sort_by_key(|f| f.1);
+        for (k, r) in kernel.iter().zip(&rust) {
+            assert_eq!(k, r, "ClimParams (name, offset, size) against KernelParams");
+        }
+        assert_eq!(kernel.len(), rust.len(), "fields in ClimParams and KernelParams");
     }
 
     #[test]
