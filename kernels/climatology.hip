@@ -145,10 +145,10 @@ SC_DEVICE void climatology(const ClimParams& p) {
                     out[(1 + i) * stat_stride] = frac == 0.0 ? v_lo : sc_lerp(v_lo, sc_key_value<T>(x_hi, p.lut), frac);
             }
         }
-#ifdef SC_VENDOR_CUDA
-        if (sizeof(T) != 4) __syncthreads();  // see above: float32 runs without it on CUDA
-#else
+#if SC_F32_LOAD_BARRIER
         __syncthreads();
+#else
+        if (sizeof(T) != 4) __syncthreads();  // see above: float32 runs without it (sstclim_port.h)
 #endif
     }
 }
@@ -172,8 +172,8 @@ SC_DEVICE void climatology(const ClimParams& p) {
 #else
 #define SC_MINB_FREE 1
 #define SC_MINB_CAPPED SC_CAPPED_MIN_BLOCKS  // sstclim_port.h: 2 on CUDA, 1 on HIP
-#if defined(SC_VENDOR_CUDA) && defined(SC_K_BC)
-#define SC_MINB_F32 3
+#ifdef SC_K_BC
+#define SC_MINB_F32 SC_SPECIALIZED_F32_MIN_BLOCKS  // sstclim_port.h: 3 on CUDA, 1 on HIP
 #else
 #define SC_MINB_F32 1
 #endif
