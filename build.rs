@@ -1,14 +1,22 @@
 //! Build script: with the `hip` feature, compile kernels/climatology.hip into a code object
 //! with `hipcc --genco` for the AMD architectures in `SSTCLIM_HIP_ARCHS` (comma separated;
 //! default gfx906,gfx90a). The CUDA backend needs nothing here: NVRTC compiles the same source
-//! at run time.
+//! at run time. The headers the kernel includes lie beside it in kernels/, where hipcc finds them.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    println!("cargo:rerun-if-changed=kernels/climatology.hip");
-    println!("cargo:rerun-if-changed=kernels/sstclim_port.h");
+    // the kernel and every header beside it (kernels/bench/ is compiled at run time only)
+    let mut files: Vec<PathBuf> = std::fs::read_dir("kernels")
+        .expect("kernels/ beside Cargo.toml")
+        .map(|e| e.expect("a readable kernels/").path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "hip" || x == "h" || x == "inc"))
+        .collect();
+    files.sort();
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
     println!("cargo:rerun-if-env-changed=SSTCLIM_HIP_ARCHS");
     println!("cargo:rerun-if-env-changed=HIPCC");
     if std::env::var_os("CARGO_FEATURE_HIP").is_none() {

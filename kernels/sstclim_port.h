@@ -41,6 +41,24 @@ SC_DEVICE double sc_bits_double(sc_u64 b) { return __longlong_as_double((long lo
 #define SC_CAPPED_MIN_BLOCKS 2
 #endif
 
+// The same for float32 kernels compiled for their launch constants (SC_K_...): on CUDA at least
+// 3 blocks of 256 threads (85 registers a thread; measured, see climatology.hip); HIP compiles
+// every kernel ahead of time without them, and leaves them uncapped if it ever gets them.
+#ifdef SC_VENDOR_HIP
+#define SC_SPECIALIZED_F32_MIN_BLOCKS 1
+#else
+#define SC_SPECIALIZED_F32_MIN_BLOCKS 3
+#endif
+
+// Whether float32 kernels keep the barrier that makes a block's warps meet after every load
+// (climatology.hip, where the measurements are): CUDA's run faster without it since the
+// register-lean search; HIP's keep it, as every other kernel does (not measured on AMD).
+#ifdef SC_VENDOR_HIP
+#define SC_F32_LOAD_BARRIER 1
+#else
+#define SC_F32_LOAD_BARRIER 0
+#endif
+
 // A load of data read once: ask the caches to evict it first.
 #ifdef SC_VENDOR_HIP
 template <typename T>

@@ -42,14 +42,13 @@ __device__ void __stcs(unsigned int*, unsigned int);
 __device__ void __stcs(unsigned long long*, unsigned long long);
 __device__ __attribute__((const)) unsigned int __isGlobal(const void*);
 H
-grep -v "#pragma once" kernels/sstclim_port.h > "$tmp/port.h"
 status=0
-for src in kernels/climatology.hip kernels/baselines.hip; do
-    sed 's/#include "sstclim_port.h"//' "$src" > "$tmp/k.cu"
+# each source as it is, its headers found beside it or in kernels/ (-I kernels)
+for src in kernels/climatology.hip kernels/bench/baselines.hip; do
     for name in $(grep -o 'SC_WANT_[a-z0-9_]*' "$src" | sed 's/SC_WANT_//' | sort -u); do
         if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
             -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -include "$tmp/prelude.h" \
-            -include "$tmp/port.h" -S -o "$tmp/$name.ptx" "$tmp/k.cu" && grep -q "\.entry $name" "$tmp/$name.ptx"; then
+            -I kernels -S -o "$tmp/$name.ptx" "$src" && grep -q "\.entry $name" "$tmp/$name.ptx"; then
             echo "ok   $src: $name"
         else
             echo "FAIL $src: $name"; status=1
@@ -58,16 +57,16 @@ for src in kernels/climatology.hip kernels/baselines.hip; do
 done
 # the climatology kernels as the CUDA backend compiles them for the reference job: every
 # launch constant given (src/engine/gpu/spec.rs)
-sed 's/#include "sstclim_port.h"//' kernels/climatology.hip > "$tmp/k.cu"
+src=kernels/climatology.hip
 for name in sstclim_clim_f32_l11 sstclim_clim_f64_l11 sstclim_clim_i16_l11 sstclim_clim_i16o_l11; do
     if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
         -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -DSC_K_BC=64 -DSC_K_ROWS=32 \
         -DSC_K_RING=11 -DSC_K_NPCT=1 -DSC_K_RING_GLOBAL=1 -DSC_K_HINTS=1 -DSC_K_POOL_STRIDE=1038240 \
         -DSC_K_GLEN=30 -DSC_K_NL=11 -DSC_K_HOT_LO=24 -DSC_K_HOT_HI=31 -include "$tmp/prelude.h" \
-        -include "$tmp/port.h" -S -o "$tmp/$name.k.ptx" "$tmp/k.cu" && grep -q "\.entry $name" "$tmp/$name.k.ptx"; then
-        echo "ok   kernels/climatology.hip: $name with launch constants"
+        -I kernels -S -o "$tmp/$name.k.ptx" "$src" && grep -q "\.entry $name" "$tmp/$name.k.ptx"; then
+        echo "ok   $src: $name with launch constants"
     else
-        echo "FAIL kernels/climatology.hip: $name with launch constants"; status=1
+        echo "FAIL $src: $name with launch constants"; status=1
     fi
 done
 exit $status

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Write Batcher's odd-even merge sort networks into kernels/climatology.hip and
-src/engine/sort_net.rs.
+"""Write Batcher's odd-even merge sort networks into kernels/sort_network.inc (the climatology
+kernel's) and src/engine/sort_net.rs.
 
 The kernel sorts each staged group (up to 32 samples) in registers with a fixed network, and
 the heads of a target's groups (11, 12 or 32 of them, one per kernel instantiation) before each
@@ -9,7 +9,7 @@ spelled out as a list of pairs (the loops that generate it have bounds the CUDA 
 not resolve). Batcher's network has 191 compare-exchanges for 32 keys, against 240 for the
 bitonic network it replaces; 38 for 11 and 42 for 12. This script regenerates the lists between
 the markers and checks the networks sort (random inputs here; `tests` in
-src/engine/gpu/mod.rs check them again from the kernel text).
+src/engine/gpu/mod.rs check them again from the header's text).
 
 The CPU engine sorts its groups with the same networks for 8, 16 and 32 keys, written out as
 straight-line Rust (`src/engine/sort_net.rs`, whose tests check them again): a loop that
@@ -27,7 +27,7 @@ from pathlib import Path
 SIZES = (11, 12, 32)  # group heads for kernels l11 and l12; 32: a group's samples, and l32's heads
 RUST_SIZES = (8, 16, 32)  # the CPU engine's groups, padded to the next size
 ROOT = Path(__file__).resolve().parent.parent
-KERNEL = ROOT / "kernels" / "climatology.hip"
+KERNEL = ROOT / "kernels" / "sort_network.inc"
 RUST = ROOT / "src" / "engine" / "sort_net.rs"
 BEGIN = "// BEGIN sort network (scripts/gen-sort-network.py)"
 END = "// END sort network"

@@ -27,11 +27,14 @@ REFERENCE_F32 = ("SC_K_BC=64 SC_K_ROWS=32 SC_K_RING=11 SC_K_NPCT=1 SC_K_RING_GLO
 def compile_cubin(lib_path, src_path, name, defines, arch="sm_90"):
     lib = ctypes.CDLL(lib_path)
     src = open(src_path).read()
-    hdr = open(os.path.join(os.path.dirname(src_path), "sstclim_port.h")).read()
+    # the headers beside the kernel, given to NVRTC by the names it includes them as (the
+    # backend pastes the same headers into one text, src/engine/gpu/source.rs: same code)
+    folder = os.path.dirname(src_path)
+    files = sorted(f for f in os.listdir(folder) if f.endswith((".h", ".inc")))
     prog = ctypes.c_void_p()
-    heads = (ctypes.c_char_p * 1)(hdr.encode())
-    names = (ctypes.c_char_p * 1)(b"sstclim_port.h")
-    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), os.path.basename(src_path).encode(), 1,
+    heads = (ctypes.c_char_p * len(files))(*[open(os.path.join(folder, f)).read().encode() for f in files])
+    names = (ctypes.c_char_p * len(files))(*[f.encode() for f in files])
+    assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), os.path.basename(src_path).encode(), len(files),
                                   heads, names) == 0
     opts = [f"--gpu-architecture={arch}", "--fmad=false", "--prec-div=true", "--ftz=false", "--std=c++17",
             "-DSC_SELECT", f"-DSC_WANT_{name}", "--ptxas-options=-v"] + [f"-D{d}" for d in defines]

@@ -22,16 +22,16 @@ echo "== the 11- and 12-group kernels fit gfx906's registers (no scratch spills)
 scratch=$(awk '/Function Name:/ { name = $(NF-1) } /ScratchSize/ { print name, $(NF-1) }' target/climatology-gfx906.usage)
 printf '%s\n' "$scratch" >&2
 printf '%s\n' "$scratch" | awk '$1 ~ /_l1[12]$/ && $2 != 0 { bad = 1 } END { exit bad }'
-echo "== kernels/baselines.hip with hipcc for gfx906" >&2
-hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/baselines-gfx906.hsaco kernels/baselines.hip
+echo "== kernels/bench/baselines.hip with hipcc for gfx906" >&2
+hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -I kernels -o target/baselines-gfx906.hsaco kernels/bench/baselines.hip
 echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit needed)" >&2
 scripts/cuda-syntax-check.sh
-echo "== kernels/baselines.hip emulated on the host against a naive reference" >&2
-scripts/baselines-host-check.sh
+echo "== kernels/bench/baselines.hip emulated on the host against a naive reference" >&2
+tests/kernels/baselines-host-check.sh
 echo "== the climatology kernel's order-statistic search emulated on the host against a sorted union" >&2
-scripts/walk-host-check.sh
+tests/kernels/walk-host-check.sh
 echo "== the whole climatology kernel emulated on the host against a naive reference" >&2
-scripts/kernel-host-check.sh
+tests/kernels/kernel-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip
 echo "== the product's build (no bench feature) offers the user's subcommands only" >&2

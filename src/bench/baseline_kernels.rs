@@ -1,5 +1,5 @@
 //! GPU baselines: the kernel designs of the project's source documents (`/work/shared/seeds`,
-//! documents 003, 001 and 000), reimplemented in `kernels/baselines.hip` so that
+//! documents 003, 001 and 000), reimplemented in `kernels/bench/baselines.hip` so that
 //! `sstclim bench-baselines` can time our kernel against them on the same pool and measure their
 //! error against our exact result. This module holds the host side: the pool layout the
 //! baselines read, their argument block, and a runner over the CUDA backend (the kernels are
@@ -61,14 +61,14 @@ use crate::percentile::Position;
 use crate::window::WindowPlan;
 
 /// The baselines' kernel source.
-pub const BASELINES_SOURCE: &str = include_str!("../../kernels/baselines.hip");
+pub const BASELINES_SOURCE: &str = include_str!("../../kernels/bench/baselines.hip");
 
 /// The source with the portability header pasted in (NVRTC is given no include paths).
 pub fn baselines_source_inlined() -> String {
     BASELINES_SOURCE.replace("#include \"sstclim_port.h\"", PORT_HEADER)
 }
 
-/// Register top-K variants compiled in `kernels/baselines.hip`.
+/// Register top-K variants compiled in `kernels/bench/baselines.hip`.
 pub const TOPK_VARIANTS: [usize; 2] = [34, 64];
 
 /// Why a baseline could not run.
@@ -221,7 +221,7 @@ impl Baseline {
 /// Target days per block of the temporal-blocking kernel (document 001's B).
 pub const DEFAULT_BATCH: usize = 10;
 
-/// The kernels' argument block (`BaseParams` in kernels/baselines.hip: same order and sizes).
+/// The kernels' argument block (`BaseParams` in kernels/bench/baselines.hip: same order and sizes).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 struct BaseParams {

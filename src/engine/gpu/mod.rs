@@ -21,6 +21,7 @@ mod options;
 pub mod ordered;
 mod params;
 pub mod schedule;
+pub mod source;
 pub mod spec;
 
 pub use self::device::{DevPtr, Device, DeviceInfo, GpuError, Uploader};
@@ -32,15 +33,8 @@ pub use self::options::{GpuOptions, RingPlace};
 pub use self::params::KernelParams;
 pub use self::spec::KernelSpec;
 
-/// The kernel source, shared by HIP and CUDA, and its portability header.
-pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/climatology.hip");
-pub const PORT_HEADER: &str = include_str!("../../../kernels/sstclim_port.h");
-
-/// The kernel source with the portability header pasted in (for run-time compilers that are not
-/// given include paths).
-pub fn kernel_source_inlined() -> String {
-    KERNEL_SOURCE.replace("#include \"sstclim_port.h\"", PORT_HEADER)
-}
+/// The kernel source, shared by HIP and CUDA, and its headers (source.rs).
+pub use self::source::{kernel_source_inlined, PORT_HEADER, SORT_NETWORK};
 
 #[cfg(test)]
 mod tests {
@@ -53,7 +47,7 @@ mod tests {
     fn kernel_sort_networks_sort() {
         for (n, count) in [(11usize, 38usize), (12, 42), (32, 191)] {
             let define = format!("#define SC_SORT{n}_NETWORK(SC_CX)");
-            let text = KERNEL_SOURCE.split(define.as_str()).nth(1).expect("network in the kernel");
+            let text = SORT_NETWORK.split(define.as_str()).nth(1).expect("network in the kernel");
             // up to the next comment line (the next network's, or the end marker)
             let text = text.split("\n//").next().unwrap();
             let pairs: Vec<(usize, usize)> = text

@@ -1,15 +1,15 @@
 // Host check of the whole climatology kernel (kernels/climatology.hip), for machines without a
 // GPU: the kernel source is compiled as plain C++ with the CUDA built-ins replaced by host
-// equivalents (scripts/host_cuda_shims.h), and each of its threads is run in turn over every
-// block of a seeded job laid out as the CUDA backend lays it out (pool rows [day][year][cell],
+// equivalents (tests/kernels/host_cuda_shims.h), and each of its threads is run in turn over
+// every block of a seeded job laid out as the CUDA backend lays it out (pool rows [day][year][cell],
 // one batch, a ring of 2h + 1 slots, group g in slot g mod (2h + 1)). Every output (count,
 // mean and percentile of every cell and target day) must equal a naive reference bit for bit:
 // the window's valid samples sorted, the positions from the same tables, the same
 // interpolation and the canonical summation order. The data has missing values at random,
 // cells and days missing in every year, cells with a handful of samples, ties and negative
 // values; the grid does not fill the last block. It runs the kernel as the HIP build compiles it
-// (every constant from its arguments) and, built with -DSC_K_... as scripts/kernel-host-check.sh
-// does, as the CUDA backend compiles it for a job.
+// (every constant from its arguments) and, built with -DSC_K_... as
+// tests/kernels/kernel-host-check.sh does, as the CUDA backend compiles it for a job.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,7 +20,7 @@
 
 #include "host_cuda_shims.h"
 
-#include "climatology_inlined.inc"
+#include "climatology.hip"
 
 double sc_shared[1 << 16];
 

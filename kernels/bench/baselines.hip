@@ -1,5 +1,5 @@
 // baselines.hip: three GPU designs from the project's source documents, reimplemented as
-// baselines for `sstclim bench-baselines` (one source for HIP and CUDA, like climatology.hip).
+// baselines for `sstclim bench-baselines` (one source for HIP and CUDA, like ../climatology.hip).
 //
 //   (a) sstclim_base_topk_f32_k{34,64}   document 003: one thread per (cell, target day) on a
 //       2-D grid (x: cells, y: target days), reading its window's samples straight from device
@@ -23,6 +23,7 @@
 // operations, and the window plan's canonical summation order for the mean (per day over years
 // in float64, then the day sums in window order). Corrections to the documents' code are
 // listed in src/bench/baseline_kernels.rs.
+// kernels/sstclim_port.h: compile with -I kernels (NVRTC: pasted in by baseline_kernels.rs)
 #include "sstclim_port.h"
 
 // Kernel arguments; mirrored by `BaseParams` in src/bench/baseline_kernels.rs (same order and sizes).

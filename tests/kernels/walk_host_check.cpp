@@ -1,12 +1,12 @@
 // Host check of the climatology kernel's order-statistic search (`select_ranks` and `walk_sorted` in
-// kernels/climatology.hip), for machines without a GPU: the kernel source is compiled as plain
+// kernels/walk.h), for machines without a GPU: the kernel source is compiled as plain
 // C++ with the CUDA built-ins replaced by host equivalents, and the search is run on seeded
 // sorted groups laid out as in the kernel's ring (rows `step` apart, sentinels at both ends),
 // from random stored positions and hints, against the order statistics of the sorted union.
 // Ties (keys from a small range), empty groups, absent groups and every rank are covered. The
 // GPU tests (`cargo test engine::` on a GPU machine) remain the real check.
 //
-// Build and run: scripts/walk-host-check.sh
+// Build and run: tests/kernels/walk-host-check.sh
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -18,7 +18,7 @@
 
 double sc_shared[1];
 
-#include "climatology_inlined.inc"
+#include "climatology.hip"
 
 template <int MAXL>
 static long check(std::mt19937_64& rng, int trials) {

@@ -1,11 +1,11 @@
-// Host emulation of kernels/baselines.hip, for machines without a GPU: the kernel source is
+// Host emulation of kernels/bench/baselines.hip, for machines without a GPU: the kernel source is
 // compiled as plain C++ with the CUDA built-ins replaced by host equivalents, and every
 // (block, thread) is run in turn. That is exact for these kernels: no thread reads another's
 // data and none waits at a barrier. The results are checked against a naive reference written
 // here (collect, sort, Hyndman-Fan type 5, the window plan's summation order), on a seeded
 // pool with missing values, windows of N = 0..full and an odd cell count.
 //
-// Build and run: scripts/baselines-host-check.sh
+// Build and run: tests/kernels/baselines-host-check.sh
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,7 +18,7 @@
 
 float sc_base_smem[1 << 22];
 
-#include "baselines_inlined.inc"
+#include "baselines.hip"
 
 typedef void (*Kernel)(const BaseParams);
 

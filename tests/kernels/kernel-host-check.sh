@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Run the whole climatology kernel on the host (scripts/kernel_host_check.cpp), thread by
-# thread, over a seeded job with missing values, and compare every output with a naive
+# Run the whole climatology kernel on the host (tests/kernels/kernel_host_check.cpp), thread
+# by thread, over a seeded job with missing values, and compare every output with a naive
 # reference bit for bit: float32 and float64 pools, as HIP builds it (constants from the
 # arguments) and as the CUDA backend compiles it for the job (-DSC_K_...: offset entries,
 # sentinel rows written once, streaming stores of cold rows, no barrier for float32), the ring
@@ -11,7 +11,6 @@
 # For machines without a GPU; the GPU engine tests are the real check.
 set -euo pipefail
 . "$(dirname "$0")/host-check-common.sh"
-inline_kernel kernels/climatology.hip "$tmp/climatology_inlined.inc"
 spec() {  # the CUDA backend's launch constants for this job (src/engine/gpu/spec.rs)
     local years=$1 stride=$2 glen_rows hot
     glen_rows="-DSC_K_GLEN=$years -DSC_K_ROWS=$((years + 2))"
@@ -23,7 +22,7 @@ run() {
     local name=$1 kernel=$2 sample=$3
     shift 3
     ${CXX:-g++} -std=c++17 -O1 -ffp-contract=off -Wno-unknown-pragmas -DSC_SELECT "-DSC_WANT_$kernel" \
-        "-DKERNEL=$kernel" "-DSAMPLE=$sample" "$@" -I"$tmp" -Iscripts -o "$tmp/check" scripts/kernel_host_check.cpp
+        "-DKERNEL=$kernel" "-DSAMPLE=$sample" "$@" -Ikernels -Itests/kernels -o "$tmp/check" tests/kernels/kernel_host_check.cpp
     printf '%-34s ' "$name"
     timeout 300 "$tmp/check"
 }

@@ -1,5 +1,5 @@
 // host_cuda_shims.h: the CUDA built-ins the kernels in kernels/ use, as host C++, so that the
-// host checks (scripts/*_host_check.cpp) can compile a kernel source as plain C++ and run each
+// host checks (tests/kernels/*_host_check.cpp) can compile a kernel source as plain C++ and run each
 // (block, thread) in turn. Included before the kernel source, in place of a CUDA compiler.
 #pragma once
 #define SC_HOST_CHECK 1  // kernels/sstclim_port.h: no device inline assembly
