@@ -158,8 +158,8 @@ SC_DEVICE void climatology(const ClimParams& p) {
 // kernels run best uncapped (127 registers); compiled for their launch constants on CUDA,
 // those for windows of 11 or 12 groups need fewer and run best capped at 85 (80 used, 13.87 ms
 // against 14.32 ms for the reference job on an H200 with blocks of 64 threads, see
-// bench-results/kernel-launch-constants-2026-12-01-h200; after the sorted-heads walk, 12.36 ms
-// against 12.98 ms at 72 registers, bench-results/kernel-sorted-walk-2026-12-01-h200). The
+// docs/experiments.md, launch constants (commit 6858017); after the sorted-heads walk, 12.36 ms
+// against 12.98 ms at 72 registers, docs/experiments.md, sorted-heads walk (commit af1adbf)). The
 // float64 ones for windows of 11 or 12 groups are capped at 128 on CUDA (34.5 ms against
 // 36.9 ms; after the sorted-heads walk 28.6 ms against 29.1 ms at 96 registers and 29.3 ms at
 // 80; on gfx906 the cap would spill them, see sstclim_port.h). The int16 kernels (not timed:

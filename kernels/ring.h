@@ -130,7 +130,7 @@ SC_DEVICE void store_empty_group(const Ring<K>& ring, int slot) {
 // With every group's length compiled in, rows 0 (MIN) and GLEN + 1 (MAX) hold the same key in
 // every group, so each slot's are written once when the kernel starts and staging skips them
 // (2 of 33 rows: 11.67 ms against 11.84 ms for the reference job on an H200, the mean alone
-// 7.02 against 7.20 ms; bench-results/sentinels-once-2026-12-01-h200). An empty group still
+// 7.02 against 7.20 ms; bench-results/runs/2026-12-01-h200-sentinels-once). An empty group still
 // stores its row 1 (MAX).
 #define SC_SENTINELS_ONCE (SC_GLEN != 0)
 

@@ -3,7 +3,7 @@
 
 Without a GPU: NVRTC (the same library the backend loads at run time) and nvdisasm come from
 NVIDIA's Python wheels, which scripts/kernel-sass.sh fetches once. The kernel is compiled
-with the backend's options (src/engine/gpu/cuda.rs) and the launch constants of a job (by
+with the backend's options (src/engine/gpu/cuda/nvrtc.rs) and the launch constants of a job (by
 default those `sstclim bench-kernel` logs for the reference float32 job), and this prints:
 registers and spills (ptxas), the number of SASS instructions, every loop's size and
 instruction mix, and the most registers live in each stretch of the code. That is enough to

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Our GPU kernel against the source documents' GPU designs (kernels/baselines.hip), on a GPU
+# Our GPU kernel against the source documents' GPU designs (kernels/bench/baselines.hip), on a GPU
 # node in one go: machine and software versions, the baselines' GPU test (if a unit-test binary
 # is given), a small run checked bit for bit against the CPU engine, then the full-size run
 # (1440x721 x 30 years x 102 days, float32) with every value of ours checked against the CPU

@@ -207,7 +207,7 @@ impl Drop for Reaped {
 pub fn probe_direct(
     path: &Path,
     layout: &super::VarLayout,
-) -> Result<Result<super::direct::DirectLayout, super::direct::NotDirect>, ContainError> {
+) -> Result<Result<super::direct::DirectLayout, super::format::NotDirect>, ContainError> {
     survives(path, "probing the variable's storage", || {
         let _ = super::direct::probe(path, layout);
     })?;

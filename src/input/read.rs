@@ -225,7 +225,7 @@ fn decode_slab<R: Copy + Into<f64>, T: Sample>(
     if packing.is_ranged() {
         // a valid range besides the fill value (OSTIA's int16 files): branch-free as well (a
         // full-size int16 field into a float32 and an int16 pool: 3.0 ms against 3.9 ms per file
-        // on the dev VM, bench-results/int16-read-2026-12-01-h200)
+        // on the dev VM, bench-results/runs/2026-12-01-h200-int16-read)
         let (fill, lo, hi, scale, offset) = packing.ranged_args();
         #[cfg(target_arch = "x86_64")]
         if !transpose && std::arch::is_x86_feature_detected!("avx2") {

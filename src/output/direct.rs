@@ -18,7 +18,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::input::direct::{dataset_storage, with_hdf5_file, NotDirect, HDF5_SIGNATURE};
+use crate::input::direct::{dataset_storage, with_hdf5_file};
+use crate::input::format::{NotDirect, HDF5_SIGNATURE};
 use crate::input::Region;
 
 /// Bytes encoded and written per `pwrite` at most (whole rows; a 1440x721 float64 field is

@@ -188,7 +188,7 @@ pub(super) fn plan_launch_kind(
         // keys in device memory: registers, not shared memory, bound residency. On the H200,
         // blocks of 64 threads measured best for float32 (13.87 ms against 14.1 ms with 128 for
         // the reference job) and 128 for float64 (30.0 ms against 31.1 ms with 64; see
-        // bench-results/kernel-launch-constants-2026-12-01-h200); 64-lane AMD waves keep the
+        // docs/experiments.md, launch constants (commit 6858017)); 64-lane AMD waves keep the
         // four waves a block chosen before (not measured on AMD since)
         None if !in_shared && ring_block * smem_per_cell <= info.smem_per_block => ring_block,
         None => choose_block(info, smem_per_cell)

@@ -41,9 +41,7 @@ use library::locate_hdf5;
 use parsed::locate_parsed;
 
 // the types this path's results carry, defined below it (the header parsers use them too)
-pub use super::format::{ByteOrder, Format, NotDirect};
-// compatibility alias: callers outside `input` (output::direct) name the signature here
-pub(crate) use super::format::HDF5_SIGNATURE;
+use super::format::{ByteOrder, Format, NotDirect};
 pub(crate) use library::{dataset_storage, with_hdf5_file};
 pub use library::{hdf5_storage, Hdf5Storage};
 pub use pread::{bytes_of, read_into, DirectBuffer};

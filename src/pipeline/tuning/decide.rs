@@ -16,7 +16,7 @@ use crate::plan::JobPlan;
 /// [`super::model`]). A device engine computes a segment in milliseconds, so short segments (4
 /// target days or more, up to 16) leave the least work after the last read: on the H200 16
 /// segments ran the reference job in 0.84 s against 0.95 s with 4
-/// (`bench-results/pipeline-h200-2026-11-30-auto-segments`). The CPU engine sorts the days
+/// (`bench-results/runs/2026-11-30-h200-auto-segments`). The CPU engine sorts the days
 /// neighbouring segments share again in each, which on a few cores costs about what the
 /// overlap gains: at most 2, each at least twice the window long.
 pub fn auto_segments(n_targets: usize, half_window: u16, device: bool) -> usize {
