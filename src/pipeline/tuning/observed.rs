@@ -83,18 +83,7 @@ fn reader_cpu<'a>(reads: impl Iterator<Item = &'a Span>, computes: &[&Span]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::tuning::rates::{RatesFile, RatesKey};
-
-    fn key(engine: &str, threads: usize) -> RatesKey {
-        RatesKey {
-            engine: engine.into(),
-            device: "cpu".into(),
-            pool: "f64".into(),
-            threads,
-            pool_location: "host".into(),
-            reads: "direct".into(),
-        }
-    }
+    use crate::pipeline::tuning::rates::{test_key as key, RatesFile};
 
     #[test]
     fn observations_from_a_timeline() {

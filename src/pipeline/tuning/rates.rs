@@ -325,20 +325,23 @@ pub fn now() -> (String, u64) {
     (crate::output::utc_timestamp(), secs)
 }
 
+/// A CPU machine's key for the tests of the rates file and of what is recorded in it.
+#[cfg(test)]
+pub(crate) fn test_key(engine: &str, threads: usize) -> RatesKey {
+    RatesKey {
+        engine: engine.into(),
+        device: "cpu".into(),
+        pool: "f64".into(),
+        threads,
+        pool_location: "host".into(),
+        reads: "direct".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_key as key;
     use super::*;
-
-    fn key(engine: &str, threads: usize) -> RatesKey {
-        RatesKey {
-            engine: engine.into(),
-            device: "cpu".into(),
-            pool: "f64".into(),
-            threads,
-            pool_location: "host".into(),
-            reads: "direct".into(),
-        }
-    }
 
     /// A run reading 1000 bytes in 2 s, computing two segments of 100 and 300 (cells x
     /// samples) in 1 s and 3 s, writing two of 50 bytes in 0.5 s each.
