@@ -75,7 +75,7 @@ pub const TOPK_VARIANTS: [usize; 2] = [34, 64];
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
     #[error("the GPU baselines need a CUDA device: {0}")]
-    NoCuda(String),
+    NoCuda(crate::engine::gpu::OpenError),
     #[error(transparent)]
     Gpu(#[from] GpuError),
     #[error("the GPU baselines need a regular [day][year] pool with every date present: {0}")]

@@ -2,7 +2,8 @@
 //! (never a panic) where a backend cannot run here. An explicitly requested GPU is brought up on
 //! its own thread ([`Deferred`]) so the run prepares what needs no device meanwhile.
 
-use super::{gpu, CpuEngine, Deferred, Engine, GpuOptions, ReferenceEngine};
+use super::gpu::{self, OpenError};
+use super::{CpuEngine, Deferred, Engine, GpuOptions, ReferenceEngine};
 
 /// Which engine `--backend` selects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -24,9 +25,9 @@ pub enum Backend {
 #[derive(Clone, Debug, thiserror::Error)]
 pub enum BackendError {
     #[error("the CUDA backend is unavailable: {0}")]
-    CudaUnavailable(String),
+    CudaUnavailable(OpenError),
     #[error("the HIP backend is unavailable: {0}")]
-    HipUnavailable(String),
+    HipUnavailable(OpenError),
 }
 
 impl Backend {
@@ -63,7 +64,7 @@ impl Backend {
         }
         let name = match self {
             Backend::Cuda if !gpu::cuda::driver_present() => {
-                return Err(BackendError::CudaUnavailable("the CUDA driver library (libcuda.so) was not found".into()))
+                return Err(BackendError::CudaUnavailable(OpenError::NoDriver))
             }
             Backend::Cuda => "cuda",
             Backend::Hip if cfg!(feature = "hip") => "hip",
@@ -86,7 +87,7 @@ fn test_start(mode: &str) -> Deferred {
     let started = Deferred::spawn(if failing { "cuda" } else { "cpu" }, move || {
         std::thread::sleep(std::time::Duration::from_millis(300));
         match failing {
-            true => Err(BackendError::CudaUnavailable("test: the device did not start".into())),
+            true => Err(BackendError::CudaUnavailable(OpenError::TestHook)),
             false => Ok(Box::new(CpuEngine) as Box<dyn Engine + Send>),
         }
     });
@@ -100,5 +101,5 @@ fn hip_engine(device: usize, opts: &GpuOptions) -> Result<Box<dyn Engine + Send>
 
 #[cfg(not(feature = "hip"))]
 fn hip_engine(_device: usize, _opts: &GpuOptions) -> Result<Box<dyn Engine + Send>, BackendError> {
-    Err(BackendError::HipUnavailable("this sstclim was built without the `hip` cargo feature".into()))
+    Err(BackendError::HipUnavailable(OpenError::NotBuilt))
 }

@@ -183,6 +183,7 @@ impl DeviceEngine for Deferred {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::gpu::OpenError;
     use crate::engine::CpuEngine;
 
     #[test]
@@ -197,7 +198,8 @@ mod tests {
         assert_eq!(ok.wait().unwrap().name(), "cpu");
         assert_eq!(ok.describe(), "cpu");
         let failed =
-            Deferred::spawn("cuda", || Err(BackendError::CudaUnavailable("no CUDA device is visible".into()))).unwrap();
+            Deferred::spawn("cuda", || Err(BackendError::CudaUnavailable(OpenError::NoDevice { api: "CUDA" })))
+                .unwrap();
         let err = failed.wait().err().expect("the start failed");
         assert_eq!(err.to_string(), "cuda engine: the CUDA backend is unavailable: no CUDA device is visible");
         // every later call fails the same way, none hangs or panics

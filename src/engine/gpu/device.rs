@@ -22,6 +22,27 @@ pub struct GpuError {
     pub detail: String,
 }
 
+/// Why a GPU device cannot be opened (the backend is then unavailable): which API call on which
+/// device failed, or what is missing.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    #[error("the CUDA driver library (libcuda.so) was not found")]
+    NoDriver,
+    #[error("no {api} device is visible")]
+    NoDevice { api: &'static str },
+    #[error("{api} device {ordinal} requested, {count} visible")]
+    NotVisible { api: &'static str, ordinal: usize, count: usize },
+    #[error("{call} on {api} device {ordinal}: {detail}")]
+    Call { api: &'static str, call: &'static str, ordinal: usize, detail: String },
+    #[error("{device}: NVRTC (libnvrtc.so) is not on the library path (add CUDA's lib64 to LD_LIBRARY_PATH)")]
+    NoNvrtc { device: String },
+    #[error("this sstclim was built without the `hip` cargo feature")]
+    NotBuilt,
+    /// The test hook's device that fails to start (`SSTCLIM_TEST_DEFERRED_START=fail`).
+    #[error("test: the device did not start")]
+    TestHook,
+}
+
 /// What the driver needs to know of a device to size launches.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {

@@ -9,13 +9,15 @@ use std::time::Duration;
 
 use hip_sys::hiprt as hip;
 
-use super::{DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, KernelSpec, Uploader};
+use super::{
+    DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, KernelSpec, OpenError, Uploader,
+};
 
 /// The code object built from kernels/climatology.hip by build.rs.
 static CODE_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/climatology.hsaco"));
 
 /// A HIP engine on device `ordinal`, or why there is none.
-pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<HipDevice>, String> {
+pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<HipDevice>, OpenError> {
     Ok(GpuEngine::new("hip", HipDevice::open(ordinal, opts.device_wraps)?, opts.clone()))
 }
 
@@ -54,23 +56,24 @@ impl HipDevice {
     }
 
     /// Open device `ordinal`, or say why not.
-    pub fn open(ordinal: usize, wrap: bool) -> Result<HipDevice, String> {
-        let at = |call: &str, e: hip::hipError_t| format!("{call} on HIP device {ordinal}: {}", text(e));
+    pub fn open(ordinal: usize, wrap: bool) -> Result<HipDevice, OpenError> {
+        let at =
+            |call: &'static str, e: hip::hipError_t| OpenError::Call { api: "HIP", call, ordinal, detail: text(e) };
         // SAFETY: plain runtime queries with valid out-pointers.
         unsafe {
             check(hip::hipInit(0)).map_err(|e| at("hipInit", e))?;
             let mut count = 0;
             check(hip::hipGetDeviceCount(&mut count)).map_err(|e| at("hipGetDeviceCount", e))?;
             if count <= 0 {
-                return Err("no HIP device is visible".into());
+                return Err(OpenError::NoDevice { api: "HIP" });
             }
             let ordinal = if wrap { ordinal % count as usize } else { ordinal };
             let dev = ordinal as i32;
             if dev >= count {
-                return Err(format!("HIP device {ordinal} requested, {count} visible"));
+                return Err(OpenError::NotVisible { api: "HIP", ordinal, count: count as usize });
             }
             check(hip::hipSetDevice(dev)).map_err(|e| at("hipSetDevice", e))?;
-            let attr = |a: hip::hipDeviceAttribute_t| -> Result<usize, String> {
+            let attr = |a: hip::hipDeviceAttribute_t| -> Result<usize, OpenError> {
                 let mut v = 0;
                 check(hip::hipDeviceGetAttribute(&mut v, a, dev)).map_err(|e| at("hipDeviceGetAttribute", e))?;
                 Ok(v.max(0) as usize)

@@ -24,7 +24,7 @@ pub mod schedule;
 pub mod source;
 pub mod spec;
 
-pub use self::device::{DevPtr, Device, DeviceInfo, GpuError, Uploader};
+pub use self::device::{DevPtr, Device, DeviceInfo, GpuError, OpenError, Uploader};
 pub use self::engine::GpuEngine;
 pub use self::launch::{plan_launch, GpuSample, LaunchPlan};
 pub use self::limits::{check_gpu_limits, LaunchError, MAX_PERCENTILES};

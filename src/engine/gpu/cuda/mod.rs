@@ -15,11 +15,11 @@ mod nvrtc;
 
 use super::{
     kernel_source_inlined, DevPtr, Device, DeviceInfo, GpuEngine, GpuError, GpuOptions, KernelParams, KernelSpec,
-    Uploader,
+    OpenError, Uploader,
 };
 
 /// A CUDA engine on device `ordinal`, or why there is none.
-pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<CudaDevice>, String> {
+pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<CudaDevice>, OpenError> {
     Ok(GpuEngine::new("cuda", CudaDevice::open(ordinal, opts.device_wraps)?, opts.clone()))
 }
 
@@ -83,22 +83,23 @@ impl CudaDevice {
     }
 
     /// Open device `ordinal`, or say why not.
-    pub fn open(ordinal: usize, wrap: bool) -> Result<CudaDevice, String> {
+    pub fn open(ordinal: usize, wrap: bool) -> Result<CudaDevice, OpenError> {
         if !driver_present() {
-            return Err("the CUDA driver library (libcuda.so) was not found".into());
+            return Err(OpenError::NoDriver);
         }
-        let at = |call: &str, e: DriverError| format!("{call} on CUDA device {ordinal}: {}", describe(e));
+        let at =
+            |call: &'static str, e: DriverError| OpenError::Call { api: "CUDA", call, ordinal, detail: describe(e) };
         let started = std::time::Instant::now();
         result::init().map_err(|e| at("cuInit", e))?;
         let inited = started.elapsed();
         let count = result::device::get_count().map_err(|e| at("cuDeviceGetCount", e))?;
         let count = count.max(0) as usize;
         if count == 0 {
-            return Err("no CUDA device is visible".into());
+            return Err(OpenError::NoDevice { api: "CUDA" });
         }
         let ordinal = if wrap { ordinal % count } else { ordinal };
         if ordinal >= count {
-            return Err(format!("CUDA device {ordinal} requested, {count} visible"));
+            return Err(OpenError::NotVisible { api: "CUDA", ordinal, count });
         }
         let dev = result::device::get(ordinal as i32).map_err(|e| at("cuDeviceGet", e))?;
         if let Some(flags) = sched_flags() {
@@ -113,7 +114,7 @@ impl CudaDevice {
         let retained = started.elapsed();
         // SAFETY: `ctx` was just retained.
         unsafe { result::ctx::set_current(ctx) }.map_err(|e| at("cuCtxSetCurrent", e))?;
-        let attr = |a: Attr| -> Result<i32, String> {
+        let attr = |a: Attr| -> Result<i32, OpenError> {
             // SAFETY: valid device and attribute.
             unsafe { result::device::get_attribute(dev, a) }.map_err(|e| at("cuDeviceGetAttribute", e))
         };
@@ -147,10 +148,7 @@ impl CudaDevice {
             (started.elapsed() - opened).as_secs_f64()
         );
         if !nvrtc {
-            return Err(format!(
-                "{}: NVRTC (libnvrtc.so) is not on the library path (add CUDA's lib64 to LD_LIBRARY_PATH)",
-                info.description
-            ));
+            return Err(OpenError::NoNvrtc { device: info.description });
         }
         Ok(CudaDevice { info, dev, ctx, stream, start, stop, arch, functions: HashMap::new() })
     }
