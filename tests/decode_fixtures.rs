@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use sstclim::input::direct::{self, DirectBuffer};
+use sstclim::input::direct::{self, ChunkBuffers, DirectBuffer, Place};
 use sstclim::input::{self, decode_region, read_canonical, read_region, Region, VarLayout};
 
 fn expected_value(v: &Value) -> f64 {
@@ -71,12 +71,32 @@ fn decoding_matches_netcdf4_python() {
                 };
                 // located by parsing the header, as libhdf5 locates it (the probe compares them)
                 assert!(d.parsed, "{name}: the metadata parser disagrees with libhdf5");
-                let (f, offset) = direct::locate(&path, &d, &layout, None).expect("the probed file qualifies");
-                assert_eq!(offset, d.offset);
+                let (f, place) = direct::locate(&path, &d, &layout, None).expect("the probed file qualifies");
                 let mut dest = vec![0.0f64; region.n_cells()];
-                let n = direct::read_into(&f, offset, d.order, &layout, &region, &mut DirectBuffer::new(), &mut dest)
-                    .unwrap();
-                assert_eq!(n as usize, region.n_cells() * layout.storage.size());
+                match place {
+                    Place::Contiguous(offset) => {
+                        assert!(!d.chunked);
+                        assert_eq!(offset, d.offset);
+                        let n = direct::read_into(
+                            &f,
+                            offset,
+                            d.order,
+                            &layout,
+                            &region,
+                            &mut DirectBuffer::new(),
+                            &mut dest,
+                        )
+                        .unwrap();
+                        assert_eq!(n as usize, region.n_cells() * layout.storage.size());
+                    }
+                    Place::Chunked(ch) => {
+                        assert!(d.chunked, "{name}");
+                        let mut buf = ChunkBuffers::default();
+                        let n =
+                            direct::read_chunked_into(&f, &ch, d.order, &layout, &region, &mut buf, &mut dest).unwrap();
+                        assert!(n > 0 && buf.inflated() > n, "{name}: {n} bytes stored, {} inflated", buf.inflated());
+                    }
+                }
                 let sub: Vec<f64> = region
                     .rows
                     .clone()
@@ -91,10 +111,12 @@ fn decoding_matches_netcdf4_python() {
         checked += 1;
     }
     assert_eq!(checked, 8);
-    // compressed/chunked storage needs the library; NetCDF-3 and contiguous HDF5 do not
+    // every fixture takes the direct path: NetCDF-3, contiguous HDF5 and chunked, deflated
+    // HDF5 (its chunks decoded here)
+    assert!(not_direct.is_empty(), "{not_direct:?}");
     assert!(
-        not_direct.iter().any(|(n, why)| n.starts_with("chunked_deflate") && why.contains("not contiguous")),
-        "{not_direct:?}"
+        direct_read.iter().any(|(n, f)| n.starts_with("chunked_deflate") && *f == input::format::Format::Hdf5),
+        "{direct_read:?}"
     );
     assert!(
         direct_read.iter().any(|(n, f)| n.starts_with("nc3_") && *f == input::format::Format::NetCdf3),

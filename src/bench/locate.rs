@@ -110,7 +110,13 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
     // every file located by the library once: the offsets all ways must find
     let mut want = Vec::with_capacity(files.len());
     for p in &files {
-        want.push(direct::locate_via(p, &dl, &layout, Some(&grid), Via::Library).map_err(|w| fail(p, w))?.1);
+        want.push(
+            direct::locate_via(p, &dl, &layout, Some(&grid), Via::Library)
+                .map_err(|w| fail(p, w))?
+                .1
+                .offset()
+                .unwrap_or(0),
+        );
     }
     let in_process = |via: Via, n: usize| -> Result<(), BenchError> {
         let next = AtomicUsize::new(0);
@@ -121,8 +127,9 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
                             let Some(p) = files.get(i) else { return Ok(()) };
-                            let (_, offset) =
+                            let (_, place) =
                                 direct::locate_via(p, &dl, &layout, Some(&grid), via).map_err(|w| fail(p, w))?;
+                            let offset = place.offset().unwrap_or(0);
                             if offset != want[i] {
                                 return Err(fail(p, format!("offset {offset}, libhdf5 {}", want[i])));
                             }

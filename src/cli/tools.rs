@@ -7,7 +7,7 @@ use clap::Args;
 
 use crate::plan::values::{DoyList, GridSize, YearRange};
 use crate::tools::demo::DemoOptions;
-use crate::tools::generate::{DimOrder, GenStorage, GenerateOptions};
+use crate::tools::generate::{Compression, DimOrder, GenStorage, GenerateOptions};
 
 /// Flags of `sstclim generate`.
 #[derive(Args, Debug, Clone)]
@@ -77,6 +77,25 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub overwrite: bool,
 
+    /// Deflate the data variable at this level (1-9), as compressed products are stored.
+    #[arg(long, value_name = "L", help_heading = "Output")]
+    pub deflate: Option<u8>,
+
+    /// Shuffle the data variable's bytes before deflating them (as OISST and OSTIA do).
+    #[arg(long, help_heading = "Output")]
+    pub shuffle: bool,
+
+    /// Chunk lengths of the grid's two dimensions in the variable's order (lat x lon for
+    /// --dim-order lat-lon), e.g. 361x720 (4 chunks of a 1440x721 grid); default with
+    /// --deflate or --shuffle: one chunk of the whole field.
+    #[arg(long, value_name = "AxB", value_parser = chunk_lengths, help_heading = "Output")]
+    pub chunks: Option<[usize; 2]>,
+
+    /// Add a zlev dimension of length 1 after time (needs --time-dim): OISST v2.1's
+    /// (time, zlev, lat, lon) layout.
+    #[arg(long, requires = "time_dim", help_heading = "Output")]
+    pub zlev_dim: bool,
+
     /// Internal: this process writes files index % count == index.
     #[arg(long, hide = true, requires = "worker_count")]
     pub worker_index: Option<usize>,
@@ -136,6 +155,8 @@ impl GenerateArgs {
             jobs: self.jobs,
             overwrite: self.overwrite,
             worker: self.worker_index.zip(self.worker_count),
+            compression: Compression { deflate: self.deflate, shuffle: self.shuffle, chunks: self.chunks },
+            zlev_dim: self.zlev_dim,
         }
     }
 }
@@ -144,6 +165,16 @@ impl DemoArgs {
     /// The demo's options these flags give.
     pub fn options(&self) -> DemoOptions {
         DemoOptions { dir: self.dir.clone(), grid: self.grid, map_doy: self.map_doy }
+    }
+}
+
+/// `--chunks AxB`: two chunk lengths of at least 1.
+fn chunk_lengths(s: &str) -> Result<[usize; 2], String> {
+    let (a, b) = s.split_once(['x', 'X']).ok_or_else(|| format!("'{s}': expected AxB, e.g. 361x720"))?;
+    let n = |t: &str| t.trim().parse::<usize>().ok().filter(|&n| n >= 1);
+    match (n(a), n(b)) {
+        (Some(a), Some(b)) => Ok([a, b]),
+        _ => Err(format!("'{s}': chunk lengths are whole numbers of at least 1")),
     }
 }
 

@@ -16,7 +16,7 @@ use crossbeam_channel::Sender;
 
 use super::trace::Trace;
 use crate::input::child::{fork_child, kill, reap, write_all};
-use crate::input::direct::{self, DirectLayout};
+use crate::input::direct::{self, DirectLayout, Place};
 use crate::input::{Grid, VarLayout};
 
 const RECORD: usize = 17;
@@ -46,7 +46,8 @@ impl Locating {
                 for &slot in &slots {
                     let mut rec = [0u8; RECORD];
                     rec[..8].copy_from_slice(&(slot as u64).to_le_bytes());
-                    if let Ok((_, offset)) = direct::locate(&files[slot], dl, layout, grid) {
+                    // libhdf5 locates contiguous variables only (chunked ones are parsed)
+                    if let Ok((_, Place::Contiguous(offset))) = direct::locate(&files[slot], dl, layout, grid) {
                         rec[8] = 1;
                         rec[9..].copy_from_slice(&offset.to_le_bytes());
                     }

@@ -1,15 +1,16 @@
 //! Filling a tile's pool from its files, reporting each finished slot so computation can start
 //! on the first days while later ones are read.
 //!
-//! Files whose variable is contiguous and uncompressed take the direct path (`pread` from all
-//! threads, see [`crate::input::direct`]): each reader thread locates the next file itself
+//! Files whose variable is contiguous, or chunked with filters decoded here (deflate, shuffle,
+//! fletcher32), take the direct path (`pread` and inflate from all threads, see
+//! [`crate::input::direct`]): each reader thread locates the next file itself
 //! where its header is parsed (NetCDF-3, and HDF5 through [`crate::input::h5meta`]), else
 //! locating processes query libhdf5 and hand the located files to the readers (see
 //! [`super::locate`]). The rest go through libnetcdf, which is not thread-safe: in one thread
 //! with decoder threads beside it (`--read-path library`), or in forked reader processes.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crossbeam_channel::Sender;
@@ -18,9 +19,9 @@ use super::locate::Locating;
 use super::stage::Staging;
 use super::trace::Trace;
 use crate::error::Error;
-use crate::input::direct::{self, DirectBuffer, DirectLayout};
+use crate::input::direct::{self, ChunkBuffers, ChunkError, DirectBuffer, DirectLayout, Place};
 use crate::input::{
-    self, decode_region, read_forked_into, Grid, RawData, ReaderOptions, Region, SharedRows, VarLayout,
+    self, decode_region, read_forked_into, Grid, InputError, RawData, ReaderOptions, Region, SharedRows, VarLayout,
 };
 use crate::pool::{Decoding, PoolView, Sample};
 
@@ -126,7 +127,10 @@ pub struct ReadJob<'a> {
 /// What the readers did.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadStats {
+    /// Stored bytes read (compressed bytes, for compressed chunks).
     pub bytes: u64,
+    /// Bytes that compressed chunks inflated to on the direct path.
+    pub inflated: u64,
     pub direct_files: usize,
     pub library_files: usize,
 }
@@ -153,6 +157,9 @@ pub fn read_all<T: Sample>(
         // all threads read; each file is located by the reader itself (parsed headers) or by
         // the locating processes (through libhdf5)
         let fallback = Mutex::new(Vec::new());
+        let corrupt: Mutex<Option<InputError>> = Mutex::new(None);
+        let failed = |c: &Mutex<Option<InputError>>| c.lock().unwrap_or_else(|e| e.into_inner()).is_some();
+        let inflated = AtomicU64::new(0);
         let bytes = AtomicUsize::new(0);
         let next = AtomicUsize::new(0);
         let (tx, rx) = crossbeam_channel::bounded::<(usize, std::fs::File, u64)>(4 * job.threads);
@@ -174,21 +181,33 @@ pub fn read_all<T: Sample>(
             }
             for t in 0..job.threads.max(1) {
                 let (fallback, bytes, rx, next) = (&fallback, &bytes, rx.clone(), &next);
+                let (corrupt, inflated, failed) = (&corrupt, &inflated, &failed);
                 std::thread::Builder::new()
                     .name(format!("read-{t}"))
                     .spawn_scoped(s, move || {
                         lower_priority(reader_nice());
                         let mut buf = DirectBuffer::new();
+                        let mut chunk_buf = ChunkBuffers::default();
                         // read one located file; false stops this reader
-                        let mut read_one = |slot: usize, file: std::fs::File, offset: u64| {
+                        let mut read_one = |slot: usize, file: std::fs::File, place: Place| {
                             let read = trace.span_cpu("read", job.tile, Some(slot), || {
                                 let bytes = direct::bytes_of(job.layout, job.region);
                                 // SAFETY: each slot is handed to exactly one reader.
                                 let r = unsafe {
-                                    rows.fill(slot, bytes, |row| {
-                                        direct::read_into(
-                                            &file, offset, dl.order, job.layout, job.region, &mut buf, row,
+                                    rows.fill(slot, bytes, |row| match &place {
+                                        Place::Contiguous(offset) => direct::read_into(
+                                            &file, *offset, dl.order, job.layout, job.region, &mut buf, row,
                                         )
+                                        .map_err(|e| ChunkError::Fallback(e.to_string())),
+                                        Place::Chunked(ch) => direct::read_chunked_into(
+                                            &file,
+                                            ch,
+                                            dl.order,
+                                            job.layout,
+                                            job.region,
+                                            &mut chunk_buf,
+                                            row,
+                                        ),
                                     })
                                 };
                                 let n = r.as_ref().map_or(0, |n| *n);
@@ -199,22 +218,32 @@ pub fn read_all<T: Sample>(
                                     bytes.fetch_add(n as usize, Ordering::Relaxed);
                                     rows.is_staged() || done.send((slot, n)).is_ok()
                                 }
-                                Err(_) => {
+                                Err(ChunkError::Fallback(_)) => {
                                     fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
                                     true
+                                }
+                                Err(ChunkError::Corrupt(problem)) => {
+                                    // libnetcdf fails on it too: the job stops with this error
+                                    let e = InputError::BadVariable {
+                                        path: job.files[slot].clone(),
+                                        var: job.layout.name.clone(),
+                                        problem,
+                                    };
+                                    corrupt.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                                    false
                                 }
                             }
                         };
                         if in_thread {
                             // the next file in date order, located here
-                            while !stop.load(Ordering::Relaxed) {
+                            while !stop.load(Ordering::Relaxed) && !failed(corrupt) {
                                 let slot = next.fetch_add(1, Ordering::Relaxed);
                                 let Some(path) = job.files.get(slot) else { break };
                                 let located = trace.span_cpu("locate", job.tile, Some(slot), || {
                                     (direct::locate(path, dl, job.layout, grid), 0)
                                 });
                                 let more = match located {
-                                    Ok((file, offset)) => read_one(slot, file, offset),
+                                    Ok((file, place)) => read_one(slot, file, place),
                                     Err(_) => {
                                         fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
                                         true
@@ -226,16 +255,24 @@ pub fn read_all<T: Sample>(
                             }
                         } else {
                             for (slot, file, offset) in rx {
-                                if stop.load(Ordering::Relaxed) || !read_one(slot, file, offset) {
+                                if stop.load(Ordering::Relaxed)
+                                    || failed(corrupt)
+                                    || !read_one(slot, file, Place::Contiguous(offset))
+                                {
                                     break;
                                 }
                             }
                         }
+                        inflated.fetch_add(chunk_buf.inflated(), Ordering::Relaxed);
                     })
                     .expect("spawning a reader thread");
             }
             drop(rx);
         });
+        if let Some(e) = corrupt.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e.into());
+        }
+        stats.inflated = inflated.into_inner();
         library = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
         library.sort_unstable();
         stats.bytes = bytes.into_inner() as u64;

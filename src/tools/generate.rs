@@ -81,6 +81,29 @@ pub struct GenerateOptions {
     pub overwrite: bool,
     /// This process is writer `index` of `count` (hidden worker processes).
     pub worker: Option<(usize, usize)>,
+    /// How the data variable is stored: chunked, deflated, shuffled (default contiguous).
+    pub compression: Compression,
+    /// A `zlev` dimension of length 1 after `time`: OISST v2.1's `(time, zlev, lat, lon)`.
+    pub zlev_dim: bool,
+}
+
+/// The storage of the generated data variable, as compressed products store it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Compression {
+    /// Deflate level 1-9 (None: not deflated).
+    pub deflate: Option<u8>,
+    /// The shuffle filter before deflate.
+    pub shuffle: bool,
+    /// Chunk lengths of the two grid dimensions in the variable's order (leading dimensions
+    /// get 1); None: one chunk of the whole field where filtered, else contiguous.
+    pub chunks: Option<[usize; 2]>,
+}
+
+impl Compression {
+    /// Whether the variable is stored contiguous (no filter, no chunks asked for).
+    pub fn is_contiguous(&self) -> bool {
+        self.deflate.is_none() && !self.shuffle && self.chunks.is_none()
+    }
 }
 
 impl Default for GenerateOptions {
@@ -105,6 +128,8 @@ impl Default for GenerateOptions {
             jobs: None,
             overwrite: false,
             worker: None,
+            compression: Compression::default(),
+            zlev_dim: false,
         }
     }
 }
@@ -116,6 +141,8 @@ pub enum GenerateError {
     Fraction { flag: &'static str, value: f64 },
     #[error("--quantum must be >= 0, got {0}")]
     Quantum(f64),
+    #[error("{0}")]
+    Storage(String),
     #[error("--naming '{0}' must be a plain file name")]
     NamingPath(String),
     #[error("--naming: {0}")]
@@ -147,6 +174,11 @@ pub struct DatasetSpec {
     pub quantum: f64,
     pub seed: u64,
     pub generator_version: u32,
+    /// Left out for contiguous datasets (so their marker stays as before these existed).
+    #[serde(skip_serializing_if = "Compression::is_contiguous")]
+    pub compression: Compression,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zlev_dim: bool,
 }
 
 /// Bumped whenever the generated values change.
@@ -179,6 +211,8 @@ fn spec_of(args: &GenerateOptions) -> DatasetSpec {
         quantum: args.quantum,
         seed: args.seed,
         generator_version: GENERATOR_VERSION,
+        compression: args.compression,
+        zlev_dim: args.zlev_dim,
     }
 }
 
@@ -199,6 +233,15 @@ fn validate(args: &GenerateOptions) -> Result<Template, GenerateError> {
     }
     if !(args.quantum >= 0.0 && args.quantum.is_finite()) {
         return Err(GenerateError::Quantum(args.quantum));
+    }
+    if let Some(level) = args.compression.deflate.filter(|l| !(1..=9).contains(l)) {
+        return Err(GenerateError::Storage(format!("--deflate {level}: levels are 1 to 9")));
+    }
+    if args.compression.chunks.is_some_and(|c| c.contains(&0)) {
+        return Err(GenerateError::Storage("--chunks: chunk lengths are at least 1".into()));
+    }
+    if args.zlev_dim && !args.time_dim {
+        return Err(GenerateError::Storage("--zlev-dim needs --time-dim (OISST's (time, zlev, lat, lon))".into()));
     }
     if args.naming.contains('/') || args.naming.contains("..") {
         return Err(GenerateError::NamingPath(args.naming.clone()));
@@ -298,6 +341,19 @@ fn worker_args(args: &GenerateOptions, index: usize, count: usize) -> Vec<String
     ];
     if args.time_dim {
         v.push("--time-dim".into());
+    }
+    if args.zlev_dim {
+        v.push("--zlev-dim".into());
+    }
+    let c = args.compression;
+    if let Some(level) = c.deflate {
+        v.extend(["--deflate".into(), level.to_string()]);
+    }
+    if c.shuffle {
+        v.push("--shuffle".into());
+    }
+    if let Some([a, b]) = c.chunks {
+        v.extend(["--chunks".into(), format!("{a}x{b}")]);
     }
     v
 }
@@ -504,6 +560,10 @@ fn write_file(
         file.add_dimension("time", 1)?;
         dims.push("time");
     }
+    if args.zlev_dim {
+        file.add_dimension("zlev", 1)?;
+        dims.push("zlev");
+    }
     file.add_dimension("lat", field.nlat)?;
     file.add_dimension("lon", field.nlon)?;
     dims.extend(if lat_lon { ["lat", "lon"] } else { ["lon", "lat"] });
@@ -516,6 +576,12 @@ fn write_file(
         t.put_attribute("units", "days since 1970-01-01 00:00:00")?;
         t.put_attribute("standard_name", "time")?;
         t.put_values(&[date.to_days() as i32], ..)?;
+    }
+    if args.zlev_dim {
+        let mut z = file.add_variable::<f32>("zlev", &["zlev"])?;
+        z.put_attribute("units", "meters")?;
+        z.put_attribute("positive", "down")?;
+        z.put_values(&[0.0f32], ..)?;
     }
     for (name, coords, std_name, units) in
         [("lat", &field.lat, "latitude", "degrees_north"), ("lon", &field.lon, "longitude", "degrees_east")]
@@ -545,6 +611,7 @@ fn write_file(
     match args.storage {
         GenStorage::F64 => {
             let mut v = file.add_variable::<f64>("sst", &dims)?;
+            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon)?;
             v.set_fill_value(f64::NAN)?;
             v.put_attribute("standard_name", "sea_surface_temperature")?;
             v.put_attribute("long_name", "sea surface temperature")?;
@@ -554,6 +621,7 @@ fn write_file(
         }
         GenStorage::I16 => {
             let mut v = file.add_variable::<i16>("analysed_sst", &dims)?;
+            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon)?;
             v.set_fill_value(-32768i16)?;
             v.put_attribute("standard_name", "sea_surface_foundation_temperature")?;
             v.put_attribute("long_name", "analysed sea surface temperature")?;
@@ -577,4 +645,28 @@ fn write_file(
     }
     file.close()?;
     std::fs::rename(&tmp, path).map_err(|e| netcdf::Error::Str(e.to_string()))
+}
+
+/// Store `v` (of dimensions `dims`, the last two the grid's) as `c` asks: chunked (leading
+/// dimensions by 1, the grid's by `c.chunks`, else whole), deflated and shuffled.
+fn compress(
+    v: &mut netcdf::VariableMut<'_>,
+    c: Compression,
+    dims: &[&str],
+    [nlat, nlon]: [usize; 2],
+    lat_lon: bool,
+) -> Result<(), netcdf::Error> {
+    if c.is_contiguous() {
+        return Ok(());
+    }
+    let grid = if lat_lon { [nlat, nlon] } else { [nlon, nlat] };
+    let [a, b] = c.chunks.unwrap_or(grid);
+    let mut chunks = vec![1usize; dims.len() - 2];
+    chunks.extend([a.min(grid[0]), b.min(grid[1])]);
+    v.set_chunking(&chunks)?;
+    if c.deflate.is_some() || c.shuffle {
+        // shuffle alone is written as deflate level 0 with shuffle (libnetcdf's only way)
+        v.set_compression(c.deflate.map_or(0, i32::from), c.shuffle)?;
+    }
+    Ok(())
 }

@@ -19,10 +19,20 @@
 //! does not qualify or does not read cleanly goes to the library path, which reports what is
 //! wrong with it.
 //!
+//! Chunked variables (deflated, shuffled, fletcher32-checked: what OISST, OSTIA, MUR, ERA5
+//! and CMIP6 files store) are read here too where the metadata parser reads their chunk
+//! index: libhdf5 cannot be asked for their chunks on a reader thread, so the first file is
+//! checked against libnetcdf instead (its whole field decoded both ways, bitwise equal), and
+//! a file whose chunks the parser does not read, or whose filters are not decoded here, goes
+//! to libnetcdf.
+//!
 //! The modules: this one probes the first file and locates each file (the checks both ways
 //! of inspecting an HDF5 file share); `parsed` inspects one through the metadata parser,
-//! `library` through libhdf5; `pread` reads and decodes a located variable.
+//! `library` through libhdf5; `pread` reads and decodes a located contiguous variable,
+//! `chunked` a chunked one through `filters`.
 
+mod chunked;
+mod filters;
 mod library;
 mod parsed;
 mod pread;
@@ -42,9 +52,30 @@ use parsed::locate_parsed;
 
 // the types this path's results carry, defined below it (the header parsers use them too)
 use super::format::{ByteOrder, Format, NotDirect};
+pub use chunked::{read_chunked_into, ChunkBuffers, ChunkError, Chunked};
+pub use filters::{filter_name, fletcher32, unshuffle};
 pub(crate) use library::{dataset_storage, with_hdf5_file};
 pub use library::{hdf5_storage, Hdf5Storage};
 pub use pread::{bytes_of, read_into, DirectBuffer};
+
+/// Where a located file keeps its variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// One run of bytes at this offset.
+    Contiguous(u64),
+    /// Chunks (compressed or not), found through the file's chunk index.
+    Chunked(Box<Chunked>),
+}
+
+impl Place {
+    /// The byte offset of a contiguous variable.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Place::Contiguous(o) => Some(*o),
+            Place::Chunked(_) => None,
+        }
+    }
+}
 
 /// The storage of a contiguous variable, as found in the first file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +87,8 @@ pub struct DirectLayout {
     /// Files are located by parsing their headers, with no library: any thread may locate
     /// them (NetCDF-3, and HDF5 where [`super::h5meta`] read the first file as libhdf5 did).
     pub parsed: bool,
+    /// The first file's variable is chunked (its chunks decoded here; `offset` is 0).
+    pub chunked: bool,
 }
 
 /// Whether HDF5 metadata is parsed here (else read through libhdf5): `SSTCLIM_H5META=off`
@@ -110,16 +143,21 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
     let Some(format) = Format::of(&head) else {
         return Err("neither an HDF5 file without user block nor NetCDF-3".into());
     };
-    let (offset, order) = locate_in(&file, path, format, layout, None, Via::Library).map_err(Refused::text)?;
+    let (offset, order) = match locate_in(&file, path, format, layout, None, Via::Library) {
+        Ok((place, order)) => (place.offset().unwrap_or(0), order),
+        Err(why) if format == Format::Hdf5 && parser_enabled() => return probe_chunked(&file, path, layout, why),
+        Err(why) => return Err(why.text()),
+    };
     let parsed = match format {
         Format::NetCdf3 => true,
         Format::Hdf5 if !parser_enabled() => false,
         // both check the dimensions against `layout`'s: agreeing on them is succeeding
         Format::Hdf5 => match locate_in(&file, path, format, layout, None, Via::ParserOnly) {
-            Ok(found) if found == (offset, order) => true,
-            Ok((o, ord)) => {
+            Ok((Place::Contiguous(o), ord)) if (o, ord) == (offset, order) => true,
+            Ok((place, ord)) => {
+                let o = place.offset().map_or("chunks".to_string(), |o| format!("byte {o}"));
                 tracing::warn!(
-                    "{}: the HDF5 metadata parser finds {} at byte {o} ({ord:?}), libhdf5 at byte {offset} \
+                    "{}: the HDF5 metadata parser finds {} at {o} ({ord:?}), libhdf5 at byte {offset} \
                      ({order:?}): locating every file through libhdf5",
                     path.display(),
                     layout.name
@@ -140,7 +178,38 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
             }
         },
     };
-    Ok(DirectLayout { format, order, offset, parsed })
+    Ok(DirectLayout { format, order, offset, parsed, chunked: false })
+}
+
+/// The first file's variable is not contiguous for libhdf5 (`refused` says why): it takes
+/// the direct path where the parser reads its chunks and decodes its whole field bitwise
+/// equal to libnetcdf's read of it (libnetcdf stays the oracle).
+fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused) -> Result<DirectLayout, NotDirect> {
+    let (ch, order) = match locate_in(file, path, Format::Hdf5, layout, None, Via::ParserOnly) {
+        Ok((Place::Chunked(ch), order)) => (ch, order),
+        // the library's verdict stands
+        Ok((Place::Contiguous(_), _)) => return Err(refused.text()),
+        Err(Refused::Unsupported(why)) => return Err(format!("(chunked: {why})")),
+        Err(Refused::Not(why)) => return Err(format!("({why})")),
+    };
+    let region = super::read::Region { rows: 0..layout.nlat(), cols: 0..layout.nlon() };
+    let mut ours = vec![0f32; region.n_cells()];
+    let mut theirs = vec![0f32; region.n_cells()];
+    let mut buf = ChunkBuffers::default();
+    read_chunked_into(file, &ch, order, layout, &region, &mut buf, &mut ours).map_err(|e| match e {
+        ChunkError::Fallback(why) | ChunkError::Corrupt(why) => format!("(chunked: {why})"),
+    })?;
+    let nc = super::open::open(path).map_err(|e| e.to_string())?;
+    let raw = super::read::read_region(&nc, path, layout, &region).map_err(|e| e.to_string())?;
+    super::read::decode_region(layout, &region, &raw, &mut theirs);
+    if ours.iter().zip(&theirs).any(|(a, b)| a.to_bits() != b.to_bits()) {
+        tracing::warn!(
+            "{}: its chunks decoded here differ from libnetcdf's values: reading every file through libnetcdf",
+            path.display()
+        );
+        return Err("(chunked: decoded values differ from libnetcdf's)".into());
+    }
+    Ok(DirectLayout { format: Format::Hdf5, order, offset: 0, parsed: true, chunked: true })
 }
 
 /// Where `layout`'s variable starts in `path`, after checking that the file stores it the way
@@ -153,7 +222,7 @@ pub fn locate(
     direct: &DirectLayout,
     layout: &VarLayout,
     grid: Option<&Grid>,
-) -> Result<(File, u64), NotDirect> {
+) -> Result<(File, Place), NotDirect> {
     locate_via(path, direct, layout, grid, if direct.parsed { Via::Parser } else { Via::Library })
 }
 
@@ -164,13 +233,13 @@ pub fn locate_via(
     layout: &VarLayout,
     grid: Option<&Grid>,
     via: Via,
-) -> Result<(File, u64), NotDirect> {
+) -> Result<(File, Place), NotDirect> {
     let file = File::open(path).map_err(|e| e.to_string())?;
-    let (offset, order) = locate_in(&file, path, direct.format, layout, grid, via).map_err(Refused::text)?;
+    let (place, order) = locate_in(&file, path, direct.format, layout, grid, via).map_err(Refused::text)?;
     if order != direct.order {
         return Err(format!("byte order {order:?}, the first file {:?}", direct.order));
     }
-    Ok((file, offset))
+    Ok((file, place))
 }
 
 fn locate_in(
@@ -180,19 +249,19 @@ fn locate_in(
     layout: &VarLayout,
     grid: Option<&Grid>,
     via: Via,
-) -> Result<(u64, ByteOrder), Refused> {
+) -> Result<(Place, ByteOrder), Refused> {
     if layout.extra_len() != 1 {
         return Err("the variable has more than one step".to_string().into());
     }
     let size = file.metadata().map_err(|e| e.to_string())?.len();
     let bytes = layout.storage.size() as u64 * (layout.nlat() * layout.nlon()) as u64;
-    let (offset, order) = match (format, via) {
-        (Format::Hdf5, Via::Library) => locate_hdf5(path, layout, bytes, grid)?,
+    let (place, order) = match (format, via) {
+        (Format::Hdf5, Via::Library) => contiguous(locate_hdf5(path, layout, bytes, grid)?),
         (Format::Hdf5, Via::ParserOnly) => locate_parsed(file, layout, bytes, grid)?,
         (Format::Hdf5, Via::Parser) => match locate_parsed(file, layout, bytes, grid) {
             Err(Refused::Unsupported(why)) => {
                 tracing::debug!("{}: {why}: asking libhdf5", path.display());
-                locate_hdf5(path, layout, bytes, grid)?
+                contiguous(locate_hdf5(path, layout, bytes, grid)?)
             }
             other => other?,
         },
@@ -214,13 +283,30 @@ fn locate_in(
                 Err(why) => return Err(format!("the variable {why}").into()),
             }
             check_packing(layout.storage, |n| lookup(&v.attrs, n), layout)?;
-            (v.begin, ByteOrder::Big)
+            (Place::Contiguous(v.begin), ByteOrder::Big)
         }
     };
-    if !matches!(offset.checked_add(bytes), Some(end) if end <= size) {
-        return Err(format!("the variable's {bytes} bytes at offset {offset} pass the end of the file").into());
+    match &place {
+        Place::Contiguous(offset) => {
+            if !matches!(offset.checked_add(bytes), Some(end) if end <= size) {
+                return Err(format!("the variable's {bytes} bytes at offset {offset} pass the end of the file").into());
+            }
+        }
+        Place::Chunked(ch) => {
+            if let Some(c) = ch.chunks.iter().find(|c| c.addr.checked_add(c.size).map_or(true, |end| end > size)) {
+                return Err(format!(
+                    "the chunk at {:?} ({} bytes at byte {}) passes the end of the file ({size} bytes): truncated",
+                    c.offset, c.size, c.addr
+                )
+                .into());
+            }
+        }
     }
-    Ok((offset, order))
+    Ok((place, order))
+}
+
+fn contiguous((offset, order): (u64, ByteOrder)) -> (Place, ByteOrder) {
+    (Place::Contiguous(offset), order)
 }
 
 /// What either way of inspecting an HDF5 dataset reports, for the same checks.

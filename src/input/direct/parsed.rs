@@ -9,7 +9,9 @@
 
 use std::fs::File;
 
-use super::{check_found, check_packing, lookup, ByteOrder, Found, Refused};
+use super::chunked::Chunked;
+use super::filters::{filter_name, unsupported_filter};
+use super::{check_found, check_packing, lookup, ByteOrder, Found, Place, Refused};
 use crate::input::grid::Grid;
 use crate::input::h5meta::{Hdf5Meta, Layout, MetaError, TypeClass};
 use crate::input::layout::VarLayout;
@@ -22,7 +24,7 @@ pub(super) fn locate_parsed(
     layout: &VarLayout,
     bytes: u64,
     grid: Option<&Grid>,
-) -> Result<(u64, ByteOrder), Refused> {
+) -> Result<(Place, ByteOrder), Refused> {
     let refused = |e: MetaError| match e {
         MetaError::Unsupported(why) => Refused::Unsupported(why),
         other => Refused::Not(other.to_string()),
@@ -37,18 +39,39 @@ pub(super) fn locate_parsed(
     if !ds.dtype.standard {
         return Err(Refused::Not("a number type of partial precision or not IEEE".into()));
     }
+    let chunked = match &ds.layout {
+        Layout::Chunked(ch) => {
+            if let Some(id) = unsupported_filter(&ds.pipeline) {
+                return Err(Refused::Unsupported(format!("filter {id} ({}) is not decoded here", filter_name(id))));
+            }
+            let chunks = meta.chunks(&ds).map_err(refused)?;
+            Some(Chunked {
+                chunk: ch.dims.clone(),
+                dims: ds.dims.clone(),
+                pipeline: ds.pipeline.clone(),
+                unfiltered_edges: ch.unfiltered_edges,
+                chunks,
+            })
+        }
+        _ => None,
+    };
     let found = Found {
         layout: ds.layout.name().into(),
-        contiguous: matches!(ds.layout, Layout::Contiguous { .. }),
-        filters: ds.filters,
+        contiguous: matches!(ds.layout, Layout::Contiguous { .. }) || chunked.is_some(),
+        // a chunked variable's filters are undone by the chunked reader
+        filters: if chunked.is_some() { 0 } else { ds.filters },
         type_size: ds.dtype.size,
         storage,
         order: ds.dtype.order.ok_or_else(|| "VAX".to_string()),
         dims: ds.dims.clone(),
-        stored: ds.storage_size().unwrap_or(0),
-        offset: ds.offset(),
+        stored: if chunked.is_some() { bytes } else { ds.storage_size().unwrap_or(0) },
+        offset: if chunked.is_some() { Some(0) } else { ds.offset() },
     };
-    let located = check_found(&found, layout, bytes)?;
+    let (offset, order) = check_found(&found, layout, bytes)?;
+    let located = match chunked {
+        Some(ch) => (Place::Chunked(Box::new(ch)), order),
+        None => (Place::Contiguous(offset), order),
+    };
     check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
     // the coordinates, compared with the first file's
     for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use super::cursor::{Cur, Sizes};
 use super::datatype::{value_f64, Datatype, TypeClass};
 use super::header::{Header, MSG_DATASPACE, MSG_DATATYPE, MSG_EXTERNAL, MSG_LAYOUT, MSG_PIPELINE};
-use super::message::{dataspace, datatype, pipeline};
+use super::message::{dataspace_max, datatype, pipeline, Filter};
 use super::{bad, unsupported, Attributes, Hdf5Meta, MetaError, Result};
 use crate::input::format::ByteOrder;
 
@@ -29,8 +29,37 @@ pub enum Layout {
         address: Option<u64>,
         size: u64,
     },
-    Chunked,
+    /// Chunks of the given shape, found through an index.
+    Chunked(Chunking),
     Virtual,
+}
+
+/// How a chunked dataset's chunks are shaped and indexed (the data layout message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunking {
+    /// Chunk lengths, one per dimension of the dataset.
+    pub dims: Vec<u64>,
+    /// Layout version 4 flag: edge chunks that the dataset only partly covers are stored
+    /// unfiltered.
+    pub unfiltered_edges: bool,
+    pub index: ChunkIndex,
+}
+
+/// The structure that finds a chunked dataset's chunks (None addresses: nothing allocated).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChunkIndex {
+    /// Version-1 B-tree of raw data chunks (layout versions 1 to 3).
+    BTree1(Option<u64>),
+    /// One chunk; its stored size and filter mask where it is filtered.
+    Single { addr: Option<u64>, filtered: Option<(u64, u32)> },
+    /// Unfiltered chunks stored one after the other, in chunk order.
+    Implicit(Option<u64>),
+    /// Fixed array (`FAHD`).
+    FixedArray(Option<u64>),
+    /// Extensible array (`EAHD`).
+    ExtensibleArray(Option<u64>),
+    /// Version-2 B-tree of chunk records (`BTHD`, record types 10 and 11).
+    BTree2(Option<u64>),
 }
 
 impl Layout {
@@ -39,7 +68,7 @@ impl Layout {
         match self {
             Layout::Compact(_) => "H5D_COMPACT",
             Layout::Contiguous { .. } => "H5D_CONTIGUOUS",
-            Layout::Chunked => "H5D_CHUNKED",
+            Layout::Chunked(_) => "H5D_CHUNKED",
             Layout::Virtual => "H5D_VIRTUAL",
         }
     }
@@ -51,9 +80,13 @@ pub struct Dataset {
     pub layout: Layout,
     /// Filters in the pipeline (compression, shuffle, checksums).
     pub filters: usize,
+    /// The pipeline's filters, in the order they were applied on writing.
+    pub pipeline: Vec<Filter>,
     pub dtype: Datatype,
     /// Dimension lengths (empty for scalar and null dataspaces).
     pub dims: Vec<u64>,
+    /// Maximum dimension lengths where the dataspace stores them (`u64::MAX`: unlimited).
+    pub max_dims: Option<Vec<u64>>,
 }
 
 impl Dataset {
@@ -64,7 +97,7 @@ impl Dataset {
             Layout::Compact(b) => Some(b.len() as u64),
             Layout::Contiguous { address: Some(_), size } => Some(*size),
             Layout::Contiguous { address: None, .. } => Some(0),
-            Layout::Chunked | Layout::Virtual => None,
+            Layout::Chunked(_) | Layout::Virtual => None,
         }
     }
 
@@ -104,14 +137,15 @@ impl Hdf5Meta<'_> {
             return Err(unsupported("external data files"));
         }
         let space = header.find(MSG_DATASPACE).ok_or_else(|| bad("a dataset without a dataspace"))?;
-        let dims = dataspace(space.body("dataspace")?, self.sizes)?;
+        let (dims, max_dims) = dataspace_max(space.body("dataspace")?, self.sizes)?;
         let dtype = header.find(MSG_DATATYPE).ok_or_else(|| bad("a dataset without a datatype"))?;
         let dtype = datatype(dtype.body("datatype")?)?;
         let filters = match header.find(MSG_PIPELINE) {
             Some(m) => pipeline(m.body("filter pipeline")?)?,
-            None => 0,
+            None => Vec::new(),
         };
-        let mut ds = Dataset { layout: Layout::Chunked, filters, dtype, dims };
+        let mut ds =
+            Dataset { layout: Layout::Virtual, filters: filters.len(), pipeline: filters, dtype, dims, max_dims };
         ds.layout = data_layout(layout.body("data layout")?, self.sizes, &ds)?;
         Ok(ds)
     }
@@ -173,7 +207,7 @@ pub(super) fn data_layout(data: &[u8], sizes: Sizes, ds: &Dataset) -> Result<Lay
             let class = c.u8()?;
             c.skip(5)?;
             let address = if class == 1 || class == 2 { sizes.addr(&mut c)? } else { None };
-            c.skip(4 * rank)?;
+            let dims = (0..rank).map(|_| c.u32().map(u64::from)).collect::<Result<Vec<u64>>>()?;
             match class {
                 0 => {
                     let n = c.u32()? as usize;
@@ -184,7 +218,7 @@ pub(super) fn data_layout(data: &[u8], sizes: Sizes, ds: &Dataset) -> Result<Lay
                     let size = ds.n_values()?.checked_mul(ds.dtype.size as u64).ok_or_else(|| bad("dataset size"))?;
                     Ok(Layout::Contiguous { address, size })
                 }
-                2 => Ok(Layout::Chunked),
+                2 => chunking(dims, ds, false, ChunkIndex::BTree1(address)),
                 k => Err(bad(format!("layout class {k}"))),
             }
         }
@@ -198,10 +232,55 @@ pub(super) fn data_layout(data: &[u8], sizes: Sizes, ds: &Dataset) -> Result<Lay
                 let size = sizes.length(&mut c)?;
                 Ok(Layout::Contiguous { address, size })
             }
-            2 => Ok(Layout::Chunked),
+            2 if version == 3 => {
+                let ndims = usize::from(c.u8()?);
+                let address = sizes.addr(&mut c)?;
+                let dims = (0..ndims).map(|_| c.u32().map(u64::from)).collect::<Result<Vec<u64>>>()?;
+                chunking(dims, ds, false, ChunkIndex::BTree1(address))
+            }
+            2 => {
+                let flags = c.u8()?;
+                let ndims = usize::from(c.u8()?);
+                let enc = usize::from(c.u8()?);
+                if !(1..=8).contains(&enc) {
+                    return Err(bad(format!("chunk dimensions of {enc} bytes")));
+                }
+                let dims = (0..ndims).map(|_| c.uint(enc)).collect::<Result<Vec<u64>>>()?;
+                let kind = c.u8()?;
+                let filtered = match kind {
+                    1 if flags & 2 != 0 => Some((sizes.length(&mut c)?, c.u32()?)),
+                    1 | 2 => None,
+                    3 => c.skip(1).map(|_| None)?,
+                    4 => c.skip(5).map(|_| None)?,
+                    5 => c.skip(6).map(|_| None)?,
+                    k => return Err(unsupported(format!("chunk index type {k}"))),
+                };
+                let addr = sizes.addr(&mut c)?;
+                let index = match kind {
+                    1 => ChunkIndex::Single { addr, filtered },
+                    2 => ChunkIndex::Implicit(addr),
+                    3 => ChunkIndex::FixedArray(addr),
+                    4 => ChunkIndex::ExtensibleArray(addr),
+                    _ => ChunkIndex::BTree2(addr),
+                };
+                chunking(dims, ds, flags & 1 != 0, index)
+            }
             3 if version >= 4 => Ok(Layout::Virtual),
             k => Err(bad(format!("layout class {k}"))),
         },
         v => Err(unsupported(format!("data layout message version {v}"))),
     }
+}
+
+/// A chunked layout: `dims` are the message's chunk dimensions, the dataset's then the
+/// element size.
+fn chunking(mut dims: Vec<u64>, ds: &Dataset, unfiltered_edges: bool, index: ChunkIndex) -> Result<Layout> {
+    if dims.len() != ds.dims.len() + 1 || dims.iter().any(|&d| d == 0) {
+        return Err(bad(format!("chunk dimensions {dims:?} for a dataset of dimensions {:?}", ds.dims)));
+    }
+    let element = dims.pop().unwrap_or(0);
+    if element != ds.dtype.size as u64 {
+        return Err(bad(format!("chunks of {element}-byte elements for a {}-byte type", ds.dtype.size)));
+    }
+    Ok(Layout::Chunked(Chunking { dims, unfiltered_edges, index }))
 }

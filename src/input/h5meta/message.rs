@@ -12,17 +12,18 @@ use super::datatype::{Datatype, TypeClass};
 use super::{bad, unsupported, Result};
 use crate::input::format::ByteOrder;
 
-/// Dimension lengths from a dataspace message.
-pub(super) fn dataspace(data: &[u8], sizes: Sizes) -> Result<Vec<u64>> {
+/// Dimension lengths and maximum lengths (None: not stored, the same as the lengths;
+/// `u64::MAX` is unlimited) from a dataspace message.
+pub(super) fn dataspace_max(data: &[u8], sizes: Sizes) -> Result<(Vec<u64>, Option<Vec<u64>>)> {
     let mut c = Cur::new(data, "dataspace message");
     let version = c.u8()?;
     let rank = c.u8()?;
-    let _flags = c.u8()?;
+    let flags = c.u8()?;
     match version {
         1 => c.skip(5)?,
         2 => {
             if c.u8()? == 2 {
-                return Ok(Vec::new()); // null dataspace
+                return Ok((Vec::new(), None)); // null dataspace
             }
         }
         v => return Err(unsupported(format!("dataspace message version {v}"))),
@@ -30,7 +31,15 @@ pub(super) fn dataspace(data: &[u8], sizes: Sizes) -> Result<Vec<u64>> {
     if rank > 32 {
         return Err(bad(format!("a dataspace of rank {rank}")));
     }
-    (0..rank).map(|_| sizes.length(&mut c)).collect()
+    let dims = (0..rank).map(|_| sizes.length(&mut c)).collect::<Result<Vec<u64>>>()?;
+    let max = if flags & 1 != 0 {
+        let all_ones = if sizes.len == 8 { u64::MAX } else { (1u64 << (8 * sizes.len)) - 1 };
+        let max = (0..rank).map(|_| sizes.length(&mut c).map(|m| if m == all_ones { u64::MAX } else { m }));
+        Some(max.collect::<Result<Vec<u64>>>()?)
+    } else {
+        None
+    };
+    Ok((dims, max))
 }
 
 /// A datatype message.
@@ -77,14 +86,52 @@ pub(super) fn datatype(data: &[u8]) -> Result<Datatype> {
     })
 }
 
-/// The number of filters of a filter pipeline message.
-pub(super) fn pipeline(data: &[u8]) -> Result<usize> {
+/// One filter of a dataset's filter pipeline, in the order they are applied on writing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filter {
+    /// The filter identifier (1 deflate, 2 shuffle, 3 fletcher32, 4 szip, 32015 zstd, ...).
+    pub id: u16,
+    /// Optional filters may have been skipped for a chunk (its filter mask says so).
+    pub optional: bool,
+    /// Client data values (deflate: the level; shuffle: the element size).
+    pub params: Vec<u32>,
+}
+
+/// HDF5's identifiers of the filters the direct path decodes.
+pub const FILTER_DEFLATE: u16 = 1;
+pub const FILTER_SHUFFLE: u16 = 2;
+pub const FILTER_FLETCHER32: u16 = 3;
+
+/// The filters of a filter pipeline message (versions 1 and 2).
+pub(super) fn pipeline(data: &[u8]) -> Result<Vec<Filter>> {
     let mut c = Cur::new(data, "filter pipeline message");
     let version = c.u8()?;
     if version != 1 && version != 2 {
         return Err(unsupported(format!("filter pipeline message version {version}")));
     }
-    Ok(usize::from(c.u8()?))
+    let n = usize::from(c.u8()?);
+    if n > 32 {
+        return Err(bad(format!("a filter pipeline of {n} filters")));
+    }
+    if version == 1 {
+        c.skip(6)?;
+    }
+    let mut filters = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = c.u16()?;
+        // version 2 leaves the name out for the library's own filters (ids below 256)
+        let name_len = if version == 1 || id >= 256 { usize::from(c.u16()?) } else { 0 };
+        let flags = c.u16()?;
+        let nvalues = usize::from(c.u16()?);
+        // version 1 pads the name to a multiple of 8 bytes
+        c.skip(if version == 1 { name_len.div_ceil(8) * 8 } else { name_len })?;
+        let params = (0..nvalues).map(|_| c.u32()).collect::<Result<Vec<u32>>>()?;
+        if version == 1 && nvalues % 2 == 1 {
+            c.skip(4)?;
+        }
+        filters.push(Filter { id, optional: flags & 1 != 0, params });
+    }
+    Ok(filters)
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 //! - `group` and `symbol_table`: finding a link of the root group (new-style link messages,
 //!   compact or dense; old-style symbol tables);
 //! - `dataset`: what a dataset's header says, and reading small datasets' values;
+//! - `chunks`: where a chunked dataset's chunks are, from its chunk index;
 //! - `attributes`: attribute messages, compact and dense.
 //!
 //! Supported:
@@ -37,8 +38,12 @@
 //!   name index by the Jenkins lookup3 hash of the name; direct and indirect heap blocks);
 //! - messages: dataspace (1, versions 1 and 2), link info (2), datatype (3; fixed-point and
 //!   floating-point classes decoded, others reported by class), link (6), data layout (8,
-//!   versions 1 to 5: compact, contiguous, chunked, virtual), filter pipeline (11; the number of
-//!   filters), object header continuation (16), symbol table (17); all others are skipped;
+//!   versions 1 to 5: compact, contiguous, chunked with its chunk dimensions and index, virtual),
+//!   filter pipeline (11, versions 1 and 2: each filter's id, flags and parameters), object
+//!   header continuation (16), symbol table (17); all others are skipped;
+//! - chunk indexes (`chunks`): version-1 B-trees (layout versions 1 to 3), and for layout
+//!   version 4 single chunk, implicit, fixed array (paged or not), extensible array (index,
+//!   secondary and unpaged data blocks) and version-2 B-trees (record types 10 and 11);
 //! - checksums of every checksummed structure read (superblock v2/v3, `OHDR`, `OCHK`, `FRHP`,
 //!   `FHIB`, `BTHD`, `BTIN`, `BTLF`) are verified.
 //!
@@ -57,6 +62,7 @@ use std::fmt;
 mod attributes;
 mod btree2;
 mod checksum;
+mod chunks;
 mod cursor;
 mod dataset;
 mod datatype;
@@ -68,9 +74,11 @@ mod superblock;
 mod symbol_table;
 
 pub use checksum::lookup3;
-pub use dataset::{Dataset, Layout};
+pub use chunks::ChunkLoc;
+pub use dataset::{ChunkIndex, Chunking, Dataset, Layout};
 pub use datatype::{Datatype, TypeClass};
 pub use group::{LinkStorage, Structure};
+pub use message::{Filter, FILTER_DEFLATE, FILTER_FLETCHER32, FILTER_SHUFFLE};
 
 use cursor::{Sizes, Source};
 

@@ -1,0 +1,188 @@
+//! Reading a chunked (and usually deflated) variable on the direct path: the chunks that a
+//! tile's band of lines needs are `pread`, unfiltered ([`super::filters`]) and copied into the
+//! stored field's lines, then decoded into the pool's rows with the first file's rules, as
+//! contiguous variables are.
+//!
+//! Why it exists: the products users download (OISST, OSTIA, MUR, ERA5, CMIP6) are deflated
+//! NetCDF-4; read through libnetcdf they are serialized under its lock. Here every reader
+//! thread decodes its own file's chunks. Each chunk is decompressed at most once per tile:
+//! the band is assembled one row of chunks at a time (latitude-slow files, so the buffer is a
+//! chunk row, not the field) or whole (transposed files). A chunk that is missing (never
+//! written: the fill value) sends the file to libnetcdf; a corrupt one is an error naming the
+//! file, variable and chunk.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+use super::filters::Unfilter;
+use super::ByteOrder;
+use crate::input::h5meta::{ChunkLoc, Filter};
+use crate::input::layout::VarLayout;
+use crate::input::read::{decode_region, RawData, Region};
+use crate::pool::Sample;
+
+/// Where a located file's chunks are and how they are filtered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunked {
+    /// Chunk lengths, one per dimension of the variable.
+    pub chunk: Vec<u64>,
+    /// The variable's dimension lengths.
+    pub dims: Vec<u64>,
+    pub pipeline: Vec<Filter>,
+    /// Edge chunks the variable only partly covers are stored unfiltered.
+    pub unfiltered_edges: bool,
+    pub chunks: Vec<ChunkLoc>,
+}
+
+/// Why a chunked read failed.
+#[derive(Debug)]
+pub enum ChunkError {
+    /// Reading the file failed, or a chunk the band needs was never written: libnetcdf
+    /// reads the file instead.
+    Fallback(String),
+    /// A chunk is corrupt (libnetcdf fails on it too): an error naming it.
+    Corrupt(String),
+}
+
+/// Per-thread buffers of chunked reads.
+#[derive(Default)]
+pub struct ChunkBuffers {
+    stored: Vec<u8>,
+    unfilter: Unfilter,
+    band: Option<RawData>,
+}
+
+impl ChunkBuffers {
+    /// Bytes inflated so far on this thread.
+    pub fn inflated(&self) -> u64 {
+        self.unfilter.inflated
+    }
+}
+
+impl Chunked {
+    /// Stored bytes of the chunks that hold lines `slow` (for the run report).
+    pub fn stored_bytes(&self, layout: &VarLayout, slow: &std::ops::Range<usize>) -> u64 {
+        let s = layout.lat_axis.min(layout.lon_axis);
+        self.chunks.iter().filter(|c| self.wanted(layout, c, s, slow)).map(|c| c.size).sum()
+    }
+
+    fn wanted(&self, layout: &VarLayout, c: &ChunkLoc, s: usize, slow: &std::ops::Range<usize>) -> bool {
+        let extra_at_zero =
+            (0..self.dims.len()).all(|k| k == layout.lat_axis || k == layout.lon_axis || c.offset[k] == 0);
+        let (lo, hi) = (c.offset[s], c.offset[s] + self.chunk[s]);
+        extra_at_zero && lo < slow.end as u64 && hi > slow.start as u64
+    }
+}
+
+/// Read `region` of a chunked variable from `file` and decode it into `dest`. Returns the
+/// stored bytes read.
+#[allow(clippy::too_many_arguments)]
+pub fn read_chunked_into<T: Sample>(
+    file: &File,
+    ch: &Chunked,
+    order: ByteOrder,
+    layout: &VarLayout,
+    region: &Region,
+    buf: &mut ChunkBuffers,
+    dest: &mut [T],
+) -> Result<u64, ChunkError> {
+    let size = layout.storage.size();
+    let (s, f) = (layout.lat_axis.min(layout.lon_axis), layout.lat_axis.max(layout.lon_axis));
+    let (slow, fast_len) =
+        if layout.lat_is_slow() { (region.rows.clone(), layout.nlon()) } else { (region.cols.clone(), layout.nlat()) };
+    debug_assert_eq!(region.n_cells(), slow.len() * fast_len);
+    let mut wanted: Vec<&ChunkLoc> = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow)).collect();
+    wanted.sort_by_key(|c| (c.offset[s], c.offset[f]));
+    // chunk strides, in elements
+    let mut stride = vec![1usize; ch.chunk.len()];
+    for k in (0..ch.chunk.len().saturating_sub(1)).rev() {
+        stride[k] = stride[k + 1] * ch.chunk[k + 1] as usize;
+    }
+    let chunk_len = ch.chunk.iter().product::<u64>() as usize * size;
+    let (cs, cf) = (ch.chunk[s] as usize, ch.chunk[f] as usize);
+    // latitude-slow files are assembled one row of chunks at a time; transposed ones whole
+    let groups: Vec<(usize, usize)> = if layout.lat_is_slow() {
+        let mut g = Vec::new();
+        let mut i = 0;
+        while i < wanted.len() {
+            let j = i + wanted[i..].iter().take_while(|c| c.offset[s] == wanted[i].offset[s]).count();
+            g.push((i, j));
+            i = j;
+        }
+        g
+    } else {
+        vec![(0, wanted.len())]
+    };
+    let mut stored_total = 0u64;
+    let mut done_lines = 0usize;
+    for (gi, gj) in groups {
+        let group = &wanted[gi..gj];
+        let lines = if layout.lat_is_slow() {
+            let lo = (group[0].offset[s] as usize).max(slow.start);
+            lo..(group[0].offset[s] as usize + cs).min(slow.end)
+        } else {
+            slow.clone()
+        };
+        if lines.start != slow.start + done_lines {
+            return Err(ChunkError::Fallback(format!("no chunk stored for line {}", slow.start + done_lines)));
+        }
+        let band = buf.band.get_or_insert_with(|| RawData::zeroed(layout.storage, 0));
+        band.resize(layout.storage, lines.len() * fast_len);
+        let mut covered = 0usize;
+        for c in group {
+            let partial = (0..ch.dims.len()).any(|k| c.offset[k] + ch.chunk[k] > ch.dims[k]);
+            buf.stored.resize(c.size as usize, 0);
+            file.read_exact_at(&mut buf.stored, c.addr).map_err(|e| {
+                ChunkError::Fallback(format!(
+                    "reading the chunk at {:?} ({} bytes at byte {}): {e}",
+                    c.offset, c.size, c.addr
+                ))
+            })?;
+            stored_total += c.size;
+            let pipeline: &[Filter] = if partial && ch.unfiltered_edges { &[] } else { &ch.pipeline };
+            let data = buf
+                .unfilter
+                .run(pipeline, c.mask, &mut buf.stored, chunk_len)
+                .map_err(|why| ChunkError::Corrupt(format!("the chunk at {:?}: {why}", c.offset)))?;
+            // copy the chunk's part of `lines` into the band
+            let bytes = band.bytes_mut();
+            let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
+            let n_f = cf.min(fast_len.saturating_sub(o_f));
+            let first = lines.start.max(o_s);
+            let last = lines.end.min(o_s + cs);
+            for line in first..last {
+                let src = (line - o_s) * stride[s] * size;
+                let dst = ((line - lines.start) * fast_len + o_f) * size;
+                if stride[f] == 1 {
+                    bytes[dst..dst + n_f * size].copy_from_slice(&data[src..src + n_f * size]);
+                } else {
+                    for j in 0..n_f {
+                        let at = src + j * stride[f] * size;
+                        bytes[dst + j * size..dst + (j + 1) * size].copy_from_slice(&data[at..at + size]);
+                    }
+                }
+                covered += n_f;
+            }
+        }
+        if covered != lines.len() * fast_len {
+            return Err(ChunkError::Fallback("a chunk the tile needs was never written (fill values)".into()));
+        }
+        match order {
+            ByteOrder::Big => band.swap_from_big_endian(),
+            ByteOrder::Little => band.swap_from_little_endian(),
+        }
+        let piece = if layout.lat_is_slow() {
+            Region { rows: lines.clone(), cols: region.cols.clone() }
+        } else {
+            Region { rows: region.rows.clone(), cols: lines.clone() }
+        };
+        let cells = piece.n_cells();
+        let at = if layout.lat_is_slow() { done_lines * fast_len } else { 0 };
+        decode_region(layout, &piece, band, &mut dest[at..at + cells]);
+        done_lines += lines.len();
+    }
+    if done_lines != slow.len() {
+        return Err(ChunkError::Fallback(format!("no chunk stored for line {}", slow.start + done_lines)));
+    }
+    Ok(stored_total)
+}
