@@ -52,8 +52,28 @@ pub fn read_checked(
     if let Some(grid) = grid {
         grid.check_same(&Grid::read(&file, path, &layout)?, path, first)?;
     }
-    let raw = read_region(&file, path, &layout, region)?;
+    let raw = read_region(&file, path, &layout, region).map_err(|e| name_filters(e, path, &layout.name))?;
     Ok((layout, raw))
+}
+
+/// A failed read of a compressed variable names the filters sstclim does not decode (a
+/// filter libnetcdf has no plugin for fails the same way): the user learns which filter to
+/// install or convert away from, not just that the library failed.
+fn name_filters(e: InputError, path: &Path, var: &str) -> InputError {
+    let InputError::Read { cause, .. } = &e else { return e };
+    let Ok(file) = std::fs::File::open(path) else { return e };
+    let Ok(meta) = super::h5meta::Hdf5Meta::open(&file) else { return e };
+    let Ok(ds) = meta.dataset(var) else { return e };
+    let Some(id) = super::direct::unsupported_filter(&ds.pipeline) else { return e };
+    InputError::BadVariable {
+        path: path.into(),
+        var: var.into(),
+        problem: format!(
+            "read failed ({cause}): it is compressed with filter {id} ({}), which sstclim does not decode and \
+             this libnetcdf cannot either (no filter plugin)",
+            super::direct::filter_name(id)
+        ),
+    }
 }
 
 /// Refuse a file that a pool keeping stored integers (`--pool i16` on int16 input) would

@@ -223,6 +223,7 @@ pub(crate) fn run_tiles<T: Sample>(
         files_direct: totals.read.direct_files,
         files_library: totals.read.library_files,
         bytes_read: totals.read.bytes,
+        bytes_decompressed: totals.read.inflated,
         outputs: paths.len(),
         verified: plan.verify,
         stage_seconds: RunReport::stage_seconds(&timer),

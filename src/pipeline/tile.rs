@@ -237,6 +237,7 @@ fn first_failure(
     computed?;
     totals.write += written?;
     totals.read.bytes += stats.bytes;
+    totals.read.inflated += stats.inflated;
     totals.read.direct_files += stats.direct_files;
     totals.read.library_files += stats.library_files;
     Ok(())

@@ -112,6 +112,8 @@ pub struct RunReport {
     pub files_direct: usize,
     pub files_library: usize,
     pub bytes_read: u64,
+    /// Bytes compressed chunks inflated to on the direct path (0: no compressed input).
+    pub bytes_decompressed: u64,
     /// Bytes copied to and from the device by GPU engines.
     pub bytes_h2d: u64,
     pub bytes_d2h: u64,
@@ -203,6 +205,13 @@ impl RunReport {
             gb,
             if s.read > 0.0 { gb / s.read } else { 0.0 }
         ));
+        if self.bytes_decompressed > 0 {
+            let (gb_out, secs) = (self.bytes_decompressed as f64 / 1e9, s.read.max(1e-9));
+            out.push_str(&format!(
+                "compressed input: {gb:.3} GB stored inflated to {gb_out:.3} GB ({:.2} GB/s decompressed while reading)\n",
+                gb_out / secs
+            ));
+        }
         out.push_str(&format!(
             "cells {} ({} x {}) x {} target days in {} tile(s); backend {}, pool {}, {} threads; {} output files{}\n",
             self.cells,
