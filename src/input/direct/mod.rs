@@ -53,7 +53,7 @@ use parsed::locate_parsed;
 // the types this path's results carry, defined below it (the header parsers use them too)
 use super::format::{ByteOrder, Format, NotDirect};
 pub use chunked::{read_chunked_into, ChunkBuffers, ChunkError, Chunked};
-pub use filters::{filter_name, fletcher32, unshuffle, unsupported_filter};
+pub use filters::{filter_name, fletcher32, unshuffle, unsupported_filter, Unfilter};
 pub(crate) use library::{dataset_storage, with_hdf5_file};
 pub use library::{hdf5_storage, Hdf5Storage};
 pub use pread::{bytes_of, read_into, DirectBuffer};
