@@ -82,6 +82,17 @@ fn every_fixture_reads_bitwise_equal_to_libnetcdf() {
         let path = fixture(name);
         let layout = layout_of(&path);
         assert_eq!(index_kind(&path, &layout.name), kind, "{name}: the fixture's chunk index");
+        // the parser finds the chunks libhdf5 lists (H5Dget_chunk_info), each field equal
+        let mut parsed = {
+            let file = std::fs::File::open(&path).unwrap();
+            let meta = Hdf5Meta::open(&file).unwrap();
+            meta.chunks(&meta.dataset(&layout.name).unwrap()).unwrap()
+        };
+        let mut listed = direct::hdf5_chunks(&path, &layout.name).unwrap();
+        parsed.sort_by(|a, b| a.offset.cmp(&b.offset));
+        listed.sort_by(|a, b| a.offset.cmp(&b.offset));
+        assert!(!listed.is_empty(), "{name}");
+        assert_eq!(parsed, listed, "{name}: chunks parsed vs libhdf5's");
         let d = direct::probe(&path, &layout).unwrap_or_else(|e| panic!("{name}: not direct: {e}"));
         assert!(d.chunked && d.parsed, "{name}: {d:?}");
         let (nlat, nlon) = (layout.nlat(), layout.nlon());

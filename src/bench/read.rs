@@ -16,9 +16,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::discover::discover;
+use crate::error::Error;
 use crate::input::direct::Unfilter;
 use crate::input::h5meta::{Hdf5Meta, Layout};
-use crate::error::Error;
 use crate::plan::values::WindowArgs;
 
 /// The input files of a job, named as `sstclim run` names them (shared by the benchmarks that

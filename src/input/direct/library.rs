@@ -292,3 +292,35 @@ unsafe fn dims_of(d: hdf5_metno_sys::h5i::hid_t) -> Vec<u64> {
         dims
     }
 }
+
+/// Every allocated chunk of dataset `name` of `path` as libhdf5 lists them
+/// (`H5Dget_chunk_info`): the oracle the metadata parser's chunk indexes are tested against.
+pub fn hdf5_chunks(path: &Path, name: &str) -> Result<Vec<crate::input::h5meta::ChunkLoc>, NotDirect> {
+    use hdf5_metno_sys::{h5d, h5p, h5s};
+    let cname = CString::new(format!("/{name}")).map_err(|e| e.to_string())?;
+    with_hdf5_file(path, |f| {
+        // SAFETY: handles opened and closed here, on the open file, under the library lock;
+        // `offset` has room for the dataset's rank.
+        unsafe {
+            let d = h5d::H5Dopen2(f, cname.as_ptr(), h5p::H5P_DEFAULT);
+            if d < 0 {
+                return Err(format!("no dataset /{name}"));
+            }
+            let rank = dims_of(d).len();
+            let space = h5d::H5Dget_space(d);
+            let mut n = 0;
+            let mut out = Vec::new();
+            if h5d::H5Dget_num_chunks(d, space, &mut n) >= 0 {
+                for i in 0..n {
+                    let (mut offset, mut mask, mut addr, mut size) = (vec![0u64; rank], 0u32, 0u64, 0u64);
+                    if h5d::H5Dget_chunk_info(d, space, i, offset.as_mut_ptr(), &mut mask, &mut addr, &mut size) >= 0 {
+                        out.push(crate::input::h5meta::ChunkLoc { offset, addr, size, mask });
+                    }
+                }
+            }
+            h5s::H5Sclose(space);
+            h5d::H5Dclose(d);
+            Ok(out)
+        }
+    })
+}
