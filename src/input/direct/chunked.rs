@@ -69,7 +69,7 @@ impl Chunked {
     fn wanted(&self, layout: &VarLayout, c: &ChunkLoc, s: usize, slow: &std::ops::Range<usize>) -> bool {
         let extra_at_zero =
             (0..self.dims.len()).all(|k| k == layout.lat_axis || k == layout.lon_axis || c.offset[k] == 0);
-        let (lo, hi) = (c.offset[s], c.offset[s] + self.chunk[s]);
+        let (lo, hi) = (c.offset[s], c.offset[s].saturating_add(self.chunk[s]));
         extra_at_zero && lo < slow.end as u64 && hi > slow.start as u64
     }
 }
@@ -93,11 +93,15 @@ pub fn read_chunked_into<T: Sample>(
     debug_assert_eq!(region.n_cells(), slow.len() * fast_len);
     let mut wanted: Vec<&ChunkLoc> = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow)).collect();
     wanted.sort_by_key(|c| (c.offset[s], c.offset[f]));
+    if let Some(w) = wanted.windows(2).find(|w| (w[0].offset[s], w[0].offset[f]) == (w[1].offset[s], w[1].offset[f])) {
+        return Err(ChunkError::Fallback(format!("two chunks at {:?} in the index", w[0].offset)));
+    }
     // chunk strides, in elements
     let mut stride = vec![1usize; ch.chunk.len()];
     for k in (0..ch.chunk.len().saturating_sub(1)).rev() {
         stride[k] = stride[k + 1] * ch.chunk[k + 1] as usize;
     }
+    // (the chunk index bounds this: see h5meta's chunks())
     let chunk_len = ch.chunk.iter().product::<u64>() as usize * size;
     let (cs, cf) = (ch.chunk[s] as usize, ch.chunk[f] as usize);
     // latitude-slow files are assembled one row of chunks at a time; transposed ones whole
@@ -119,7 +123,7 @@ pub fn read_chunked_into<T: Sample>(
         let group = &wanted[gi..gj];
         let lines = if layout.lat_is_slow() {
             let lo = (group[0].offset[s] as usize).max(slow.start);
-            lo..(group[0].offset[s] as usize + cs).min(slow.end)
+            lo..(group[0].offset[s] as usize).saturating_add(cs).min(slow.end)
         } else {
             slow.clone()
         };
@@ -130,7 +134,7 @@ pub fn read_chunked_into<T: Sample>(
         band.resize(layout.storage, lines.len() * fast_len);
         let mut covered = 0usize;
         for c in group {
-            let partial = (0..ch.dims.len()).any(|k| c.offset[k] + ch.chunk[k] > ch.dims[k]);
+            let partial = (0..ch.dims.len()).any(|k| c.offset[k].saturating_add(ch.chunk[k]) > ch.dims[k]);
             buf.stored.resize(c.size as usize, 0);
             file.read_exact_at(&mut buf.stored, c.addr).map_err(|e| {
                 ChunkError::Fallback(format!(
@@ -149,7 +153,7 @@ pub fn read_chunked_into<T: Sample>(
             let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
             let n_f = cf.min(fast_len.saturating_sub(o_f));
             let first = lines.start.max(o_s);
-            let last = lines.end.min(o_s + cs);
+            let last = lines.end.min(o_s.saturating_add(cs));
             for line in first..last {
                 let src = (line - o_s) * stride[s] * size;
                 let dst = ((line - lines.start) * fast_len + o_f) * size;

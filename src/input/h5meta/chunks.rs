@@ -30,6 +30,8 @@ pub struct ChunkLoc {
 
 /// No chunk index holds more chunks than this (against corrupt counts).
 const MAX_CHUNKS: u64 = 1 << 24;
+/// Chunks larger than this (uncompressed) are left to the library (HDF5's own limit is 4 GiB).
+const MAX_CHUNK_BYTES: u64 = 1 << 31;
 
 impl Hdf5Meta<'_> {
     /// Every allocated chunk of a chunked dataset, in no particular order.
@@ -37,7 +39,12 @@ impl Hdf5Meta<'_> {
         let Layout::Chunked(ch) = &ds.layout else {
             return Err(bad(format!("chunks of {} storage", ds.layout.name())));
         };
-        let unfiltered = ds.dtype.size as u64 * ch.dims.iter().product::<u64>();
+        let unfiltered = ch
+            .dims
+            .iter()
+            .try_fold(ds.dtype.size as u64, |n, &d| n.checked_mul(d))
+            .filter(|&n| n <= MAX_CHUNK_BYTES)
+            .ok_or_else(|| unsupported(format!("chunks of {:?} values of {} bytes", ch.dims, ds.dtype.size)))?;
         // array indexes number chunks on the grid (the B-trees hold their offsets)
         let grid = || Grid::new(ds, ch);
         let mut out = Vec::new();
@@ -99,7 +106,7 @@ impl Hdf5Meta<'_> {
             if kind != 1 {
                 return Err(bad(format!("a B-tree node of type {kind} as a chunk index")));
             }
-            if parent_level.is_some_and(|p| level + 1 != p) || usize::from(level) > MAX_DEPTH {
+            if parent_level.is_some_and(|p| level.checked_add(1) != Some(p)) || usize::from(level) > MAX_DEPTH {
                 return Err(bad("a chunk B-tree node at the wrong level"));
             }
             let len = 8 + 2 * o + used * (key + o) + key;
@@ -234,6 +241,9 @@ impl Hdf5Meta<'_> {
         let sblks = (0..nsblk_addrs).map(|_| self.sizes.addr(&mut c)).collect::<Result<Vec<_>>>()?;
         // a data block of `n` elements (None: never allocated)
         let data_block = |at: Option<u64>, n: u64, out: &mut Vec<Element>| -> Result<()> {
+            if (out.len() as u64).saturating_add(n) > MAX_CHUNKS {
+                return Err(unsupported("more than 16 Mi chunks"));
+            }
             let Some(at) = at else {
                 out.extend(std::iter::repeat_n(Element::default(), n as usize));
                 return Ok(());
@@ -268,10 +278,11 @@ impl Hdf5Meta<'_> {
         for (k, sb) in sblks.iter().enumerate() {
             let (ndblks, nelmts) = sblk(iblk_nsblks + k);
             let Some(sb) = *sb else {
-                if out.len() as u64 + ndblks * nelmts > MAX_CHUNKS {
-                    return Ok(out); // unallocated tail: no chunks
+                let n = ndblks.saturating_mul(nelmts);
+                if (out.len() as u64).saturating_add(n) > MAX_CHUNKS {
+                    return Ok(out); // an unallocated tail: no more chunks
                 }
-                out.extend(std::iter::repeat_n(Element::default(), (ndblks * nelmts) as usize));
+                out.extend(std::iter::repeat_n(Element::default(), n as usize));
                 continue;
             };
             if nelmts > page {
