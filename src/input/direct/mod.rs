@@ -189,15 +189,15 @@ fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused)
         Ok((Place::Chunked(ch), order)) => (ch, order),
         // the library's verdict stands
         Ok((Place::Contiguous(_), _)) => return Err(refused.text()),
-        Err(Refused::Unsupported(why)) => return Err(format!("(chunked: {why})")),
-        Err(Refused::Not(why)) => return Err(format!("({why})")),
+        // the library's reason, with the parser's where it read further
+        Err(Refused::Unsupported(why) | Refused::Not(why)) => return Err(format!("{} ({why})", refused.text())),
     };
     let region = super::read::Region { rows: 0..layout.nlat(), cols: 0..layout.nlon() };
     let mut ours = vec![0f32; region.n_cells()];
     let mut theirs = vec![0f32; region.n_cells()];
     let mut buf = ChunkBuffers::default();
     read_chunked_into(file, &ch, order, layout, &region, &mut buf, &mut ours).map_err(|e| match e {
-        ChunkError::Fallback(why) | ChunkError::Corrupt(why) => format!("(chunked: {why})"),
+        ChunkError::Fallback(why) | ChunkError::Corrupt(why) => format!("stored in chunks: {why}"),
     })?;
     let nc = super::open::open(path).map_err(|e| e.to_string())?;
     let raw = super::read::read_region(&nc, path, layout, &region).map_err(|e| e.to_string())?;
@@ -207,7 +207,7 @@ fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused)
             "{}: its chunks decoded here differ from libnetcdf's values: reading every file through libnetcdf",
             path.display()
         );
-        return Err("(chunked: decoded values differ from libnetcdf's)".into());
+        return Err("stored in chunks whose values decoded here differ from libnetcdf's".into());
     }
     Ok(DirectLayout { format: Format::Hdf5, order, offset: 0, parsed: true, chunked: true })
 }
