@@ -162,7 +162,7 @@ fn a_corrupt_chunk_is_an_error_naming_the_chunk() {
 
 #[test]
 fn corrupt_chunk_indexes_never_panic() {
-    // every byte of each fixture's metadata and indexes flipped in turn (a few thousand
+    // every fifth byte of each fixture's metadata and indexes flipped in turn (a few thousand
     // variants): the parser answers Ok or an error, never a panic or a read out of range
     for name in ["nc_i16_fletcher32_unlimited.nc", "h5_fixed_array.nc", "h5_extensible_array.nc", "h5_btree2.nc"] {
         let good = std::fs::read(fixture(name)).unwrap();
@@ -174,7 +174,7 @@ fn corrupt_chunk_indexes_never_panic() {
         // the bytes before the first chunk: headers, B-tree nodes, array blocks
         let end = chunks.iter().map(|c| c.addr).min().unwrap() as usize;
         let mut state = 0x2545_f491_4f6c_dd1du64;
-        for i in (0..end.min(good.len())).step_by(3) {
+        for i in (0..end.min(good.len())).step_by(5) {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;

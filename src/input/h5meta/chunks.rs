@@ -28,8 +28,9 @@ pub struct ChunkLoc {
     pub mask: u32,
 }
 
-/// No chunk index holds more chunks than this (against corrupt counts).
-const MAX_CHUNKS: u64 = 1 << 24;
+/// No chunk index holds more chunks than this (against corrupt counts; more are left to the
+/// library).
+const MAX_CHUNKS: u64 = 1 << 22;
 /// Chunks larger than this (uncompressed) are left to the library (HDF5's own limit is 4 GiB).
 const MAX_CHUNK_BYTES: u64 = 1 << 31;
 
@@ -62,6 +63,9 @@ impl Hdf5Meta<'_> {
             }
             ChunkIndex::Implicit(Some(a)) => {
                 let grid = grid()?;
+                if grid.n_linear() > MAX_CHUNKS {
+                    return Err(unsupported("more than 4 Mi chunks"));
+                }
                 for i in 0..grid.n_linear() {
                     let addr =
                         i.checked_mul(unfiltered).and_then(|o| o.checked_add(a)).ok_or_else(|| bad("chunk address"))?;
@@ -72,14 +76,14 @@ impl Hdf5Meta<'_> {
             }
             ChunkIndex::FixedArray(Some(a)) => {
                 let grid = grid()?;
-                for (i, e) in self.fixed_array(a, ds.pipeline.is_empty())?.into_iter().enumerate() {
-                    grid.push(i as u64, e, unfiltered, &mut out);
+                for (i, e) in self.fixed_array(a, ds.pipeline.is_empty())?.got {
+                    grid.push(i, e, unfiltered, &mut out);
                 }
             }
             ChunkIndex::ExtensibleArray(Some(a)) => {
                 let grid = grid()?;
-                for (i, e) in self.extensible_array(a, ds.pipeline.is_empty())?.into_iter().enumerate() {
-                    grid.push(i as u64, e, unfiltered, &mut out);
+                for (i, e) in self.extensible_array(a, ds.pipeline.is_empty())?.got {
+                    grid.push(i, e, unfiltered, &mut out);
                 }
             }
             ChunkIndex::BTree2(Some(a)) => self.btree2_chunks(a, ch, unfiltered, &mut out)?,
@@ -122,7 +126,7 @@ impl Hdf5Meta<'_> {
                 if level == 0 {
                     out.push(ChunkLoc { offset, addr: child, size, mask });
                     if out.len() as u64 > MAX_CHUNKS {
-                        return Err(unsupported("more than 16 Mi chunks"));
+                        return Err(unsupported("more than 4 Mi chunks"));
                     }
                 } else {
                     stack.push((child, Some(level)));
@@ -133,7 +137,7 @@ impl Hdf5Meta<'_> {
     }
 
     /// The elements of a fixed array (`FAHD` header, `FADB` data block, paged or not).
-    fn fixed_array(&self, addr: u64, unfiltered: bool) -> Result<Vec<Element>> {
+    fn fixed_array(&self, addr: u64, unfiltered: bool) -> Result<Elements> {
         let (o, l) = (self.sizes.addr, self.sizes.len);
         let block = self.src.read(addr, (4 + 4 + l + o + 4) as u64, "fixed array header")?;
         let mut c = Cur::new(&block, "fixed array header");
@@ -151,7 +155,8 @@ impl Hdf5Meta<'_> {
         if n > MAX_CHUNKS || page_bits > 32 {
             return Err(bad(format!("a fixed array of {n} elements")));
         }
-        let Some(data) = data else { return Ok(vec![Element::default(); n as usize]) };
+        let mut out = Elements::default();
+        let Some(data) = data else { return Ok(out) };
         let prefix = 4 + 1 + 1 + o;
         let page = 1u64 << page_bits;
         if n <= page {
@@ -161,7 +166,10 @@ impl Hdf5Meta<'_> {
             c.signature(b"FADB")?;
             verify(&block, "fixed array data block")?;
             c.skip(prefix - 4)?;
-            return (0..n).map(|_| format.read(&mut c, o)).collect();
+            for _ in 0..n {
+                out.push(format.read(&mut c, o)?)?;
+            }
+            return Ok(out);
         }
         // paged: a bitmap of initialised pages, then the pages after the block
         let pages = n.div_ceil(page);
@@ -174,11 +182,10 @@ impl Hdf5Meta<'_> {
         c.skip(prefix - 4)?;
         let bits = c.take(bitmap)?.to_vec();
         let page_len = page * elem as u64 + 4;
-        let mut out = Vec::with_capacity(n as usize);
         for p in 0..pages {
             let count = page.min(n - p * page);
             if bits[(p / 8) as usize] & (0x80 >> (p % 8)) == 0 {
-                out.extend(std::iter::repeat_n(Element::default(), count as usize));
+                out.skip(count)?;
                 continue;
             }
             let at = data + len as u64 + p * page_len;
@@ -186,7 +193,7 @@ impl Hdf5Meta<'_> {
             verify(&block, "fixed array page")?;
             let mut c = Cur::new(&block, "fixed array page");
             for _ in 0..count {
-                out.push(format.read(&mut c, o)?);
+                out.push(format.read(&mut c, o)?)?;
             }
         }
         Ok(out)
@@ -194,7 +201,7 @@ impl Hdf5Meta<'_> {
 
     /// The elements of an extensible array (`EAHD` header, `EAIB` index block, `EASB`
     /// secondary blocks, `EADB` data blocks; paged data blocks are not read here).
-    fn extensible_array(&self, addr: u64, unfiltered: bool) -> Result<Vec<Element>> {
+    fn extensible_array(&self, addr: u64, unfiltered: bool) -> Result<Elements> {
         let (o, l) = (self.sizes.addr, self.sizes.len);
         let block = self.src.read(addr, (4 + 1 + 1 + 6 + 6 * l + o + 4) as u64, "extensible array header")?;
         let mut c = Cur::new(&block, "extensible array header");
@@ -220,7 +227,8 @@ impl Hdf5Meta<'_> {
         if !min_elmts_dblk.is_power_of_two() || !min_ptrs.is_power_of_two() {
             return Err(bad("an extensible array of impossible block sizes"));
         }
-        let Some(iblock) = iblock else { return Ok(Vec::new()) };
+        let mut out = Elements::default();
+        let Some(iblock) = iblock else { return Ok(out) };
         // super block sizes (`H5EA__hdr_init`)
         let nsblks = 1 + usize::from(max_bits).saturating_sub(log2(u64::from(min_elmts_dblk)) as usize);
         let sblk = |u: usize| -> (u64, u64) { (1u64 << (u / 2), (1u64 << u.div_ceil(2)) * u64::from(min_elmts_dblk)) };
@@ -236,18 +244,14 @@ impl Hdf5Meta<'_> {
         c.signature(b"EAIB")?;
         verify(&block, "extensible array index block")?;
         c.skip(prefix - 4)?;
-        let mut out = (0..iblock_elmts).map(|_| format.read(&mut c, o)).collect::<Result<Vec<_>>>()?;
+        for _ in 0..iblock_elmts {
+            out.push(format.read(&mut c, o)?)?;
+        }
         let dblks = (0..ndblk_addrs).map(|_| self.sizes.addr(&mut c)).collect::<Result<Vec<_>>>()?;
         let sblks = (0..nsblk_addrs).map(|_| self.sizes.addr(&mut c)).collect::<Result<Vec<_>>>()?;
         // a data block of `n` elements (None: never allocated)
-        let data_block = |at: Option<u64>, n: u64, out: &mut Vec<Element>| -> Result<()> {
-            if (out.len() as u64).saturating_add(n) > MAX_CHUNKS {
-                return Err(unsupported("more than 16 Mi chunks"));
-            }
-            let Some(at) = at else {
-                out.extend(std::iter::repeat_n(Element::default(), n as usize));
-                return Ok(());
-            };
+        let data_block = |at: Option<u64>, n: u64, out: &mut Elements| -> Result<()> {
+            let Some(at) = at else { return out.skip(n) };
             if n > page {
                 return Err(unsupported("paged extensible array data blocks"));
             }
@@ -258,7 +262,7 @@ impl Hdf5Meta<'_> {
             verify(&block, "extensible array data block")?;
             c.skip(prefix - 4 + arr_off)?;
             for _ in 0..n {
-                out.push(format.read(&mut c, o)?);
+                out.push(format.read(&mut c, o)?)?;
             }
             Ok(())
         };
@@ -269,20 +273,16 @@ impl Hdf5Meta<'_> {
             for _ in 0..ndblks {
                 data_block(dblks.get(d).copied().flatten(), nelmts, &mut out)?;
                 d += 1;
-                if out.len() as u64 > MAX_CHUNKS {
-                    return Err(unsupported("more than 16 Mi chunks"));
-                }
             }
         }
         // then the secondary blocks, each pointing to its data blocks
         for (k, sb) in sblks.iter().enumerate() {
             let (ndblks, nelmts) = sblk(iblk_nsblks + k);
             let Some(sb) = *sb else {
-                let n = ndblks.saturating_mul(nelmts);
-                if (out.len() as u64).saturating_add(n) > MAX_CHUNKS {
-                    return Ok(out); // an unallocated tail: no more chunks
+                // an unallocated secondary block: no chunks (nor any after it past the limit)
+                if out.skip(ndblks.saturating_mul(nelmts)).is_err() {
+                    return Ok(out);
                 }
-                out.extend(std::iter::repeat_n(Element::default(), n as usize));
                 continue;
             };
             if nelmts > page {
@@ -297,9 +297,6 @@ impl Hdf5Meta<'_> {
             for _ in 0..ndblks {
                 let at = self.sizes.addr(&mut c)?;
                 data_block(at, nelmts, &mut out)?;
-                if out.len() as u64 > MAX_CHUNKS {
-                    return Err(unsupported("more than 16 Mi chunks"));
-                }
             }
         }
         Ok(out)
@@ -344,7 +341,7 @@ impl Hdf5Meta<'_> {
                 out.push(ChunkLoc { offset, addr, size, mask });
             }
             if out.len() as u64 > MAX_CHUNKS {
-                return Err(unsupported("more than 16 Mi chunks"));
+                return Err(unsupported("more than 4 Mi chunks"));
             }
             for _ in 0..n_ptr {
                 let child = self.sizes.addr(&mut c)?.ok_or_else(|| bad("a B-tree child at no address"))?;
@@ -355,6 +352,31 @@ impl Hdf5Meta<'_> {
                 let child_nrec = u16::try_from(child_nrec).map_err(|_| bad("B-tree node record count"))?;
                 stack.push((child, child_nrec, depth - 1));
             }
+        }
+        Ok(())
+    }
+}
+
+/// The allocated elements of an array index, by their index in the array.
+#[derive(Default)]
+struct Elements {
+    next: u64,
+    got: Vec<(u64, Element)>,
+}
+
+impl Elements {
+    fn push(&mut self, e: Element) -> Result<()> {
+        if e.addr.is_some() {
+            self.got.push((self.next, e));
+        }
+        self.skip(1)
+    }
+
+    /// `n` elements never allocated.
+    fn skip(&mut self, n: u64) -> Result<()> {
+        self.next = self.next.saturating_add(n);
+        if self.next > MAX_CHUNKS {
+            return Err(unsupported("more than 4 Mi chunks"));
         }
         Ok(())
     }
@@ -422,7 +444,7 @@ impl Grid {
     }
 
     fn n_linear(&self) -> u64 {
-        self.counts.iter().product()
+        self.counts.iter().fold(1u64, |n, &c| n.saturating_mul(c))
     }
 
     /// The element offset of linear chunk `i`, or None where it lies outside the dataset.
