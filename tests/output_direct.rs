@@ -33,6 +33,7 @@ fn meta() -> OutputMeta {
             half_window: 2,
             calendar: sstclim::calendar::Calendar::Ordinal,
         },
+        rules: sstclim::smooth::DayRules::default(),
         grid: Grid { lat: coord("lat", NLAT, 2.5), lon: coord("lon", NLON, 1.5) },
         input_var: "sst".into(),
         var_meta: VarMeta {

@@ -98,17 +98,55 @@ pub(super) fn write_segments(
     if let Err(e) = created {
         return (outputs, Err(e.into()));
     }
+    // Feb 29 filling and smoothing need every day of the tile: segments are held, not written
+    let (plan, n_cells) = (ctx.plan, ctx.region.n_cells());
+    let mut held = plan
+        .rules
+        .holds(plan.window.calendar)
+        .then(|| TileResult::new(plan.stats.n_stats(), ctx.job.window.targets.len(), n_cells));
     for f in results {
         let start = Instant::now();
         let bytes = (f.result.values.len() * 4) as u64;
-        let r = trace.span("write", tile, Some(f.index), || {
-            (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
-        });
+        let r = match held.as_mut() {
+            Some(all) => {
+                trace.span("hold", tile, Some(f.index), || (hold(all, f.targets.clone(), &f.result), bytes));
+                Ok(())
+            }
+            None => trace.span("write", tile, Some(f.index), || {
+                (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
+            }),
+        };
         spent += start.elapsed();
         let _ = back.send(f.result);
         if let Err(e) = r {
             return (outputs, Err(e.into()));
         }
     }
+    if let Some(all) = held {
+        let start = Instant::now();
+        let days = trace.span("smooth", tile, None, || (plan.rules.apply(&plan.window, &all, ctx.threads), 0));
+        drop(all);
+        let bytes = (days.values.len() * 4) as u64;
+        let r =
+            trace.span("write", tile, None, || (outputs.write_targets(ctx.region, 0..days.n_targets, &days), bytes));
+        spent += start.elapsed();
+        if let Err(e) = r {
+            return (outputs, Err(e.into()));
+        }
+    }
     (outputs, Ok(spent))
+}
+
+/// Copy a segment's results (targets `targets` of the tile) into the tile's held results.
+fn hold(all: &mut TileResult, targets: std::ops::Range<usize>, seg: &TileResult) {
+    let n = all.n_cells;
+    for stat in 0..all.n_stats {
+        for (i, t) in targets.clone().enumerate() {
+            let at = (stat * all.n_targets + t) * n;
+            all.values[at..at + n].copy_from_slice(seg.row(stat, i));
+        }
+    }
+    for (i, t) in targets.enumerate() {
+        all.counts[t * n..(t + 1) * n].copy_from_slice(&seg.counts[i * n..(i + 1) * n]);
+    }
 }
