@@ -19,6 +19,7 @@
 //! * a missing value (NaN) spreads over every day whose window holds it, as in `runavg`.
 
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use rayon::prelude::*;
 
@@ -108,53 +109,130 @@ impl DayRules {
         WindowSpec { doys: self.computed_doys(spec), ..spec.clone() }
     }
 
+    /// The day-of-year axis of `spec`'s job under these rules: which days are computed, and
+    /// how each day written is made from them.
+    pub fn axis(&self, spec: &WindowSpec) -> DayAxis {
+        let computed = self.computed_doys(spec);
+        let n = year_length(spec.calendar, &spec.years) as usize;
+        // row of each day of the year among the computed days (usize::MAX: not computed)
+        let mut row = vec![usize::MAX; n + 1];
+        for (i, &d) in computed.iter().enumerate() {
+            row[d as usize] = i;
+        }
+        let width = self.smooth.max(1);
+        DayAxis {
+            written: spec.doys.clone(),
+            computed,
+            row,
+            n,
+            half: usize::from(width / 2),
+            weight: 1.0 / f64::from(width),
+            interpolate: self.interpolates(spec.calendar),
+        }
+    }
+
     /// The results of the days `spec` asks for, from `computed` (every day of
     /// [`DayRules::computed_doys`] in order): Feb 29 filled, then smoothed, cell by cell on
     /// `threads`.
     pub fn apply(&self, spec: &WindowSpec, computed: &TileResult, threads: &rayon::ThreadPool) -> TileResult {
-        let doys = self.computed_doys(spec);
-        debug_assert_eq!(doys.len(), computed.n_targets);
-        let n = year_length(spec.calendar, &spec.years) as usize;
-        // row of each day of the year in `computed` (usize::MAX: not computed)
-        let mut row = vec![usize::MAX; n + 1];
-        for (i, &d) in doys.iter().enumerate() {
-            row[d as usize] = i;
+        let axis = self.axis(spec);
+        axis.apply(computed, 0..spec.doys.len(), threads)
+    }
+}
+
+/// The day-of-year axis of a job: the days computed, the days written, and how the second
+/// are made from the first ([`DayRules::axis`]).
+#[derive(Clone, Debug)]
+pub struct DayAxis {
+    /// Days of year written, in order (the job's `--doys`, or a rank's slice).
+    pub written: Vec<u16>,
+    /// Days of year computed, in order: the written ones and their halo.
+    pub computed: Vec<u16>,
+    /// Index among `computed` of each day of the year (`usize::MAX`: not computed).
+    row: Vec<usize>,
+    /// Days in the year.
+    n: usize,
+    /// `(W - 1) / 2`.
+    half: usize,
+    /// `1 / W`, rounded once.
+    weight: f64,
+    interpolate: bool,
+}
+
+impl DayAxis {
+    /// The day of the year `k` days after `d` (negative: before), around the year.
+    fn around(&self, d: usize, k: isize) -> usize {
+        ((d as isize - 1 + k).rem_euclid(self.n as isize) + 1) as usize
+    }
+
+    /// The computed rows written target `t` is made from.
+    pub fn inputs(&self, t: usize) -> Vec<usize> {
+        let d = self.written[t] as usize;
+        let h = self.half as isize;
+        let mut rows = Vec::new();
+        for k in -h..=h {
+            match self.around(d, k) {
+                FEB29_USIZE if self.interpolate => rows.extend([self.row[FEB29_USIZE - 1], self.row[FEB29_USIZE + 1]]),
+                e => rows.push(self.row[e]),
+            }
         }
-        let (n_stats, n_cells) = (computed.n_stats, computed.n_cells);
-        let mut out = TileResult::new(n_stats, spec.doys.len(), n_cells);
-        let interpolate = self.interpolates(spec.calendar) && row[FEB29 as usize] != usize::MAX;
-        let s = (self.smooth.max(1) / 2) as usize;
-        let c = 1.0 / f64::from(self.smooth.max(1));
-        let out_targets = spec.doys.len();
+        rows
+    }
+
+    /// Written targets `targets`, made from `computed` (every computed day, in order; only the
+    /// rows [`DayAxis::inputs`] names are read): Feb 29 filled, then smoothed, cell by cell
+    /// on `threads`. Counts (not written) are those of the day itself.
+    pub fn apply(&self, computed: &TileResult, targets: Range<usize>, threads: &rayon::ThreadPool) -> TileResult {
+        debug_assert_eq!(self.computed.len(), computed.n_targets);
+        let (n_stats, n_cells, n_out) = (computed.n_stats, computed.n_cells, targets.len());
+        let mut out = TileResult::new(n_stats, n_out, n_cells);
+        // the days these targets read, once each
+        let mut needed: Vec<usize> = Vec::new();
+        for t in targets.clone() {
+            let d = self.written[t] as usize;
+            for k in -(self.half as isize)..=self.half as isize {
+                needed.push(self.around(d, k));
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
+        let interpolate = self.interpolate && needed.contains(&FEB29_USIZE);
         threads.install(|| {
-            // each stat and chunk of cells on its own: the same arithmetic whatever the split
+            // each statistic and chunk of cells on its own: the same arithmetic whatever the split
             let chunks: Vec<(usize, usize)> =
                 (0..n_stats).flat_map(|st| (0..n_cells).step_by(CHUNK).map(move |c0| (st, c0))).collect();
             let pieces: Vec<Vec<f64>> = chunks
                 .par_iter()
                 .map(|&(st, c0)| {
                     let w = CHUNK.min(n_cells - c0);
-                    let src = |d: usize| &computed.row(st, row[d])[c0..c0 + w];
-                    // the filled series, only the computed days (others stay empty)
-                    let mut filled: Vec<Vec<f64>> = vec![Vec::new(); n + 1];
-                    for &d in &doys {
-                        filled[d as usize] = src(d as usize).to_vec();
+                    let src = |d: usize| &computed.row(st, self.row[d])[c0..c0 + w];
+                    let mut filled: Vec<&[f64]> = vec![&[]; self.n + 1];
+                    for &d in &needed {
+                        if !(interpolate && d == FEB29_USIZE) {
+                            filled[d] = src(d);
+                        }
                     }
+                    let feb29: Vec<f64> = match interpolate {
+                        true => {
+                            let (a, b) = (src(FEB29_USIZE - 1), src(FEB29_USIZE + 1));
+                            a.iter().zip(b).map(|(&a, &b)| 0.5 * a + 0.5 * b).collect()
+                        }
+                        false => Vec::new(),
+                    };
                     if interpolate {
-                        let (a, b) = (src(FEB29 as usize - 1), src(FEB29 as usize + 1));
-                        filled[FEB29 as usize] = a.iter().zip(b).map(|(&a, &b)| 0.5 * a + 0.5 * b).collect();
+                        filled[FEB29_USIZE] = &feb29;
                     }
-                    let mut piece = vec![0.0; out_targets * w];
-                    for (t, &d) in spec.doys.iter().enumerate() {
-                        let acc = &mut piece[t * w..(t + 1) * w];
-                        if s == 0 {
-                            acc.copy_from_slice(&filled[d as usize]);
+                    let mut piece = vec![0.0; n_out * w];
+                    for (i, t) in targets.clone().enumerate() {
+                        let (acc, d) = (&mut piece[i * w..(i + 1) * w], self.written[t] as usize);
+                        if self.half == 0 {
+                            acc.copy_from_slice(filled[d]);
                             continue;
                         }
-                        for k in 0..=2 * s {
-                            let day = (d as usize - 1 + n + k - s) % n + 1;
-                            for (a, &v) in acc.iter_mut().zip(&filled[day]) {
-                                *a += v * c;
+                        // runavg in window order: s += v * (1/W), each product rounded
+                        for k in -(self.half as isize)..=self.half as isize {
+                            for (a, &v) in acc.iter_mut().zip(filled[self.around(d, k)]) {
+                                *a += v * self.weight;
                             }
                         }
                     }
@@ -163,20 +241,21 @@ impl DayRules {
                 .collect();
             for (&(st, c0), piece) in chunks.iter().zip(pieces) {
                 let w = CHUNK.min(n_cells - c0);
-                for t in 0..out_targets {
-                    let start = (st * out_targets + t) * n_cells + c0;
-                    out.values[start..start + w].copy_from_slice(&piece[t * w..(t + 1) * w]);
+                for i in 0..n_out {
+                    let start = (st * n_out + i) * n_cells + c0;
+                    out.values[start..start + w].copy_from_slice(&piece[i * w..(i + 1) * w]);
                 }
             }
         });
-        // counts are not written; those of the days asked for are kept for completeness
-        for (t, &d) in spec.doys.iter().enumerate() {
-            let src = row[d as usize] * n_cells;
-            out.counts[t * n_cells..(t + 1) * n_cells].copy_from_slice(&computed.counts[src..src + n_cells]);
+        for (i, t) in targets.enumerate() {
+            let src = self.row[self.written[t] as usize] * n_cells;
+            out.counts[i * n_cells..(i + 1) * n_cells].copy_from_slice(&computed.counts[src..src + n_cells]);
         }
         out
     }
 }
+
+const FEB29_USIZE: usize = FEB29 as usize;
 
 /// Cells processed together: a chunk's year of rows stays in cache while it is summed.
 const CHUNK: usize = 512;

@@ -98,19 +98,18 @@ pub(super) fn write_segments(
     if let Err(e) = created {
         return (outputs, Err(e.into()));
     }
-    // Feb 29 filling and smoothing need every day of the tile: segments are held, not written
+    // Feb 29 filling and smoothing read neighbouring days: segments are held, and each day is
+    // written as soon as the days it is made from are in (those whose windows wrap around the
+    // year wait for the last segment)
     let (plan, n_cells) = (ctx.plan, ctx.region.n_cells());
-    let mut held = plan
-        .rules
-        .holds(plan.window.calendar)
-        .then(|| TileResult::new(plan.stats.n_stats(), ctx.job.window.targets.len(), n_cells));
+    let mut held = plan.rules.holds(plan.window.calendar).then(|| Held::new(ctx, n_cells));
     for f in results {
         let start = Instant::now();
         let bytes = (f.result.values.len() * 4) as u64;
         let r = match held.as_mut() {
-            Some(all) => {
-                trace.span("hold", tile, Some(f.index), || (hold(all, f.targets.clone(), &f.result), bytes));
-                Ok(())
+            Some(held) => {
+                trace.span("hold", tile, Some(f.index), || (held.hold(f.targets.clone(), &f.result), bytes));
+                held.write_ready(ctx, &mut outputs, f.index)
             }
             None => trace.span("write", tile, Some(f.index), || {
                 (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
@@ -122,19 +121,71 @@ pub(super) fn write_segments(
             return (outputs, Err(e.into()));
         }
     }
-    if let Some(all) = held {
+    if let Some(held) = held.as_mut() {
         let start = Instant::now();
-        let days = trace.span("smooth", tile, None, || (plan.rules.apply(&plan.window, &all, ctx.threads), 0));
-        drop(all);
-        let bytes = (days.values.len() * 4) as u64;
-        let r =
-            trace.span("write", tile, None, || (outputs.write_targets(ctx.region, 0..days.n_targets, &days), bytes));
+        let r = held.write_ready(ctx, &mut outputs, ctx.segments.len());
         spent += start.elapsed();
         if let Err(e) = r {
             return (outputs, Err(e.into()));
         }
+        debug_assert!(held.written.iter().all(|&w| w), "every day is written once its inputs are in");
     }
     (outputs, Ok(spent))
+}
+
+/// A tile's computed days, held for Feb 29 filling and smoothing, and which written days are out.
+struct Held {
+    axis: crate::smooth::DayAxis,
+    all: TileResult,
+    /// Computed days that are in.
+    ready: Vec<bool>,
+    /// Written days that are written.
+    written: Vec<bool>,
+}
+
+impl Held {
+    fn new(ctx: &TileCtx<'_>, n_cells: usize) -> Held {
+        let axis = ctx.plan.rules.axis(&ctx.plan.window);
+        debug_assert_eq!(axis.computed.len(), ctx.job.window.targets.len());
+        let all = TileResult::new(ctx.plan.stats.n_stats(), axis.computed.len(), n_cells);
+        Held { ready: vec![false; axis.computed.len()], written: vec![false; axis.written.len()], axis, all }
+    }
+
+    /// Copy a segment's results (targets `targets` of the tile) in.
+    fn hold(&mut self, targets: std::ops::Range<usize>, seg: &TileResult) {
+        hold(&mut self.all, targets.clone(), seg);
+        self.ready[targets].iter_mut().for_each(|r| *r = true);
+    }
+
+    /// Make and write every written day whose inputs are all in, in runs of consecutive days.
+    fn write_ready(
+        &mut self,
+        ctx: &TileCtx<'_>,
+        outputs: &mut OutputSet,
+        batch: usize,
+    ) -> Result<(), crate::output::OutputError> {
+        let ready: Vec<bool> = (0..self.written.len())
+            .map(|t| !self.written[t] && self.axis.inputs(t).iter().all(|&r| self.ready[r]))
+            .collect();
+        let mut t = 0;
+        while t < ready.len() {
+            if !ready[t] {
+                t += 1;
+                continue;
+            }
+            let run = t..(t..ready.len()).find(|&u| !ready[u]).unwrap_or(ready.len());
+            let days = ctx
+                .trace
+                .span("smooth", ctx.tile, Some(batch), || (self.axis.apply(&self.all, run.clone(), ctx.threads), 0));
+            let bytes = (days.values.len() * 4) as u64;
+            ctx.trace.span("write", ctx.tile, Some(batch), || {
+                (outputs.write_targets(ctx.region, run.clone(), &days), bytes)
+            })?;
+            self.written[run.clone()].iter_mut().for_each(|w| *w = true);
+            t = run.end;
+        }
+        Ok(())
+    }
 }
 
 /// Copy a segment's results (targets `targets` of the tile) into the tile's held results.
