@@ -269,7 +269,7 @@ impl<'a> Ranks<'a> {
         let job = JobTiming::new(
             self.plan.command_line.clone(),
             format!("{:?}", self.plan.output.layout),
-            self.plan.window.required_dates().len(),
+            self.plan.rules.computed_spec(&self.plan.window).required_dates_with(self.plan.rules.edges).len(),
             outputs,
             self.wall.elapsed().as_secs_f64(),
             per_rank,
