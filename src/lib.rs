@@ -25,6 +25,7 @@ pub mod plan;
 pub mod pool;
 pub mod report;
 pub mod run;
+pub mod smooth;
 pub mod template;
 pub mod tools;
 pub mod util;

@@ -33,7 +33,8 @@ pub struct FoundInputs {
 
 /// Discover the files `spec` needs and inspect the first one (shared with the MPI validation).
 pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Error> {
-    let required = spec.required_dates();
+    // the days computed: those asked for and the halo days smoothing and Feb 29 need
+    let required = plan.rules.computed_spec(spec).required_dates_with(plan.rules.edges);
     if required.is_empty() {
         return Err(no_days(spec));
     }
@@ -82,7 +83,8 @@ fn inspect_first(first: &std::path::Path, var: Option<&str>) -> Result<(VarLayou
 impl Job {
     fn prepare(plan: &JobPlan) -> Result<Job, Error> {
         let FoundInputs { inputs, first, layout, grid } = find_inputs(plan, &plan.window)?;
-        let window = WindowPlan::build(&plan.window, |d| inputs.files.contains_key(&d));
+        let computed = plan.rules.computed_spec(&plan.window);
+        let window = WindowPlan::build_with(&computed, plan.rules.edges, |d| inputs.files.contains_key(&d));
         let files = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
         Ok(Job { inputs, first, layout, grid, window, files })
     }

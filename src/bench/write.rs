@@ -165,6 +165,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
             half_window: 5,
             calendar: Calendar::Ordinal,
         },
+        rules: crate::smooth::DayRules::default(),
         grid: Grid { lat: coord("lat", nlat, 180.0), lon: coord("lon", nlon, 360.0) },
         input_var: "sst".into(),
         var_meta: VarMeta { units: Some("degree_Celsius".into()), long_name: None, standard_name: None },

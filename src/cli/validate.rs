@@ -21,6 +21,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
     if args.window.half_window > 182 {
         return Err(PlanError::HalfWindow(args.window.half_window));
     }
+    check_rules(args)?;
     for (i, p) in args.percentile.iter().enumerate() {
         if args.percentile[..i].contains(p) {
             return Err(PlanError::DuplicatePercentile(p.to_string()));
@@ -48,6 +49,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         input: args.input.clone(),
         var: args.var.clone(),
         window: args.window.spec(),
+        rules: args.window.rules(),
         stats: StatSpec { percentiles: args.percentile.clone(), method: args.method, min_samples: args.min_samples },
         output: OutputSpec {
             dir: args.output.clone(),
@@ -109,6 +111,32 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
     };
     check_gpu_limits(&plan)?;
     Ok(plan)
+}
+
+/// The Hobday climatology's flags (`--smooth`, `--feb29`, `--layout climatology`) against the
+/// calendar and the days asked for.
+fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
+    let w = &args.window;
+    let n = crate::smooth::year_length(w.calendar, &w.years.0);
+    if w.smooth % 2 == 0 || w.smooth > n {
+        return Err(PlanError::Smooth(w.smooth, n));
+    }
+    if w.feb29 == crate::smooth::Feb29::Interpolate && w.calendar != crate::calendar::Calendar::Hobday366 {
+        return Err(PlanError::Feb29Calendar);
+    }
+    if w.smooth > 1 && n == 365 && w.doys.0.contains(&366) {
+        return Err(PlanError::SmoothDay366(w.smooth));
+    }
+    if args.layout == crate::output::OutputLayout::Climatology && !w.doys.0.iter().copied().eq(1..=n) {
+        let (first, last) = (w.doys.0.first().copied().unwrap_or(0), w.doys.0.last().copied().unwrap_or(0));
+        let doys = if w.doys.0.len() == usize::from(last - first + 1) {
+            format!("{first}-{last}")
+        } else {
+            format!("({} days)", w.doys.0.len())
+        };
+        return Err(PlanError::ClimatologyDoys(format!("{doys}, not 1-{n}")));
+    }
+    Ok(())
 }
 
 /// A job that asks for a GPU backend by name and exceeds what its kernel takes on any device

@@ -1,6 +1,7 @@
-//! Stacked outputs across ranks: each rank writes its slice of the target days as a stacked
-//! file in its staging directory, and rank 0 joins the slices along `time`, in rank order,
-//! into the final file. Variables without a time dimension (lat, lon) and global attributes
+//! Stacked and climatology outputs across ranks: each rank writes its slice of the target days
+//! as a stacked file (or one climatology file) in its staging directory, and rank 0 joins the
+//! slices along `time` (`doy` for the climatology), in rank order, into the final file.
+//! Variables without that dimension (lat, lon) and global attributes
 //! come from the first slice; the data variable keeps the compression the job asked for.
 //! HDF5 is not written in parallel here, so this needs the staging directories on a file
 //! system rank 0 can read (the output directory on a shared file system, as on Lustre).
@@ -19,15 +20,20 @@ fn fail(path: &Path, var: &str) -> impl Fn(netcdf::Error) -> OutputError {
 
 /// Join `parts` (same variables, consecutive slices of `time`) into `out`.
 pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result<(), OutputError> {
+    concat_along(parts, out, "time", deflate)
+}
+
+/// Join `parts` (same variables, consecutive slices of dimension `along`) into `out`.
+pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<u8>) -> Result<(), OutputError> {
     let sources: Vec<netcdf::File> =
         parts.iter().map(|p| netcdf::open(p).map_err(fail(p, ""))).collect::<Result<_, _>>()?;
     let first = &sources[0];
-    let lengths: Vec<usize> = sources.iter().map(|f| f.dimension_len("time").unwrap_or(0)).collect();
+    let lengths: Vec<usize> = sources.iter().map(|f| f.dimension_len(along).unwrap_or(0)).collect();
     let total: usize = lengths.iter().sum();
     let mut dst = netcdf::create(out).map_err(fail(out, ""))?;
     for d in first.dimensions() {
         let name = d.name();
-        dst.add_dimension(&name, if name == "time" { total } else { d.len() }).map_err(fail(out, &name))?;
+        dst.add_dimension(&name, if name == along { total } else { d.len() }).map_err(fail(out, &name))?;
     }
     for a in first.attributes() {
         let value = a.value().map_err(fail(&parts[0], a.name()))?;
@@ -54,7 +60,7 @@ pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result
     }
     for v in first.variables() {
         let name = v.name();
-        let along_time = v.dimensions().first().is_some_and(|d| d.name() == "time");
+        let along_time = v.dimensions().first().is_some_and(|d| d.name() == along);
         let copies: Vec<(usize, &netcdf::File, &PathBuf)> = if along_time {
             let mut at = 0;
             sources

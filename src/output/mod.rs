@@ -20,6 +20,7 @@
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
+pub mod climatology;
 mod create;
 pub mod direct;
 pub mod lock;
@@ -44,6 +45,9 @@ pub enum OutputLayout {
     PerDoy,
     /// One file per statistic with every target day along time: `mean.nc`, `p90.nc`.
     Stacked,
+    /// One file, `climatology.nc`, every statistic over the whole year's `doy` axis, with the
+    /// attributes that describe it (see [`climatology`]).
+    Climatology,
 }
 
 /// How results reach the files (`--write-path`).
@@ -81,6 +85,8 @@ pub fn default_write_threads() -> usize {
 pub struct OutputMeta {
     pub stats: StatSpec,
     pub window: WindowSpec,
+    /// Window edges, Feb 29 and smoothing (for the climatology layout's attributes).
+    pub rules: crate::smooth::DayRules,
     pub grid: Grid,
     pub input_var: String,
     pub var_meta: VarMeta,
@@ -178,6 +184,8 @@ pub struct OutputSet {
     nlon: usize,
     /// Encoding buffers of the direct-writing threads, kept between segments.
     buffers: Vec<Vec<u8>>,
+    /// `--layout climatology`: its one file's data variables (written through libnetcdf).
+    climatology: Option<Vec<String>>,
 }
 
 /// Create `dir` if needed and check that files can be created in it.
@@ -200,6 +208,11 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
                 }
             }
             OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
+            // one file holds every statistic
+            OutputLayout::Climatology if stat == 0 => {
+                files.push((spec.dir.join(climatology::FILE_NAME), stat, 0..doys.len()))
+            }
+            OutputLayout::Climatology => {}
         }
     }
     files
@@ -257,12 +270,15 @@ impl OutputSet {
             fill: spec.fill_value,
             finished: false,
             created: false,
-            preallocate: spec.deflate.is_none() && spec.write_path == WritePath::Auto,
+            preallocate: spec.deflate.is_none()
+                && spec.write_path == WritePath::Auto
+                && spec.layout != OutputLayout::Climatology,
             located: false,
             threads: spec.write_threads.unwrap_or_else(default_write_threads).max(1),
             nlat: meta.grid.nlat(),
             nlon: meta.grid.nlon(),
             buffers: Vec::new(),
+            climatology: (spec.layout == OutputLayout::Climatology).then(|| climatology::var_names(meta)),
         })
     }
 
@@ -279,7 +295,10 @@ impl OutputSet {
         if !self.created {
             self.created = true;
             for f in &self.files {
-                create::create_file(f, &self.stat_names[f.stat], spec, meta, self.preallocate)?;
+                match self.climatology {
+                    Some(_) => climatology::create_file(f, spec, meta)?,
+                    None => create::create_file(f, &self.stat_names[f.stat], spec, meta, self.preallocate)?,
+                }
             }
         }
         Ok(())
@@ -342,6 +361,12 @@ impl OutputSet {
         result: &TileResult,
     ) -> Result<(), OutputError> {
         debug_assert_eq!(result.n_targets, targets.len());
+        if let Some(names) = &self.climatology {
+            return self
+                .files
+                .iter()
+                .try_for_each(|f| climatology::write_targets(f, names, self.fill, region, targets.clone(), result));
+        }
         self.locate();
         let mut buffers = std::mem::take(&mut self.buffers);
         let overlap = |f: &OutFile| {

@@ -117,6 +117,7 @@ fn output_meta(plan: &JobPlan, job: &Job) -> OutputMeta {
     OutputMeta {
         stats: plan.stats.clone(),
         window: plan.window.clone(),
+        rules: plan.rules,
         grid: job.grid.clone(),
         input_var: job.layout.name.clone(),
         var_meta: job.layout.meta.clone(),
@@ -153,8 +154,13 @@ pub(crate) fn run_tiles<T: Sample>(
     let (direct, forked, reads) = read_path(plan, job)?;
     let device_pool = device_pool_allowed(plan, on_device, forked);
     let pool_bytes = (n_slots * std::mem::size_of::<T>()) as u64;
+    // Feb 29 filling and smoothing hold every computed day of a tile, and make the days written
+    let held = match plan.rules.holds(plan.window.calendar) {
+        true => ((job.window.targets.len() + plan.window.doys.len()) * (n_stats * 8 + 4)) as u64,
+        false => 0,
+    };
     let memory = Memory {
-        host_base: pool_bytes + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
+        host_base: pool_bytes + held + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
         result: (n_stats * 8 + 4) as u64,
         extra_results: usize::from(plan.verify),
         max_mem: plan.max_mem,

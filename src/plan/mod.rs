@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use crate::engine::{Backend, GpuOptions, StatSpec};
 use crate::output::{OutputLayout, OutputSpec, WritePath};
 use crate::pool::{PoolType, Quantize};
+use crate::smooth::DayRules;
 use crate::window::WindowSpec;
 
 /// A validated `run` job: what the job layer (`run`, `dist`) and the pipeline take.
@@ -20,6 +21,9 @@ pub struct JobPlan {
     pub input: String,
     pub var: Option<String>,
     pub window: WindowSpec,
+    /// Window edges, Feb 29 and smoothing (the days computed are
+    /// [`DayRules::computed_spec`] of `window`; those of `window` are written).
+    pub rules: DayRules,
     pub stats: StatSpec,
     pub output: OutputSpec,
     pub allow_missing: bool,
@@ -97,6 +101,7 @@ impl JobPlan {
             input,
             var: None,
             window,
+            rules: DayRules::default(),
             stats,
             output: OutputSpec {
                 dir: output,
@@ -133,6 +138,14 @@ impl JobPlan {
 pub enum PlanError {
     #[error("--half-window {0} is too large (at most 182 days on each side)")]
     HalfWindow(u16),
+    #[error("--smooth {0}: the width must be odd and between 1 and the year's {1} days")]
+    Smooth(u16, u16),
+    #[error("--feb29 interpolate fills day 60 of --calendar hobday366; the ordinal calendar has no fixed Feb 29 day")]
+    Feb29Calendar,
+    #[error("--smooth {0} over an ordinal year without leap years (365 days): --doys cannot ask for day 366")]
+    SmoothDay366(u16),
+    #[error("--layout climatology writes the days of the whole year: --doys {0} leaves some out (use the per-doy or stacked layout for part of the year)")]
+    ClimatologyDoys(String),
     #[error("--percentile lists {0} twice")]
     DuplicatePercentile(String),
     #[error("--min-samples must be at least 1")]
