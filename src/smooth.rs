@@ -3,7 +3,7 @@
 //! (`--smooth W`), as marineHeatWaves makes its climatology. Both need days the job was not
 //! asked to write (day 59 and 61 for day 60, `(W-1)/2` days on each side for smoothing): the
 //! job computes those *halo* days too ([`DayRules::computed_doys`]) and writes only the days
-//! asked for ([`DayRules::apply`]).
+//! asked for, each as soon as the days it is made from are computed ([`DayAxis`]).
 //!
 //! The arithmetic is fixed here once, so that every rank count, segment count and tile split
 //! gives the same bits (each cell's day series is processed on its own, in this order):
