@@ -183,6 +183,7 @@ fn check_layout(layout: OutputLayout, by_columns: bool, fill_name: &str, fill: f
     let files = match layout {
         OutputLayout::PerDoy => 3 * DOYS.len(),
         OutputLayout::Stacked => 3,
+        OutputLayout::Climatology => unreachable!("one file of every statistic: tests/hobday.rs"),
     };
     assert_eq!((lib.len(), one.len(), many.len()), (files, files, files));
     assert_eq!((n_lib, n_one, n_many), (0, files, files), "files written directly");
@@ -196,6 +197,7 @@ fn check_layout(layout: OutputLayout, by_columns: bool, fill_name: &str, fill: f
         let (s, targets) = match layout {
             OutputLayout::PerDoy => (i / DOYS.len(), i % DOYS.len()..i % DOYS.len() + 1),
             OutputLayout::Stacked => (i, 0..DOYS.len()),
+            OutputLayout::Climatology => unreachable!(),
         };
         for path in [a, b, c] {
             assert_eq!(stat_bits(path, names[s]), expected(s, targets.clone(), fill), "{}", path.display());

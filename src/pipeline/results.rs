@@ -190,13 +190,25 @@ impl Held {
 
 /// Copy a segment's results (targets `targets` of the tile) into the tile's held results.
 fn hold(all: &mut TileResult, targets: std::ops::Range<usize>, seg: &TileResult) {
-    let n = all.n_cells;
-    for stat in 0..all.n_stats {
-        for (i, t) in targets.clone().enumerate() {
-            let at = (stat * all.n_targets + t) * n;
-            all.values[at..at + n].copy_from_slice(seg.row(stat, i));
+    let (n, n_targets) = (all.n_cells, all.n_targets);
+    // a full-size segment is gigabytes: copied by a few threads of its own (the workers may be
+    // computing the next segment)
+    let rows: Vec<(&mut [f64], &[f64])> = all
+        .values
+        .chunks_mut(n.max(1))
+        .enumerate()
+        .filter(|(r, _)| targets.contains(&(r % n_targets)))
+        .map(|(r, dst)| (dst, seg.row(r / n_targets, r % n_targets - targets.start)))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 4);
+    let per = rows.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let mut rows = rows;
+        while !rows.is_empty() {
+            let part: Vec<(&mut [f64], &[f64])> = rows.drain(..per.min(rows.len())).collect();
+            s.spawn(move || part.into_iter().for_each(|(dst, src)| dst.copy_from_slice(src)));
         }
-    }
+    });
     for (i, t) in targets.enumerate() {
         all.counts[t * n..(t + 1) * n].copy_from_slice(&seg.counts[i * n..(i + 1) * n]);
     }
