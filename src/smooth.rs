@@ -94,7 +94,10 @@ impl DayRules {
         let s = i32::from(self.smooth.max(1) / 2);
         let mut days: BTreeSet<u16> = BTreeSet::new();
         for &d in &spec.doys {
-            for k in -s..=s {
+            // the day itself as asked (day 366 of an ordinal job without leap years stays an
+            // error of its own), and its halo around the year
+            days.insert(d);
+            for k in (-s..=s).filter(|&k| k != 0) {
                 days.insert(((i32::from(d) - 1 + k).rem_euclid(n) + 1) as u16);
             }
         }
@@ -283,6 +286,7 @@ mod tests {
         // 2001-2003 have no leap year: the ordinal year has 365 days
         let s = WindowSpec { years: 2001..=2003, ..spec(vec![365], Calendar::Ordinal) };
         assert_eq!(rules.computed_doys(&s), [1, 364, 365]);
+        assert_eq!(DayRules::default().computed_doys(&WindowSpec { doys: vec![366], ..s.clone() }), [366]);
         assert!(!DayRules::default().holds(Calendar::Hobday366));
         assert!(!DayRules { feb29: Feb29::Interpolate, ..DayRules::default() }.holds(Calendar::Ordinal));
     }

@@ -68,15 +68,19 @@ pub(super) fn create_file(
         (
             "comment",
             format!(
-                "For each target day D and cell: the valid samples at dates anchor(year, D) + o, o = -{0}..+{0}, for every year {y0}-{y1} (dates outside the period excluded). mean = sum of samples / number of valid samples; percentiles by {1}.",
+                "For each target day D and cell: the valid samples at dates anchor(year, D) + o, o = -{0}..+{0}, for every year {y0}-{y1} (window edges: {edges}; then Feb 29 and smoothing as the feb29 and smoothing_width attributes say). mean = sum of samples / number of valid samples; percentiles by {1}.",
                 w.half_window,
-                stats.method.description()
+                stats.method.description(),
+                edges = meta.rules.edges.name()
             )
             .into(),
         ),
         ("climatology_years", format!("{y0}-{y1}").into()),
         ("window_half_width_days", i32::from(w.half_window).into()),
         ("calendar_convention", w.calendar.name().into()),
+        ("window_edges", meta.rules.edges.name().into()),
+        ("feb29", meta.rules.feb29.name().into()),
+        ("smoothing_width", i32::from(meta.rules.smooth).into()),
         ("percentile_method", stats.method.description().into()),
         ("min_samples", (stats.min_samples as i32).into()),
         ("input_variable", meta.input_var.clone().into()),
