@@ -23,6 +23,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::util::disjoint::DisjointSlice;
+
 use crate::calendar::{is_leap, Calendar};
 use crate::engine::TileResult;
 use crate::window::{WindowEdges, WindowSpec};
@@ -188,7 +190,8 @@ impl DayAxis {
     pub fn apply(&self, computed: &TileResult, targets: Range<usize>, threads: &rayon::ThreadPool) -> TileResult {
         debug_assert_eq!(self.computed.len(), computed.n_targets);
         let (n_stats, n_cells, n_out) = (computed.n_stats, computed.n_cells, targets.len());
-        let mut out = TileResult::new(n_stats, n_out, n_cells);
+        // every value and count is written below
+        let mut out = TileResult::zeroed(n_stats, n_out, n_cells);
         // the days these targets read, once each
         let mut needed: Vec<usize> = Vec::new();
         for t in targets.clone() {
@@ -201,37 +204,36 @@ impl DayAxis {
         needed.dedup();
         let interpolate = self.interpolate && needed.contains(&FEB29_USIZE);
         threads.install(|| {
+            let dst = DisjointSlice::new(&mut out.values);
             // each statistic and chunk of cells on its own: the same arithmetic whatever the split
             let chunks: Vec<(usize, usize)> =
                 (0..n_stats).flat_map(|st| (0..n_cells).step_by(CHUNK).map(move |c0| (st, c0))).collect();
-            let pieces: Vec<Vec<f64>> = chunks
-                .par_iter()
-                .map(|&(st, c0)| {
-                    let w = CHUNK.min(n_cells - c0);
-                    let src = |d: usize| &computed.row(st, self.row[d])[c0..c0 + w];
-                    let mut filled: Vec<&[f64]> = vec![&[]; self.n + 1];
-                    for &d in &needed {
-                        if !(interpolate && d == FEB29_USIZE) {
-                            filled[d] = src(d);
-                        }
+            chunks.par_iter().for_each(|&(st, c0)| {
+                let w = CHUNK.min(n_cells - c0);
+                let src = |d: usize| &computed.row(st, self.row[d])[c0..c0 + w];
+                let mut filled: Vec<&[f64]> = vec![&[]; self.n + 1];
+                for &d in &needed {
+                    if !(interpolate && d == FEB29_USIZE) {
+                        filled[d] = src(d);
                     }
-                    let feb29: Vec<f64> = match interpolate {
-                        true => {
-                            let (a, b) = (src(FEB29_USIZE - 1), src(FEB29_USIZE + 1));
-                            a.iter().zip(b).map(|(&a, &b)| 0.5 * a + 0.5 * b).collect()
-                        }
-                        false => Vec::new(),
-                    };
-                    if interpolate {
-                        filled[FEB29_USIZE] = &feb29;
+                }
+                let feb29: Vec<f64> = match interpolate {
+                    true => {
+                        let (a, b) = (src(FEB29_USIZE - 1), src(FEB29_USIZE + 1));
+                        a.iter().zip(b).map(|(&a, &b)| 0.5 * a + 0.5 * b).collect()
                     }
-                    let mut piece = vec![0.0; n_out * w];
-                    for (i, t) in targets.clone().enumerate() {
-                        let (acc, d) = (&mut piece[i * w..(i + 1) * w], self.written[t] as usize);
-                        if self.half == 0 {
-                            acc.copy_from_slice(filled[d]);
-                            continue;
-                        }
+                    false => Vec::new(),
+                };
+                if interpolate {
+                    filled[FEB29_USIZE] = &feb29;
+                }
+                let mut acc = vec![0.0; w];
+                for (i, t) in targets.clone().enumerate() {
+                    let d = self.written[t] as usize;
+                    if self.half == 0 {
+                        acc.copy_from_slice(filled[d]);
+                    } else {
+                        acc.fill(0.0);
                         // runavg in window order: s += v * (1/W), each product rounded
                         for k in -(self.half as isize)..=self.half as isize {
                             for (a, &v) in acc.iter_mut().zip(filled[self.around(d, k)]) {
@@ -239,21 +241,16 @@ impl DayAxis {
                             }
                         }
                     }
-                    piece
-                })
-                .collect();
-            for (&(st, c0), piece) in chunks.iter().zip(pieces) {
-                let w = CHUNK.min(n_cells - c0);
-                for i in 0..n_out {
-                    let start = (st * n_out + i) * n_cells + c0;
-                    out.values[start..start + w].copy_from_slice(&piece[i * w..(i + 1) * w]);
+                    // SAFETY: chunk (st, c0) alone writes columns c0..c0+w of statistic st's
+                    // rows, and nothing reads `out.values` until the wrapper is dropped.
+                    unsafe { dst.write_slice((st * n_out + i) * n_cells + c0, &acc) };
                 }
-            }
+            });
+            out.counts.par_chunks_mut(n_cells.max(1)).zip(targets.clone()).for_each(|(row, t)| {
+                let src = self.row[self.written[t] as usize] * n_cells;
+                row.copy_from_slice(&computed.counts[src..src + n_cells]);
+            });
         });
-        for (i, t) in targets.enumerate() {
-            let src = self.row[self.written[t] as usize] * n_cells;
-            out.counts[i * n_cells..(i + 1) * n_cells].copy_from_slice(&computed.counts[src..src + n_cells]);
-        }
         out
     }
 }

@@ -147,7 +147,8 @@ impl Held {
     fn new(ctx: &TileCtx<'_>, n_cells: usize) -> Held {
         let axis = ctx.plan.rules.axis(&ctx.plan.window);
         debug_assert_eq!(axis.computed.len(), ctx.job.window.targets.len());
-        let all = TileResult::new(ctx.plan.stats.n_stats(), axis.computed.len(), n_cells);
+        // every row is copied in (`hold`) before a day that reads it is made
+        let all = TileResult::zeroed(ctx.plan.stats.n_stats(), axis.computed.len(), n_cells);
         Held { ready: vec![false; axis.computed.len()], written: vec![false; axis.written.len()], axis, all }
     }
 
