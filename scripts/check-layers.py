@@ -22,11 +22,11 @@ import sys
 
 LAYERS = {
     "cli": 0,
-    "run": 1, "dist": 1, "tools": 1, "bench": 1,
+    "run": 1, "run_events": 1, "dist": 1, "tools": 1, "bench": 1,
     "pipeline": 2,
     "plan": 3, "error": 3,
     "discover": 4, "window": 4, "calendar": 4, "percentile": 4, "template": 4,
-    "input": 4, "pool": 4, "engine": 4, "output": 4,
+    "input": 4, "pool": 4, "engine": 4, "output": 4, "events": 4,
     "util": 5, "report": 5,
 }
 

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let is_run = matches!(cli.command, Command::Run(_));
-    if is_run {
+    if is_run || matches!(cli.command, Command::Events(_)) {
         // before any thread starts (MPI's included), so that every thread inherits the mask
         sstclim::util::signals::install();
     }
@@ -97,6 +97,20 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             if comm.rank() == 0 {
                 print!("{}", finished.table);
                 println!("wrote {} files to {}", finished.outputs, plan.output.dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Events(args) => {
+            let command_line =
+                std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
+            let done = sstclim::run_events::events(&args.options(command_line)?, ui)?;
+            println!(
+                "{} events in {} cells ({} files, {} band(s)) in {:.1} s (read {:.1} s, detect {:.1} s, write {:.1} s; peak memory {:.2} GB)",
+                done.events, done.cells, done.files_read, done.bands, done.seconds, done.read_seconds,
+                done.detect_seconds, done.write_seconds, done.peak_rss as f64 / 1e9
+            );
+            for p in &done.outputs {
+                println!("wrote {}", p.display());
             }
             Ok(ExitCode::SUCCESS)
         }
