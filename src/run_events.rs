@@ -298,35 +298,37 @@ fn detect_band(
     let n_days = days.len();
     let chunks: Vec<(Vec<(usize, Event)>, Vec<f64>)> = (0..n_cells.div_ceil(CHUNK))
         .into_par_iter()
-        .map(|k| {
-            let cells = k * CHUNK..((k + 1) * CHUNK).min(n_cells);
-            let w = cells.len();
-            // gather: series[c][day]
-            let mut series = vec![f32::NAN; w * n_days];
-            for (d, slot) in slot_of_day.iter().enumerate() {
-                if let Some(s) = slot {
-                    let row = &data[s * n_cells + cells.start..s * n_cells + cells.end];
-                    for (c, v) in row.iter().enumerate() {
-                        series[c * n_days + d] = *v;
+        .map_init(
+            || (Scratch::default(), Vec::new(), Vec::new()),
+            |(scratch, series, found), k| {
+                let cells = k * CHUNK..((k + 1) * CHUNK).min(n_cells);
+                let w = cells.len();
+                // gather: series[c][day], reusing the worker's buffer
+                series.clear();
+                series.resize(w * n_days, f32::NAN);
+                for (d, slot) in slot_of_day.iter().enumerate() {
+                    if let Some(s) = slot {
+                        let row = &data[s * n_cells + cells.start..s * n_cells + cells.end];
+                        for (c, v) in row.iter().enumerate() {
+                            series[c * n_days + d] = *v;
+                        }
                     }
                 }
-            }
-            let mut scratch = Scratch::default();
-            let mut found = Vec::new();
-            let mut events = Vec::new();
-            let mut stats = vec![f64::NAN; w * STATS.len() * ny];
-            for (c, cell) in cells.clone().enumerate() {
-                let cc = clim.cell(cell);
-                if !cc.has_values() {
-                    continue;
+                let mut events = Vec::new();
+                let mut stats = vec![f64::NAN; w * STATS.len() * ny];
+                for (c, cell) in cells.clone().enumerate() {
+                    let cc = clim.cell(cell);
+                    if !cc.has_values() {
+                        continue;
+                    }
+                    found.clear();
+                    detect_cell(&series[c * n_days..(c + 1) * n_days], days, cc, params, scratch, found);
+                    block_average(found, days, &mut stats[c * STATS.len() * ny..(c + 1) * STATS.len() * ny]);
+                    events.extend(found.drain(..).map(|e| (cell0 + cell, e)));
                 }
-                found.clear();
-                detect_cell(&series[c * n_days..(c + 1) * n_days], days, cc, params, &mut scratch, &mut found);
-                block_average(&found, days, &mut stats[c * STATS.len() * ny..(c + 1) * STATS.len() * ny]);
-                events.extend(found.drain(..).map(|e| (cell0 + cell, e)));
-            }
-            (events, stats)
-        })
+                (events, stats)
+            },
+        )
         .collect();
     let mut events = Vec::new();
     let mut summary = vec![f32::NAN; STATS.len() * ny * n_cells];
