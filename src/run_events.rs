@@ -278,6 +278,9 @@ fn inspect(first: &Path, var: Option<&str>) -> Result<(VarLayout, Grid), Error> 
     Ok((layout, grid))
 }
 
+/// A chunk's events (global cell, event) and summaries (`[cell][stat][year]`).
+type ChunkOut = (Vec<(usize, Event)>, Vec<f64>);
+
 /// Cells a worker takes at a time: their series are gathered from the pool's rows (one row per
 /// day) a few cache lines per day.
 const CHUNK: usize = 64;
@@ -296,7 +299,7 @@ fn detect_band(
     let data = pool.as_slice();
     let ny = days.n_years;
     let n_days = days.len();
-    let chunks: Vec<(Vec<(usize, Event)>, Vec<f64>)> = (0..n_cells.div_ceil(CHUNK))
+    let chunks: Vec<ChunkOut> = (0..n_cells.div_ceil(CHUNK))
         .into_par_iter()
         .map_init(
             || (Scratch::default(), Vec::new(), Vec::new()),

@@ -89,8 +89,9 @@ fn planted_events_equal_the_reference_field_by_field() {
     // the peak on the very last day (marineHeatWaves' decline rate is NaN there)
     temp[n - 1] = temp[n - 2] + 3.0;
     // three missing days inside a run break it (missing days take the mean)
-    for i in 700..714 {
-        temp[i] = per_day(&days, &thresh)[i] + 0.7;
+    let th = per_day(&days, &thresh);
+    for (t, h) in temp[700..714].iter_mut().zip(&th[700..714]) {
+        *t = h + 0.7;
     }
     temp[705..708].fill(f64::NAN);
     let params = Params::default();
@@ -145,7 +146,7 @@ fn random_cells_heat_and_cold_equal_the_reference() {
                 let what = format!("cell {cell} cold {cold} min {min_duration} gap {max_gap:?}");
                 assert_same(&what, &got, &want);
                 total += got.len();
-                joined += got.iter().filter(|e| e.index_end - e.index_start + 1 > 2 * min_duration as usize).count();
+                joined += got.iter().filter(|e| e.index_end - e.index_start + 1 > 2 * min_duration).count();
                 check_summary(&what, &got, &want, &days);
                 if cold && width > 0.0 {
                     assert!(got.iter().all(|e| e.intensity_max < 0.0 && e.intensity_var >= 0.0), "{what}");

@@ -77,8 +77,10 @@ fn world(days: &Days) -> World {
     w
 }
 
-fn write_inputs(dir: &Path, days: &Days, w: &World) -> PathBuf {
-    let data = dir.join("data");
+/// The inputs, one file a day; `deflate` chunks and compresses them (read by the forked readers
+/// instead of the direct path).
+fn write_inputs(dir: &Path, days: &Days, w: &World, deflate: bool) -> PathBuf {
+    let data = dir.join(if deflate { "deflated" } else { "data" });
     std::fs::create_dir_all(&data).unwrap();
     sstclim::input::silence_hdf5();
     for (i, &epoch) in days.epoch_days.iter().enumerate() {
@@ -92,6 +94,10 @@ fn write_inputs(dir: &Path, days: &Days, w: &World) -> PathBuf {
             v.put_values(&vals, ..).unwrap();
         }
         let mut v = f.add_variable::<f32>("sst", &["lat", "lon"]).unwrap();
+        if deflate {
+            v.set_chunking(&[2, NLON]).unwrap();
+            v.set_compression(4, true).unwrap();
+        }
         v.put_attribute("units", "degC").unwrap();
         let vals: Vec<f32> = (0..NLAT * NLON).map(|c| w.series[c][i]).collect();
         v.put_values(&vals, ..).unwrap();
@@ -186,7 +192,7 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     let dir = tmp();
     let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
     let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w);
+    let data = write_inputs(dir.path(), &days, &w, false);
     let clim = dir.path().join("climatology.nc");
     write_clim(&clim, &w, &lat(), "hobday366");
     // three bands of rows (about 52 kB a row)
@@ -204,6 +210,14 @@ fn events_in_bands_equal_the_reference_and_one_band() {
             let bits = |d: &Path| read(&d.join(file), var).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&banded), bits(&whole), "{file} {var}");
         }
+    }
+    // deflated inputs (read by forked readers into a shared pool): the same values
+    let deflated = write_inputs(dir.path(), &days, &w, true);
+    let forked = dir.path().join("forked");
+    ok(&events_args(&deflated, &clim, &forked, &["--max-mem", "120000"]));
+    for var in ["time_peak", "intensity_max", "intensity_var_abs", "rate_onset"] {
+        let bits = |d: &Path| read(&d.join("events.nc"), var).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&forked), bits(&whole), "{var}");
     }
     // cold spells against p10, beside the heatwaves
     ok(&events_args(&data, &clim, &whole, &["--cold"]));
@@ -231,7 +245,7 @@ fn bad_inputs_give_one_line_and_no_outputs() {
     let dir = tmp();
     let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
     let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w);
+    let data = write_inputs(dir.path(), &days, &w, false);
     let clim = dir.path().join("climatology.nc");
     write_clim(&clim, &w, &lat(), "hobday366");
     let out = dir.path().join("out");

@@ -2,6 +2,8 @@
 //! `detect()` and `blockAverage()` (the loops of the Python, not sstclim's code), series with
 //! planted events, and a writer of `climatology.nc` files in the project's format.
 #![allow(dead_code)]
+// the reference is written as marineHeatWaves' Python loops are, index by index
+#![allow(clippy::needless_range_loop)]
 
 use std::path::Path;
 
