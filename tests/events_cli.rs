@@ -77,10 +77,42 @@ fn world(days: &Days) -> World {
     w
 }
 
-/// The inputs, one file a day; `deflate` chunks and compresses them (read by the forked readers
-/// instead of the direct path).
-fn write_inputs(dir: &Path, days: &Days, w: &World, deflate: bool) -> PathBuf {
-    let data = dir.join(if deflate { "deflated" } else { "data" });
+#[derive(Clone, Copy, PartialEq)]
+enum Files {
+    Plain,
+    /// Chunked and compressed: read by the forked readers instead of the direct path.
+    Deflated,
+    /// int16, packed as [`pack`]: kept as stored in an int16 pool.
+    Packed,
+}
+
+/// The stored integer of a value in the packed files (scale 0.01, offset 20, fill -32768).
+fn pack(v: f32) -> i16 {
+    if v.is_nan() {
+        i16::MIN
+    } else {
+        ((f64::from(v) - 20.0) / 0.01).round() as i16
+    }
+}
+
+/// The world whose series are what the packed files decode to (float32).
+fn unpacked(w: &World) -> World {
+    let decode = |s: i16| if s == i16::MIN { f32::NAN } else { (f64::from(s) * 0.01 + 20.0) as f32 };
+    World {
+        series: w.series.iter().map(|c| c.iter().map(|&v| decode(pack(v))).collect()).collect(),
+        mean: w.mean.clone(),
+        p10: w.p10.clone(),
+        p90: w.p90.clone(),
+    }
+}
+
+/// The inputs, one file a day.
+fn write_inputs(dir: &Path, days: &Days, w: &World, files: Files) -> PathBuf {
+    let data = dir.join(match files {
+        Files::Plain => "data",
+        Files::Deflated => "deflated",
+        Files::Packed => "packed",
+    });
     std::fs::create_dir_all(&data).unwrap();
     sstclim::input::silence_hdf5();
     for (i, &epoch) in days.epoch_days.iter().enumerate() {
@@ -93,13 +125,22 @@ fn write_inputs(dir: &Path, days: &Days, w: &World, deflate: bool) -> PathBuf {
             v.put_attribute("units", units).unwrap();
             v.put_values(&vals, ..).unwrap();
         }
+        let vals: Vec<f32> = (0..NLAT * NLON).map(|c| w.series[c][i]).collect();
+        if files == Files::Packed {
+            let mut v = f.add_variable::<i16>("sst", &["lat", "lon"]).unwrap();
+            v.set_fill_value(i16::MIN).unwrap();
+            v.put_attribute("scale_factor", 0.01f64).unwrap();
+            v.put_attribute("add_offset", 20.0f64).unwrap();
+            v.put_attribute("units", "degC").unwrap();
+            v.put_values(&vals.iter().map(|&x| pack(x)).collect::<Vec<_>>(), ..).unwrap();
+            continue;
+        }
         let mut v = f.add_variable::<f32>("sst", &["lat", "lon"]).unwrap();
-        if deflate {
+        if files == Files::Deflated {
             v.set_chunking(&[2, NLON]).unwrap();
             v.set_compression(4, true).unwrap();
         }
         v.put_attribute("units", "degC").unwrap();
-        let vals: Vec<f32> = (0..NLAT * NLON).map(|c| w.series[c][i]).collect();
         v.put_values(&vals, ..).unwrap();
     }
     data
@@ -192,7 +233,7 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     let dir = tmp();
     let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
     let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w, false);
+    let data = write_inputs(dir.path(), &days, &w, Files::Plain);
     let clim = dir.path().join("climatology.nc");
     write_clim(&clim, &w, &lat(), "hobday366");
     // three bands of rows (about 52 kB a row)
@@ -212,13 +253,19 @@ fn events_in_bands_equal_the_reference_and_one_band() {
         }
     }
     // deflated inputs (read by forked readers into a shared pool): the same values
-    let deflated = write_inputs(dir.path(), &days, &w, true);
+    let deflated = write_inputs(dir.path(), &days, &w, Files::Deflated);
     let forked = dir.path().join("forked");
     ok(&events_args(&deflated, &clim, &forked, &["--max-mem", "120000"]));
     for var in ["time_peak", "intensity_max", "intensity_var_abs", "rate_onset"] {
         let bits = |d: &Path| read(&d.join("events.nc"), var).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&forked), bits(&whole), "{var}");
     }
+    // int16 files (an int16 pool, decoded when gathered) against the reference on the decoded
+    // values, in bands
+    let packed = write_inputs(dir.path(), &days, &w, Files::Packed);
+    let from_ints = dir.path().join("from_ints");
+    ok(&events_args(&packed, &clim, &from_ints, &["--max-mem", "60000"]));
+    check_outputs(&from_ints, &unpacked(&w), &days, false);
     // cold spells against p10, beside the heatwaves
     ok(&events_args(&data, &clim, &whole, &["--cold"]));
     check_outputs(&whole, &w, &days, true);
@@ -245,7 +292,7 @@ fn bad_inputs_give_one_line_and_no_outputs() {
     let dir = tmp();
     let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
     let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w, false);
+    let data = write_inputs(dir.path(), &days, &w, Files::Plain);
     let clim = dir.path().join("climatology.nc");
     write_clim(&clim, &w, &lat(), "hobday366");
     let out = dir.path().join("out");

@@ -4,12 +4,13 @@
 
 use std::ops::Range;
 
-/// Bytes one cell of a band needs: its series (float32, every day), its climatology (mean and
+/// Bytes one cell of a band needs: its series (`value_bytes` a day: 4 for float32, 2 for
+/// int16 files kept as stored), its climatology (mean and
 /// threshold, float64, and the float64 read buffer beside them), its summaries (float32,
 /// every statistic and year) and room for its events (a generous 3 a year, about 200 bytes
 /// each in memory).
-pub fn bytes_per_cell(n_days: usize, n_doy: usize, n_years: usize) -> u64 {
-    let series = 4 * n_days;
+pub fn bytes_per_cell(n_days: usize, value_bytes: usize, n_doy: usize, n_years: usize) -> u64 {
+    let series = value_bytes * n_days;
     let clim = 3 * 8 * n_doy;
     let summary = 4 * super::summary::STATS.len() * n_years;
     let events = 3 * n_years * 200;

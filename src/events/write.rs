@@ -230,6 +230,31 @@ impl EventsFile {
         self.written
     }
 
+    /// Append every event of `part` (an events file of the same job, e.g. another MPI rank's),
+    /// variable by variable (read as float64, which holds every field exactly).
+    pub fn append_file(&mut self, part: &Path) -> Result<(), EventsError> {
+        let src = netcdf::open(part).map_err(|cause| EventsError::Open { path: part.into(), cause })?;
+        let n = src.dimension("event").map_or(0, |d| d.len());
+        if n == 0 {
+            return Ok(());
+        }
+        let r = self.written..self.written + n;
+        let names: Vec<String> = self.file.variables().map(|v| v.name()).collect();
+        for name in names {
+            let read = |cause| EventsError::Read { path: part.into(), var: name.clone(), cause };
+            let v = src.variable(&name).ok_or_else(|| EventsError::BadVariable {
+                path: part.into(),
+                var: name.clone(),
+                detail: "missing from the part".into(),
+            })?;
+            let vals: Vec<f64> = v.get_values(..).map_err(read)?;
+            let mut w = self.file.variable_mut(&name).expect("listed");
+            w.put_values(&vals, [r.clone()]).map_err(fail(&self.path, &name))?;
+        }
+        self.written = r.end;
+        Ok(())
+    }
+
     pub fn finish(self) -> Result<(), EventsError> {
         let path = self.path.clone();
         self.file.close().map_err(fail(&path, ""))
@@ -317,6 +342,25 @@ impl SummaryFile {
             let mut v = self.file.variable_mut(stat).expect("created");
             v.put_values(&values[k * per_stat..(k + 1) * per_stat], [0..self.n_years, rows.clone(), 0..self.nlon])
                 .map_err(fail(&self.path, stat))?;
+        }
+        Ok(())
+    }
+
+    /// Copy latitude rows `rows` of every statistic from `part` (a summary file of the same
+    /// job that wrote those rows, e.g. another MPI rank's).
+    pub fn copy_rows(&mut self, part: &Path, rows: std::ops::Range<usize>) -> Result<(), EventsError> {
+        let src = netcdf::open(part).map_err(|cause| EventsError::Open { path: part.into(), cause })?;
+        for stat in STATS {
+            let read = |cause| EventsError::Read { path: part.into(), var: stat.into(), cause };
+            let v = src.variable(stat).ok_or_else(|| EventsError::BadVariable {
+                path: part.into(),
+                var: stat.into(),
+                detail: "missing from the part".into(),
+            })?;
+            let extents = [0..self.n_years, rows.clone(), 0..self.nlon];
+            let vals: Vec<f32> = v.get_values(extents.clone()).map_err(read)?;
+            let mut w = self.file.variable_mut(stat).expect("created");
+            w.put_values(&vals, extents).map_err(fail(&self.path, stat))?;
         }
         Ok(())
     }
