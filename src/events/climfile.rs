@@ -105,11 +105,25 @@ impl ClimFile {
             lat_lon = Some((dims[0].1, dims[1].clone(), dims[2].clone()));
         }
         let (n_doy, (lat_dim, nlat), (lon_dim, nlon)) = lat_lon.expect("two variables checked");
-        if n_doy < 366 {
+        // every day of the year, in order: position d holds day of year d + 1
+        let doys: Option<Vec<i32>> = match file.variable("doy") {
+            Some(v) => Some(v.get_values(..).map_err(|cause| EventsError::Read {
+                path: path.into(),
+                var: "doy".into(),
+                cause,
+            })?),
+            None => None,
+        };
+        let in_order = doys.as_ref().is_none_or(|d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
+        if n_doy < 366 || !in_order {
             return Err(EventsError::BadVariable {
                 path: path.into(),
                 var: mean_var,
-                detail: format!("{n_doy} days of year; the {} calendar needs 366", calendar.name()),
+                detail: format!(
+                    "{n_doy} days of year{}; events need all 366 of the {} calendar in order (run with --doys 1-366)",
+                    if in_order { "" } else { ", not 1, 2, 3, ..." },
+                    calendar.name()
+                ),
             });
         }
         if (nlat, nlon) != (grid.nlat(), grid.nlon()) {
