@@ -25,10 +25,10 @@ fn lon() -> Vec<f64> {
     (0..NLON).map(|i| 10.0 + 90.0 * i as f64).collect()
 }
 
-/// The test's world: per cell its series (float32 as stored, NaN missing) and its climatology
+/// The test's world: per cell its series (values float32 can hold, NaN missing) and its climatology
 /// per day of year (mean, p10, p90; float32 as stored).
 struct World {
-    series: Vec<Vec<f32>>,
+    series: Vec<Vec<f64>>,
     mean: Vec<Vec<f32>>,
     p10: Vec<Vec<f32>>,
     p90: Vec<Vec<f32>>,
@@ -47,10 +47,10 @@ fn world(days: &Days) -> World {
         let p90: Vec<f64> = mean.iter().map(|m| m + width).collect();
         let p10: Vec<f64> = mean.iter().map(|m| m - width.abs()).collect();
         let per_day: Vec<f64> = days.doy_index.iter().map(|&d| mean[usize::from(d)]).collect();
-        let mut series: Vec<f32> = ar1(&mut rng, &per_day, 0.9, 1.0).iter().map(|&x| x as f32).collect();
+        let mut series: Vec<f64> = ar1(&mut rng, &per_day, 0.9, 1.0).iter().map(|&x| f64::from(x as f32)).collect();
         for v in series.iter_mut() {
             if rng.uniform() < 0.02 {
-                *v = f32::NAN;
+                *v = f64::NAN;
             }
         }
         let (mut mean, mut p10, mut p90): (Vec<f32>, Vec<f32>, Vec<f32>) = (
@@ -60,14 +60,14 @@ fn world(days: &Days) -> World {
         );
         if c == 0 {
             // land: no data, no climatology
-            series.fill(f32::NAN);
+            series.fill(f64::NAN);
             for v in [&mut mean, &mut p10, &mut p90] {
                 v.fill(f32::NAN);
             }
         }
         if c == 5 {
             // an ocean cell missing in every file
-            series.fill(f32::NAN);
+            series.fill(f64::NAN);
         }
         w.series.push(series);
         w.mean.push(mean);
@@ -80,24 +80,24 @@ fn world(days: &Days) -> World {
 #[derive(Clone, Copy, PartialEq)]
 enum Files {
     Plain,
-    /// Chunked and compressed: read by the forked readers instead of the direct path.
+    /// float64, chunked and compressed: read by the forked readers into a float64 pool.
     Deflated,
     /// int16, packed as [`pack`]: kept as stored in an int16 pool.
     Packed,
 }
 
 /// The stored integer of a value in the packed files (scale 0.01, offset 20, fill -32768).
-fn pack(v: f32) -> i16 {
+fn pack(v: f64) -> i16 {
     if v.is_nan() {
         i16::MIN
     } else {
-        ((f64::from(v) - 20.0) / 0.01).round() as i16
+        ((v - 20.0) / 0.01).round() as i16
     }
 }
 
-/// The world whose series are what the packed files decode to (float32).
+/// The world whose series are what the packed files decode to (float64, as `run` decodes).
 fn unpacked(w: &World) -> World {
-    let decode = |s: i16| if s == i16::MIN { f32::NAN } else { (f64::from(s) * 0.01 + 20.0) as f32 };
+    let decode = |s: i16| if s == i16::MIN { f64::NAN } else { f64::from(s) * 0.01 + 20.0 };
     World {
         series: w.series.iter().map(|c| c.iter().map(|&v| decode(pack(v))).collect()).collect(),
         mean: w.mean.clone(),
@@ -125,21 +125,26 @@ fn write_inputs(dir: &Path, days: &Days, w: &World, files: Files) -> PathBuf {
             v.put_attribute("units", units).unwrap();
             v.put_values(&vals, ..).unwrap();
         }
-        let vals: Vec<f32> = (0..NLAT * NLON).map(|c| w.series[c][i]).collect();
+        let vals: Vec<f32> = (0..NLAT * NLON).map(|c| w.series[c][i] as f32).collect();
         if files == Files::Packed {
             let mut v = f.add_variable::<i16>("sst", &["lat", "lon"]).unwrap();
             v.set_fill_value(i16::MIN).unwrap();
             v.put_attribute("scale_factor", 0.01f64).unwrap();
             v.put_attribute("add_offset", 20.0f64).unwrap();
             v.put_attribute("units", "degC").unwrap();
-            v.put_values(&vals.iter().map(|&x| pack(x)).collect::<Vec<_>>(), ..).unwrap();
+            v.put_values(&vals.iter().map(|&x| pack(f64::from(x))).collect::<Vec<_>>(), ..).unwrap();
+            continue;
+        }
+        if files == Files::Deflated {
+            // float64, chunked and compressed
+            let mut v = f.add_variable::<f64>("sst", &["lat", "lon"]).unwrap();
+            v.set_chunking(&[2, NLON]).unwrap();
+            v.set_compression(4, true).unwrap();
+            v.put_attribute("units", "degC").unwrap();
+            v.put_values(&vals.iter().map(|&x| f64::from(x)).collect::<Vec<_>>(), ..).unwrap();
             continue;
         }
         let mut v = f.add_variable::<f32>("sst", &["lat", "lon"]).unwrap();
-        if files == Files::Deflated {
-            v.set_chunking(&[2, NLON]).unwrap();
-            v.set_compression(4, true).unwrap();
-        }
         v.put_attribute("units", "degC").unwrap();
         v.put_values(&vals, ..).unwrap();
     }
@@ -188,8 +193,7 @@ fn check_outputs(out: &Path, w: &World, days: &Days, cold: bool) {
     let (summary_count, dims) = read(&out.join(sum_name), "count");
     assert_eq!(dims.iter().map(|d| d.1).collect::<Vec<_>>(), [ny, NLAT, NLON]);
     for c in 0..NLAT * NLON {
-        let f64s = |v: &[f32]| -> Vec<f64> { v.iter().map(|&x| f64::from(x)).collect() };
-        let temp = f64s(&w.series[c]);
+        let temp = w.series[c].clone();
         let per_day =
             |v: &[f32]| -> Vec<f64> { days.doy_index.iter().map(|&d| f64::from(v[usize::from(d)])).collect() };
         let thresh = if cold { &w.p10[c] } else { &w.p90[c] };
@@ -252,7 +256,7 @@ fn events_in_bands_equal_the_reference_and_one_band() {
             assert_eq!(bits(&banded), bits(&whole), "{file} {var}");
         }
     }
-    // deflated inputs (read by forked readers into a shared pool): the same values
+    // deflated float64 inputs (forked readers, a shared float64 pool): the same values
     let deflated = write_inputs(dir.path(), &days, &w, Files::Deflated);
     let forked = dir.path().join("forked");
     ok(&events_args(&deflated, &clim, &forked, &["--max-mem", "120000"]));

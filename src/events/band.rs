@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-/// Bytes one cell of a band needs: its series (`value_bytes` a day: 4 for float32, 2 for
-/// int16 files kept as stored), its climatology (mean and
+/// Bytes one cell of a band needs: its series (`value_bytes` a day: 8 for float64, 4 for
+/// float32 files, 2 for int16 files kept as stored), its climatology (mean and
 /// threshold, float64, and the float64 read buffer beside them), its summaries (float32,
 /// every statistic and year) and room for its events (a generous 3 a year, about 200 bytes
 /// each in memory).

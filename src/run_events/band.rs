@@ -56,11 +56,17 @@ pub fn compute_share(
         }
     };
     let forked = direct.is_none();
-    // int16 files keep their integers in the pool (half the memory of float32), decoded
-    // through one table when gathered; the values are the float32 pool's, bit for bit
+    // the series in float64, decoded as `run`'s float64 pool decodes them (the climatology's
+    // precision): int16 files keep their integers in the pool (2 bytes a day) and decode through
+    // one float64 table when gathered, float32 files stay float32 (exact in float64), the rest
+    // are held as float64
     let table = (layout.storage == Storage::I16 && layout.packing.quantize.is_none())
         .then(|| int16_decoding(|stored| layout.packing.decode(stored)));
-    let value_bytes = if table.is_some() { 2 } else { 4 };
+    let value_bytes = match (&table, layout.storage) {
+        (Some(_), _) => 2,
+        (None, Storage::F32) => 4,
+        _ => 8,
+    };
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
     let per_cell = bytes_per_cell(days.len(), value_bytes, p.clim.n_doy, days.n_years);
     let nlon = grid.nlon();
@@ -111,20 +117,28 @@ pub fn compute_share(
             Instant::now()
         };
         let params = &opts.params;
-        let (events, summary, t_detect) = match &table {
-            Some(table) => {
+        let (events, summary, t_detect) = match (&table, value_bytes) {
+            (Some(table), _) => {
                 let pool = reading.pool::<i16>(b, &region)?;
                 let t = detect(t, &mut read_s);
-                let value = |v: i16| table[(i32::from(v) + 32768) as usize] as f32;
+                let value = |v: i16| table[(i32::from(v) + 32768) as usize];
                 let (e, s) =
                     workers.install(|| detect_band(&pool, value, &p.slot_of_day, days, &band_clim, params, cell0));
                 (e, s, t)
             }
-            None => {
+            (None, 4) => {
                 let pool = reading.pool::<f32>(b, &region)?;
                 let t = detect(t, &mut read_s);
+                let value = |v: f32| f64::from(v);
                 let (e, s) =
-                    workers.install(|| detect_band(&pool, |v: f32| v, &p.slot_of_day, days, &band_clim, params, cell0));
+                    workers.install(|| detect_band(&pool, value, &p.slot_of_day, days, &band_clim, params, cell0));
+                (e, s, t)
+            }
+            _ => {
+                let pool = reading.pool::<f64>(b, &region)?;
+                let t = detect(t, &mut read_s);
+                let (e, s) =
+                    workers.install(|| detect_band(&pool, |v: f64| v, &p.slot_of_day, days, &band_clim, params, cell0));
                 (e, s, t)
             }
         };
@@ -203,7 +217,7 @@ const CHUNK: usize = 64;
 /// then time order, and the summaries as `[stat][year][cell of the band]`.
 fn detect_band<T: Sample>(
     pool: &Pool<T>,
-    value: impl Fn(T) -> f32 + Sync,
+    value: impl Fn(T) -> f64 + Sync,
     slot_of_day: &[Option<usize>],
     days: &Days,
     clim: &BandClim,
@@ -223,7 +237,7 @@ fn detect_band<T: Sample>(
                 let w = cells.len();
                 // gather: series[c][day], reusing the worker's buffer
                 series.clear();
-                series.resize(w * n_days, f32::NAN);
+                series.resize(w * n_days, f64::NAN);
                 for (d, slot) in slot_of_day.iter().enumerate() {
                     if let Some(s) = slot {
                         let row = &data[s * n_cells + cells.start..s * n_cells + cells.end];
