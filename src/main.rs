@@ -29,12 +29,12 @@ fn main() -> ExitCode {
         std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE");
     }
     let cli = Cli::parse();
-    let is_run = matches!(cli.command, Command::Run(_));
+    let is_run = matches!(cli.command, Command::Run(_) | Command::Events(_));
     if is_run {
         // before any thread starts (MPI's included), so that every thread inherits the mask
         sstclim::util::signals::install();
     }
-    // `run` is an MPI job (a single rank without mpirun); rank 0 speaks for it, the other
+    // `run` and `events` are MPI jobs (a single rank without mpirun); rank 0 speaks for them, the other
     // ranks log warnings only. MPI is finalised when `world` drops, after the last output.
     let world = is_run.then(World::init).unwrap_or_else(World::single);
     let rank = world.comm().rank();
@@ -97,6 +97,23 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             if comm.rank() == 0 {
                 print!("{}", finished.table);
                 println!("wrote {} files to {}", finished.outputs, plan.output.dir.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Events(args) => {
+            let command_line =
+                std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
+            let done = sstclim::run_events::events(&args.options(command_line)?, comm, ui)?;
+            if comm.rank() > 0 {
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{} events in {} cells ({} files, {} band(s)) in {:.1} s (read {:.1} s, detect {:.1} s, write {:.1} s; peak memory {:.2} GB)",
+                done.events, done.cells, done.files_read, done.bands, done.seconds, done.read_seconds,
+                done.detect_seconds, done.write_seconds, done.peak_rss as f64 / 1e9
+            );
+            for p in &done.outputs {
+                println!("wrote {}", p.display());
             }
             Ok(ExitCode::SUCCESS)
         }

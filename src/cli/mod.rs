@@ -4,12 +4,14 @@
 //! flags into a [`crate::plan::JobPlan`]; the tools' into their option structs). Nothing below
 //! this module imports it.
 
+pub mod events;
 pub mod run;
 pub mod tools;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
 
+use events::EventsArgs;
 use run::RunArgs;
 use tools::{CompareArgs, DemoArgs, GenerateArgs};
 
@@ -29,6 +31,9 @@ pub struct Cli {
 pub enum Command {
     /// Compute the climatology: mean and percentiles for every target day and cell.
     Run(RunArgs),
+    /// Detect marine heatwaves (or cold spells) in every cell against a climatology file:
+    /// events.nc (one record per event) and summary.nc (per-year statistics).
+    Events(EventsArgs),
     /// Write a synthetic OSTIA-like daily dataset (one NetCDF file per day).
     Generate(GenerateArgs),
     /// Compare two result sets (directories or files); exit 1 past --tolerance.
@@ -57,7 +62,7 @@ mod tests {
     fn subcommands_are_the_users_without_the_bench_feature() {
         use clap::CommandFactory;
         let names: Vec<String> = Cli::command().get_subcommands().map(|c| c.get_name().to_string()).collect();
-        let users = ["run", "generate", "compare", "demo"];
+        let users = ["run", "events", "generate", "compare", "demo"];
         assert!(users.iter().all(|u| names.iter().any(|n| n == u)), "{names:?}");
         let bench = names.iter().filter(|n| n.starts_with("bench")).count();
         assert_eq!(bench, if cfg!(feature = "bench") { 5 } else { 0 }, "{names:?}");
