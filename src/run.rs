@@ -167,6 +167,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     drop(engine);
     report.teardown_seconds = released.elapsed().as_secs_f64();
     report.startup_seconds = startup;
+    (report.wall_shares.device_release, report.wall_shares.startup) = (report.teardown_seconds, startup);
     // the reports go first, so that a failure writing one publishes nothing; a failure to
     // publish takes them back
     let remove_reports = || {
@@ -180,8 +181,12 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             return Err(Error::Io { path: path.clone(), cause });
         }
     }
+    let publishing = Instant::now();
     match outputs.finish() {
-        Ok(outputs) => Ok(RunOutcome { report, outputs }),
+        Ok(outputs) => {
+            report.wall_shares.publish = publishing.elapsed().as_secs_f64();
+            Ok(RunOutcome { report, outputs })
+        }
         Err(e) => {
             remove_reports();
             Err(e.into())

@@ -157,6 +157,8 @@ pub enum PlanError {
     ReportPath { flag: &'static str, path: PathBuf, problem: String },
     #[error("--max-device-mem {0} bytes is too small (at least 1M)")]
     MaxDeviceMem(u64),
+    #[error("--quicklook {day}: not a target day of this job (--doys {doys})")]
+    QuicklookDay { day: u16, doys: String },
     /// `--backend cuda|hip` asked for a job the GPU kernel cannot take on any device.
     #[error("--backend {backend}: {cause}")]
     GpuLimits { backend: &'static str, cause: crate::engine::gpu::LaunchError },
