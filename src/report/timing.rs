@@ -181,7 +181,9 @@ impl RunReport {
             let (wall_s, share) =
                 wall.map_or((String::new(), String::new()), |x| (format!("{x:.3}"), format!("{:.1}%", pct(x))));
             let note = if note.is_empty() { String::new() } else { format!("  {note}") };
-            out.push_str(&format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}\n"));
+            let line = format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}");
+            out.push_str(line.trim_end());
+            out.push('\n');
         };
         row(&mut out, "start-up", None, Some(w.startup), "");
         row(&mut out, "discover", Some(s.discover), None, "");
@@ -200,7 +202,11 @@ impl RunReport {
         if !w.overlapped.is_empty() {
             let mut parts: Vec<(&String, &f64)> = w.overlapped.iter().collect();
             parts.sort_by(|a, b| b.1.total_cmp(a.1));
-            let note = parts.iter().map(|(k, v)| format!("{k} {v:.2} s")).collect::<Vec<_>>().join(", ");
+            // the three longest combinations (the rest are in --timing-json)
+            let mut note = parts.iter().take(3).map(|(k, v)| format!("{k} {v:.2} s")).collect::<Vec<_>>().join(", ");
+            if parts.len() > 3 {
+                note += ", ...";
+            }
             row(&mut out, "overlapped", None, Some(w.overlapped_seconds()), &note);
         }
         row(&mut out, "other", None, Some(w.other), "engine start, allocation, waits");

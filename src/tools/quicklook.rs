@@ -292,7 +292,10 @@ pub fn read_field(file: &Path, stat: Option<&str>, day: Option<u16>) -> Result<F
     let title =
         [stat_name.as_str(), &day_text].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(", ");
     let title = format!("{title}: {what}");
-    let subtitle = [years, window, method].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
+    // what the long name already says is not said again
+    let said = |part: &str| !part.is_empty() && what.contains(part.trim_start_matches("years "));
+    let subtitle =
+        [years, window, method].into_iter().filter(|s| !s.is_empty() && !said(s)).collect::<Vec<_>>().join("; ");
     let units = attr_text(attr(&var, "units")).unwrap_or_default();
     Ok(Field { values, never_valid, lat, lon, stat: stat_name, day, title, subtitle, units })
 }

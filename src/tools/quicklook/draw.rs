@@ -43,7 +43,7 @@ fn image_size(dlon: f64, dlat: f64) -> (u32, u32, u32) {
     let aspect = if dlon > 0.0 && dlat > 0.0 { (dlat / dlon).clamp(0.25, 1.5) } else { 0.5 };
     let map_h = (f64::from(map_w) * aspect).round() as u32;
     // title 56, axes 60 below, margins; colour bar and its labels 150 to the right
-    (map_w, map_w + 70 + 150, map_h + 56 + 60 + 20)
+    (map_w, map_w + 70 + 170, map_h + 56 + 60 + 20)
 }
 
 /// Draw `field` as a map PNG at `path`.
@@ -160,9 +160,7 @@ pub fn draw_map(path: &Path, field: &Field) -> Result<(), String> {
             .map_err(e)?;
         // what the colours outside the scale mean
         let font = ("sans-serif", 13).into_font().color(&BLACK);
-        for (k, (fill, text)) in
-            [(LAND, "never valid (land, ice)"), (MISSING, "no value on this day")].iter().enumerate()
-        {
+        for (k, (fill, text)) in [(LAND, "never valid (land)"), (MISSING, "no value on this day")].iter().enumerate() {
             let y = 14 + 24 * k as i32;
             legend.draw(&Rectangle::new([(6, y), (22, y + 14)], fill.filled())).map_err(e)?;
             legend.draw(&Rectangle::new([(6, y), (22, y + 14)], BLACK.stroke_width(1))).map_err(e)?;
