@@ -129,7 +129,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.targets.len(),
         job.window.slots.len()
     );
-    let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
+    let on_device = <dyn Engine>::is_device(engine.as_ref());
+    let pool = plan.pool.unwrap_or_else(|| crate::plan::default_pool(on_device, job.layout.storage));
     let computed = match pool {
         PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
         PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
@@ -191,17 +192,5 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             remove_reports();
             Err(e.into())
         }
-    }
-}
-
-/// The pool type when `--pool` is not given: on GPU engines, the input's own int16 integers
-/// for int16-packed input (exact, a quarter of float64's bytes) and float32 for inputs stored
-/// as floats (half the bytes; results equal the CPU engine on the same pool); float64 (exact)
-/// on host engines.
-fn default_pool(engine: &dyn Engine, storage: Storage) -> PoolType {
-    match storage {
-        Storage::I16 if engine.is_device() => PoolType::I16,
-        Storage::F32 | Storage::F64 if engine.is_device() => PoolType::F32,
-        _ => PoolType::F64,
     }
 }

@@ -71,7 +71,7 @@ pub struct RunArgs {
     #[arg(long, short, help_heading = OUTPUT)]
     pub output: PathBuf,
 
-    /// per-doy (a file per statistic and day) or stacked (a file per statistic).
+    /// per-doy (one file per statistic and day) or stacked (per statistic).
     ///
     /// `stacked` files hold every target day along their time dimension.
     #[arg(long, value_enum, default_value_t = OutputLayout::PerDoy, help_heading = OUTPUT, hide_possible_values = true)]
@@ -127,7 +127,9 @@ pub struct RunArgs {
     #[arg(long, help_heading = PERFORMANCE)]
     pub threads: Option<usize>,
 
-    /// Host memory budget for pools and results (default: half the free memory).
+    /// Host memory budget (default: half the free memory).
+    ///
+    /// For the pools and results of a tile; a job that needs more is split into tiles of cells.
     #[arg(long, visible_alias = "max-host-mem", help_heading = PERFORMANCE)]
     pub max_mem: Option<ByteSize>,
 

@@ -91,29 +91,24 @@ impl WallShares {
     pub fn overlapped_seconds(&self) -> f64 {
         self.overlapped.values().sum()
     }
+}
 
-    /// The rows of the table: (name, seconds, share %, note), adding up to the total.
-    pub fn rows(&self) -> Vec<(String, f64, f64, String)> {
-        let total = self.total();
-        let pct = |s: f64| if total > 0.0 { 100.0 * s / total } else { 0.0 };
-        let mut rows = vec![("start-up".to_string(), self.startup, pct(self.startup), String::new())];
-        for g in GROUPS {
-            if let Some(&s) = self.alone.get(g) {
-                rows.push((format!("{g} alone"), s, pct(s), String::new()));
-            }
-        }
-        if !self.overlapped.is_empty() {
-            let o = self.overlapped_seconds();
-            let mut parts: Vec<(&String, &f64)> = self.overlapped.iter().collect();
-            parts.sort_by(|a, b| b.1.total_cmp(a.1));
-            let note = parts.iter().map(|(k, v)| format!("{k} {v:.2} s")).collect::<Vec<_>>().join(", ");
-            rows.push(("overlapped".into(), o, pct(o), note));
-        }
-        rows.push(("other".into(), self.other, pct(self.other), "engine start, discovery, allocation, waits".into()));
-        rows.push(("device release".into(), self.device_release, pct(self.device_release), String::new()));
-        rows.push(("publish".into(), self.publish, pct(self.publish), String::new()));
-        rows
+/// `parts` as tenths of a percent of their sum, rounded so that they add up to exactly 1000
+/// (largest remainders get the rounding), so a printed table's shares sum to 100.0 %.
+pub fn tenths_of_percent(parts: &[f64]) -> Vec<i64> {
+    let total: f64 = parts.iter().map(|p| p.max(0.0)).sum();
+    if total <= 0.0 {
+        return vec![0; parts.len()];
     }
+    let exact: Vec<f64> = parts.iter().map(|p| 1000.0 * p.max(0.0) / total).collect();
+    let mut out: Vec<i64> = exact.iter().map(|x| x.floor() as i64).collect();
+    let short = 1000 - out.iter().sum::<i64>();
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by(|&a, &b| (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())));
+    for &i in order.iter().take(short.max(0) as usize) {
+        out[i] += 1;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -138,12 +133,19 @@ mod tests {
         s.device_release = 0.25;
         s.publish = 0.25;
         assert_eq!(s.total(), 9.0);
-        let rows = s.rows();
-        let sum: f64 = rows.iter().map(|r| r.2).sum();
-        assert!((sum - 100.0).abs() < 1e-9, "{sum}");
-        let overlapped = rows.iter().find(|r| r.0 == "overlapped").unwrap();
-        assert_eq!(overlapped.1, 2.0);
-        assert!(overlapped.3.contains("read/decode+compute 1.00 s"), "{}", overlapped.3);
+        assert_eq!(s.overlapped_seconds(), 2.0);
+    }
+
+    /// Rounded shares add up to exactly 100.0 %; the largest remainders take the rounding.
+    #[test]
+    fn rounded_shares_add_up() {
+        let t = tenths_of_percent(&[1.0, 1.0, 1.0]);
+        assert_eq!(t.iter().sum::<i64>(), 1000);
+        assert_eq!(t, [334, 333, 333]);
+        assert_eq!(tenths_of_percent(&[3.0, 0.0, 1.0]), [750, 0, 250]);
+        assert_eq!(tenths_of_percent(&[0.0, 0.0]), [0, 0]);
+        let many: Vec<f64> = (1..=11).map(|k| k as f64 * 0.37).collect();
+        assert_eq!(tenths_of_percent(&many).iter().sum::<i64>(), 1000);
     }
 
     #[test]

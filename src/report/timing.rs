@@ -172,47 +172,53 @@ impl RunReport {
     pub fn table(&self) -> String {
         let s = &self.stage_seconds;
         let w = &self.wall_shares;
-        let mut out = String::new();
-        out.push_str(&format!("{:<16}{:>9}{:>9}{:>8}\n", "stage", "busy s", "wall s", "share"));
-        let total = w.total();
-        let pct = |secs: f64| if total > 0.0 { 100.0 * secs / total } else { 0.0 };
-        let row = |out: &mut String, name: &str, busy: Option<f64>, wall: Option<f64>, note: &str| {
-            let busy = busy.map_or(String::new(), |b| format!("{b:.3}"));
-            let (wall_s, share) =
-                wall.map_or((String::new(), String::new()), |x| (format!("{x:.3}"), format!("{:.1}%", pct(x))));
-            let note = if note.is_empty() { String::new() } else { format!("  {note}") };
-            let line = format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}");
-            out.push_str(line.trim_end());
-            out.push('\n');
+        // (name, busy seconds, wall seconds, note); the wall parts add up to the total
+        let mut rows: Vec<(String, Option<f64>, Option<f64>, String)> = Vec::new();
+        let mut row = |name: &str, busy: Option<f64>, wall: Option<f64>, note: &str| {
+            rows.push((name.to_string(), busy, wall, note.to_string()));
         };
-        row(&mut out, "start-up", None, Some(w.startup), "");
-        row(&mut out, "discover", Some(s.discover), None, "");
+        row("start-up", None, Some(w.startup), "");
+        row("discover", Some(s.discover), None, "");
         let alone = |g: &str| w.alone.get(g).copied().unwrap_or(0.0);
-        row(&mut out, "read/decode", Some(s.read), Some(alone("read/decode")), "alone");
+        row("read/decode", Some(s.read), Some(alone("read/decode")), "alone");
         for (name, secs) in [("host-to-device", s.h2d), ("kernel", s.kernel), ("device-to-host", s.d2h)] {
             if secs > 0.0 {
-                row(&mut out, &format!("  {name}"), Some(secs), None, "");
+                row(&format!("  {name}"), Some(secs), None, "");
             }
         }
-        row(&mut out, "compute", Some(s.compute), Some(alone("compute")), "alone");
+        row("compute", Some(s.compute), Some(alone("compute")), "alone");
         if s.verify > 0.0 {
-            row(&mut out, "verify", Some(s.verify), Some(alone("verify")), "alone");
+            row("verify", Some(s.verify), Some(alone("verify")), "alone");
         }
-        row(&mut out, "write", Some(s.write), Some(alone("write")), "alone");
+        row("write", Some(s.write), Some(alone("write")), "alone");
         if !w.overlapped.is_empty() {
             let mut parts: Vec<(&String, &f64)> = w.overlapped.iter().collect();
             parts.sort_by(|a, b| b.1.total_cmp(a.1));
-            // the three longest combinations (the rest are in --timing-json)
+            // the three longest combinations (all of them are in --timing-json)
             let mut note = parts.iter().take(3).map(|(k, v)| format!("{k} {v:.2} s")).collect::<Vec<_>>().join(", ");
             if parts.len() > 3 {
                 note += ", ...";
             }
-            row(&mut out, "overlapped", None, Some(w.overlapped_seconds()), &note);
+            row("overlapped", None, Some(w.overlapped_seconds()), &note);
         }
-        row(&mut out, "other", None, Some(w.other), "engine start, allocation, waits");
-        row(&mut out, "device release", None, Some(w.device_release), "");
-        row(&mut out, "publish", None, Some(w.publish), "");
-        out.push_str(&format!("{:<16}{:>9}{total:>9.3}{:>8}\n", "total (wall)", "", "100.0%"));
+        row("other", None, Some(w.other), "engine start, allocation, waits");
+        row("device release", None, Some(w.device_release), "");
+        row("publish", None, Some(w.publish), "");
+        let walls: Vec<f64> = rows.iter().filter_map(|r| r.2).collect();
+        let mut tenths = super::shares::tenths_of_percent(&walls).into_iter();
+        let mut out = format!("{:<16}{:>9}{:>9}{:>8}\n", "stage", "busy s", "wall s", "share");
+        for (name, busy, wall, note) in rows {
+            let busy = busy.map_or(String::new(), |b| format!("{b:.3}"));
+            let (wall_s, share) = match wall {
+                Some(x) => (format!("{x:.3}"), format!("{:.1}%", tenths.next().unwrap_or(0) as f64 / 10.0)),
+                None => (String::new(), String::new()),
+            };
+            let note = if note.is_empty() { String::new() } else { format!("  {note}") };
+            let line = format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}");
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out.push_str(&format!("{:<16}{:>9}{:>9.3}{:>8}\n", "total (wall)", "", w.total(), "100.0%"));
         if self.segments > 1 {
             out.push_str(&format!(
                 "{} segments of target days: reading, computing and writing overlap (busy times add up to more than the wall time)\n",
