@@ -111,7 +111,7 @@ impl Progress {
     /// to `out`.
     pub fn new(ui: Ui, stages: &[(&'static str, &'static str, u64)], out: Box<dyn Write + Send>) -> Progress {
         let multi = ui.bars.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
-        let style = ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg}, {per_sec}, eta {eta}")
+        let style = ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg}, eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
         let state = stages
@@ -148,8 +148,11 @@ impl Progress {
         s.bytes += bytes;
         if let Some(bar) = &s.bar {
             bar.set_position(s.done.min(s.total));
-            // indicatif's byte rate follows the position, so the bytes go in the message
-            bar.set_message(format!("{} {}", s.unit, human_bytes(s.bytes)));
+            // indicatif's rates follow the position with four decimals: ours go in the message
+            let secs = (now - started).as_secs_f64().max(1e-3);
+            let rate = s.done as f64 / secs;
+            let rate = if rate >= 10.0 { format!("{rate:.0}") } else { format!("{rate:.2}") };
+            bar.set_message(format!("{}, {}, {rate} {}/s", s.unit, human_bytes(s.bytes), s.unit));
             bar.set_length(s.total.max(s.done));
             if s.done >= s.total {
                 bar.finish_and_clear();
