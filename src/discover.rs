@@ -349,8 +349,9 @@ fn date_of(t: &Template, name: &str) -> Option<Date> {
 
 /// A template made from one file's name: its digit runs that read as dates become fields
 /// (`20200101` -> `{year}{month}{day}`, `2020001` -> `{year}{doy}`, a year, a day of year),
-/// with `{year}` added where the name has none (a file per day of year must say which year).
-fn suggest_template(name: &str) -> String {
+/// with `{year}` added where the name has none (a file per day of year must say which year);
+/// `None` where nothing in the name reads as a date.
+fn suggest_template(name: &str) -> Option<String> {
     let mut out = String::new();
     let mut has_year = false;
     for (digit, text) in runs(name) {
@@ -364,10 +365,11 @@ fn suggest_template(name: &str) -> String {
         has_year |= field.is_some_and(|f| f.contains("{year}"));
         out.push_str(field.unwrap_or(text));
     }
-    if has_year || !out.contains("{doy}") {
-        out
-    } else {
-        out.replacen("{doy}", "{year}_{doy}", 1)
+    match (has_year, out.contains("{doy}")) {
+        (true, _) => Some(out),
+        (false, true) => Some(out.replacen("{doy}", "{year}_{doy}", 1)),
+        // nothing in the name reads as a date: the generic example
+        (false, false) => None,
     }
 }
 
@@ -401,7 +403,7 @@ pub fn infer_template(dir: &Path) -> Result<Template, DiscoverError> {
         0 => Err(DiscoverError::NoPattern {
             dir: dir.into(),
             detail: format!("{} .nc files, e.g. {}", names.len(), names[0]),
-            hint: join(&suggest_template(&names[0])),
+            hint: join(&suggest_template(&names[0]).unwrap_or_else(|| "sst_{year}_{doy}.nc".into())),
         }),
         _ => Err(DiscoverError::AmbiguousPattern {
             dir: dir.into(),
@@ -509,16 +511,23 @@ mod tests {
 
     #[test]
     fn directory_hints_are_made_from_the_files_found() {
-        assert_eq!(suggest_template("sst.20200101.v2.nc"), "sst.{year}{month}{day}.v2.nc");
-        assert_eq!(suggest_template("A2019032.L3m.nc"), "A{year}{doy}.L3m.nc");
-        assert_eq!(suggest_template("mean_doy152.nc"), "mean_doy{year}_{doy}.nc");
+        assert_eq!(suggest_template("sst.20200101.v2.nc").unwrap(), "sst.{year}{month}{day}.v2.nc");
+        assert_eq!(suggest_template("A2019032.L3m.nc").unwrap(), "A{year}{doy}.L3m.nc");
+        assert_eq!(suggest_template("clim_doy152.nc").unwrap(), "clim_doy{year}_{doy}.nc");
+        assert_eq!(suggest_template("run_17.nc"), None);
         let dir = tempfile::tempdir().unwrap();
-        for d in ["run_17.nc", "run_18.nc"] {
+        for d in ["clim_doy152.nc", "clim_doy153.nc"] {
             std::fs::write(dir.path().join(d), b"").unwrap();
         }
         let with_slash = format!("{}/", dir.path().display());
         let err = infer_template(Path::new(&with_slash)).unwrap_err().to_string();
-        assert!(err.contains(&format!("'{}/run_17.nc'", dir.path().display())), "{err}");
+        assert!(err.contains(&format!("'{}/clim_doy{{year}}_{{doy}}.nc'", dir.path().display())), "{err}");
         assert!(!err.contains("//"), "{err}");
+        let other = tempfile::tempdir().unwrap();
+        for d in ["run_17.nc", "run_18.nc"] {
+            std::fs::write(other.path().join(d), b"").unwrap();
+        }
+        let err = infer_template(other.path()).unwrap_err().to_string();
+        assert!(err.contains(&format!("'{}/sst_{{year}}_{{doy}}.nc'", other.path().display())), "{err}");
     }
 }
