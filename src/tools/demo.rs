@@ -93,7 +93,9 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
     plan.output.overwrite = true;
     plan.rates = crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env);
     eprintln!("demo: {}", plan.command_line);
-    let outcome = run(&plan, ui)?;
+    let mut outcome = run(&plan, ui)?;
+    // the time before the job was the demo's dataset, not the job's start-up
+    outcome.report.wall_shares.startup = 0.0;
     // the quicklooks of the map day (every statistic), drawn from the files as written
     let maps = crate::tools::quicklook::quicklooks_of_run(&outcome.outputs, args.map_doy, &args.dir)?;
     Ok(DemoOutcome { run: outcome, maps })

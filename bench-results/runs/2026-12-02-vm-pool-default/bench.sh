@@ -5,7 +5,7 @@ set -euo pipefail
 BIN=$1; WORK=$2; GRID=$3; REPEATS=${4:-3}
 DATA=$WORK/data-$GRID
 mkdir -p "$WORK"
-"$BIN" -q generate --output "$DATA" --grid "$GRID" --years 1991-2020 --doys 147-248 --storage i16 --time-dim
+[ -d "$DATA" ] || "$BIN" -q generate --output "$DATA" --grid "$GRID" --years 1991-2020 --doys 147-248 --storage i16 --time-dim
 echo "grid,repeat,pool,wall_s,peak_rss_mb" > "$WORK/results-$GRID.csv"
 for r in $(seq 1 "$REPEATS"); do
   for pool in f64 i16; do
