@@ -103,6 +103,29 @@ pub struct Progress {
     t0: Instant,
 }
 
+/// The bars on the terminal now, for [`LogWriter`] to draw log lines around.
+static ACTIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
+
+/// Where log lines go: stderr, with any progress bars taken off the terminal while a line is
+/// written and drawn again below it (a log line in the middle of a bar's redraw would leave a
+/// stale copy of the bar behind). `tracing_subscriber`'s `with_writer(LogWriter::default)`.
+#[derive(Default)]
+pub struct LogWriter;
+
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let active = ACTIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match active {
+            Some(m) => m.suspend(|| std::io::stderr().write_all(buf))?,
+            None => std::io::stderr().write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
 /// Seconds between two JSON lines of one stage (its last line always goes out).
 const JSON_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -131,6 +154,9 @@ impl Progress {
                 last_line: None,
             })
             .collect();
+        if let Some(m) = &multi {
+            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(m.clone());
+        }
         Progress { ui, multi, state: Mutex::new((state, out)), t0: Instant::now() }
     }
 
@@ -177,6 +203,7 @@ impl Progress {
         }
         if let Some(m) = &self.multi {
             let _ = m.clear();
+            *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
     }
 }
