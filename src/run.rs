@@ -159,7 +159,19 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                     });
                 }
             };
-            run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall)
+            let again = timer.clone();
+            match run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall) {
+                // the int16 pool decodes every file with the first file's packing: where files
+                // are packed differently, the default gives way to a float pool
+                Err(e) if plan.pool.is_none() && packing_differs(&e) => {
+                    info!("{e}: using a float pool instead");
+                    match on_device {
+                        true => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, again, wall),
+                        false => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, again, wall),
+                    }
+                }
+                r => r,
+            }
         }
     }?;
     let crate::pipeline::Computed { mut report, outputs } = computed;
@@ -193,4 +205,10 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             Err(e.into())
         }
     }
+}
+
+/// Whether `e` is the int16 pool's refusal of a file packed unlike the first.
+fn packing_differs(e: &Error) -> bool {
+    matches!(e, Error::Input(input::InputError::PoolPacking { .. }))
+        || e.to_string().contains("decodes every file with the first file's packing")
 }
