@@ -29,6 +29,15 @@ fn every_flag_has_a_heading() {
             );
             checked += 1;
         }
+        // headings come in the order of `headings::ALL` (job first, diagnostics last)
+        let mut seen: Vec<usize> = Vec::new();
+        for arg in cmd.get_arguments().filter(|a| !a.is_positional()) {
+            let at = arg.get_help_heading().and_then(|h| headings::ALL.iter().position(|x| *x == h));
+            if let Some(at) = at.filter(|at| !seen.contains(at)) {
+                seen.push(at);
+            }
+        }
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{}: headings in order {seen:?}", cmd.get_name());
         // the benchmark subcommands (feature `bench`) are measuring tools, not the user's
         commands.extend(cmd.get_subcommands().filter(|c| !c.get_name().starts_with("bench")).cloned());
     }

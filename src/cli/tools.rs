@@ -14,10 +14,6 @@ use crate::tools::quicklook::QuicklookOptions;
 /// Flags of `sstclim generate`.
 #[derive(Args, Debug, Clone)]
 pub struct GenerateArgs {
-    /// Output directory.
-    #[arg(long, short, help_heading = OUTPUT)]
-    pub output: PathBuf,
-
     /// Grid size, longitudes x latitudes.
     #[arg(long, default_value = "1440x721", help_heading = JOB)]
     pub grid: GridSize,
@@ -29,6 +25,10 @@ pub struct GenerateArgs {
     /// Days of year (ordinal) to write in each year.
     #[arg(long, default_value = "147-248", help_heading = JOB)]
     pub doys: DoyList,
+
+    /// Output directory.
+    #[arg(long, short, help_heading = OUTPUT)]
+    pub output: PathBuf,
 
     /// Value storage.
     #[arg(long, value_enum, default_value_t = GenStorage::F64, help_heading = OUTPUT)]
@@ -106,12 +106,12 @@ pub struct CompareArgs {
 /// Flags of `sstclim demo`.
 #[derive(Args, Debug, Clone)]
 pub struct DemoArgs {
-    /// Working directory for the dataset, the results and the maps.
-    #[arg(long, default_value = "sstclim-demo", help_heading = OUTPUT)]
-    pub dir: PathBuf,
     /// Grid of the generated dataset.
     #[arg(long, default_value = "144x73", help_heading = JOB)]
     pub grid: GridSize,
+    /// Working directory for the dataset, the results and the maps.
+    #[arg(long, default_value = "sstclim-demo", help_heading = OUTPUT)]
+    pub dir: PathBuf,
     /// Day of year to draw.
     #[arg(long, default_value_t = 197, help_heading = OUTPUT)]
     pub map_doy: u16,
