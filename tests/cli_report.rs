@@ -54,7 +54,7 @@ fn the_tables_shares_add_up_to_100_and_json_lines_count_every_stage() {
     let stderr = String::from_utf8(done.stderr).unwrap();
     let lines: Vec<serde_json::Value> =
         stderr.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
-    let last = |stage: &str| lines.iter().filter(|l| l["progress"] == stage).last().cloned().unwrap();
+    let last = |stage: &str| lines.iter().rev().find(|l| l["progress"] == stage).cloned().unwrap();
     let files = r["files_read"].as_u64().unwrap();
     assert_eq!(last("read")["done"].as_u64(), Some(files));
     assert_eq!(last("read")["total"].as_u64(), Some(files));

@@ -220,7 +220,7 @@ mod tests {
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         reader.next_frame(&mut buf).unwrap();
         let pixels: Vec<[u8; 3]> = buf.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
-        let has = |c: [u8; 3]| pixels.iter().any(|p| *p == c);
+        let has = |c: [u8; 3]| pixels.contains(&c);
         assert!(has(turbo(0.0)) || has(turbo(0.0025)), "low end of the scale");
         assert!(has([150, 150, 150]), "land");
         assert!(pixels.iter().filter(|p| p[0] < 40 && p[1] < 40 && p[2] < 40).count() > 500, "text and axes");
