@@ -14,7 +14,7 @@ fn init_logging(quiet: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(sstclim::report::progress::LogWriter::default)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .init();
@@ -40,7 +40,8 @@ fn main() -> ExitCode {
     let rank = world.comm().rank();
     sstclim::util::signals::set_quiet(rank > 0);
     init_logging(cli.quiet || rank > 0);
-    let ui = Ui::new(cli.quiet || rank > 0);
+    let progress = if rank > 0 { sstclim::report::progress::ProgressMode::Off } else { cli.progress };
+    let ui = Ui::with_mode(cli.quiet || rank > 0, progress);
     sstclim::input::silence_hdf5();
     // a bug is one line too, and unwinding still removes what the run staged
     std::panic::set_hook(Box::new(|info| {
@@ -97,6 +98,11 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             if comm.rank() == 0 {
                 print!("{}", finished.table);
                 println!("wrote {} files to {}", finished.outputs, plan.output.dir.display());
+                if let Some(day) = args.quicklook {
+                    for png in sstclim::tools::quicklook::quicklooks_of_dir(&plan.output.dir, day)? {
+                        println!("quicklook: {}", png.display());
+                    }
+                }
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -155,6 +161,10 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
                 println!("map: {}", m.display());
             }
             println!("demo OK: the {} engine equals the reference engine bit for bit", outcome.run.report.backend);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Quicklook(args) => {
+            println!("wrote {}", sstclim::tools::quicklook::quicklook(&args.options())?.display());
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "bench")]

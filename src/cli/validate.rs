@@ -27,6 +27,13 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             return Err(PlanError::DuplicatePercentile(p.to_string()));
         }
     }
+    if let Some(day) = args.quicklook {
+        let doys = &args.window.doys.0;
+        if !doys.contains(&day) {
+            let doys: Vec<i32> = doys.iter().map(|&d| i32::from(d)).collect();
+            return Err(PlanError::QuicklookDay { day, doys: crate::tools::quicklook::day_ranges(&doys) });
+        }
+    }
     if args.min_samples == 0 {
         return Err(PlanError::MinSamples);
     }
@@ -55,7 +62,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             dir: args.output.clone(),
             layout: args.layout,
             deflate: args.deflate,
-            fill_value: args.fill_value,
+            fill_value: args.fill_value.unwrap_or(crate::plan::DEFAULT_FILL_VALUE),
             overwrite: args.overwrite,
             write_path: args.write_path,
             write_threads: match args.write_threads {

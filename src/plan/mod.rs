@@ -10,6 +10,7 @@ pub mod values;
 use std::path::PathBuf;
 
 use crate::engine::{Backend, GpuOptions, StatSpec};
+use crate::input::Storage;
 use crate::output::{OutputLayout, OutputSpec, WritePath};
 use crate::pool::{PoolType, Quantize};
 use crate::smooth::DayRules;
@@ -85,6 +86,19 @@ pub enum GpuPool {
 /// The outputs' `_FillValue` when not given (`--fill-value`): NetCDF's default fill value of
 /// float.
 pub const DEFAULT_FILL_VALUE: f64 = 9.969_209_968_386_869e36;
+
+/// The pool type when `--pool` is not given: the input's own int16 integers for int16-packed
+/// input on every engine (exact, a quarter of float64's bytes; on the CPU of the dev VM 1.2-2x
+/// faster with a third of the peak memory and bitwise equal results, see
+/// bench-results/runs/2026-12-02-vm-pool-default), float32 on GPU engines for inputs stored as
+/// floats (half the bytes; results equal the CPU engine on the same pool), else float64 (exact).
+pub fn default_pool(on_device: bool, storage: Storage) -> PoolType {
+    match storage {
+        Storage::I16 => PoolType::I16,
+        Storage::F32 | Storage::F64 if on_device => PoolType::F32,
+        _ => PoolType::F64,
+    }
+}
 
 /// Every worker thread the machine offers (the default of `--threads`).
 pub fn default_threads() -> usize {
@@ -170,6 +184,8 @@ pub enum PlanError {
     ReportPath { flag: &'static str, path: PathBuf, problem: String },
     #[error("--max-device-mem {0} bytes is too small (at least 1M)")]
     MaxDeviceMem(u64),
+    #[error("--quicklook {day}: not a target day of this job (--doys {doys})")]
+    QuicklookDay { day: u16, doys: String },
     /// `--backend cuda|hip` asked for a job the GPU kernel cannot take on any device.
     #[error("--backend {backend}: {cause}")]
     GpuLimits { backend: &'static str, cause: crate::engine::gpu::LaunchError },

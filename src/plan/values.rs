@@ -10,23 +10,24 @@ use crate::calendar::Calendar;
 use crate::smooth::{DayRules, Feb29};
 use crate::window::{WindowEdges, WindowSpec};
 
-/// The window flags: which years, which target days, how wide a window, which calendar.
+/// The window flags: which years, which target days, how wide a window, which calendar
+/// (under the help heading "Job", the command line's `cli::headings::JOB`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct WindowArgs {
     /// Climatology years: 1991-2020.
-    #[arg(long)]
+    #[arg(long, help_heading = "Job")]
     pub years: YearRange,
 
     /// Target days of year: 152-243, or a list like 1-59,61-366.
-    #[arg(long, default_value = "1-366")]
+    #[arg(long, default_value = "1-366", help_heading = "Job")]
     pub doys: DoyList,
 
-    /// Days on each side of the target day: the window is 2h+1 days.
-    #[arg(long, default_value_t = 5)]
+    /// Days on each side of the target day (the window is 2h+1 days).
+    #[arg(long, default_value_t = 5, help_heading = "Job")]
     pub half_window: u16,
 
-    /// Which date a target day names in each year.
-    #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
+    /// Which date a target day names each year: ordinal or hobday366.
+    #[arg(long, value_enum, default_value_t = Calendar::Ordinal, help_heading = "Job", hide_possible_values = true)]
     pub calendar: Calendar,
 
     // The Hobday climatology's rules beyond each day's window (see `crate::smooth`).
