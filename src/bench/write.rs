@@ -187,6 +187,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
         overwrite: true,
         write_path,
         write_threads: Some(threads),
+        format: crate::output::OutputFormat::default(),
     };
     crate::output::prepare_dir(&args.dir)?;
     // (name, path, threads, write the preallocated files through the library)

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::engine::{Backend, RingPlace};
-use crate::output::{OutputLayout, WritePath};
+use crate::output::{ChunkShape, OutputLayout, OutputType, TargetUnits, WritePath};
 use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, WindowArgs};
 use crate::plan::{GpuPool, ReadPath, DEFAULT_FILL_VALUE};
@@ -44,9 +44,39 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = OutputLayout::PerDoy)]
     pub layout: OutputLayout,
 
-    /// Deflate level 1-9 for the outputs (default: uncompressed).
+    /// Deflate level 1-9 for the outputs (default: uncompressed). Chunks are compressed with
+    /// libdeflate on every write thread and stored with HDF5's direct chunk write.
     #[arg(long)]
     pub deflate: Option<u8>,
+
+    /// Stored type of the statistics: f64 (exact), f32 (rounded to float32), or i16 packed
+    /// with --output-scale S and --output-offset O (CF scale_factor/add_offset: value = O + S x
+    /// stored, stored within -32767..32767, -32768 the fill value).
+    #[arg(long, value_enum, default_value_t = OutputType::F64, help_heading = "Output")]
+    pub output_type: OutputType,
+
+    /// Scale of --output-type i16 packing (the resolution: values are within S/2).
+    #[arg(long, value_name = "S", help_heading = "Output")]
+    pub output_scale: Option<f64>,
+
+    /// Offset of --output-type i16 packing (default 0).
+    #[arg(long, value_name = "O", allow_negative_numbers = true, help_heading = "Output")]
+    pub output_offset: Option<f64>,
+
+    /// HDF5's shuffle filter before deflate (default: on with --deflate; `--shuffle false`
+    /// turns it off).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = "Output")]
+    pub shuffle: Option<bool>,
+
+    /// Chunk shape of compressed outputs, NLONxNLAT (one day each; default: a whole day's
+    /// field up to 4 MiB, else even bands of rows of about 4 MiB).
+    #[arg(long, value_name = "NLONxNLAT", help_heading = "Output")]
+    pub chunks: Option<ChunkShape>,
+
+    /// Convert the statistics' units: `degC` turns kelvin input into degrees Celsius
+    /// (value - 273.15; input already in Celsius is kept as is).
+    #[arg(long, value_enum, help_heading = "Output")]
+    pub units: Option<TargetUnits>,
 
     /// Skip missing input files instead of failing (the report counts them).
     #[arg(long)]

@@ -5,7 +5,7 @@
 
 use crate::cli::run::RunArgs;
 use crate::engine::{self, Backend, EngineError, GpuOptions, StatSpec};
-use crate::output::OutputSpec;
+use crate::output::{OutputFormat, OutputSpec, OutputType};
 use crate::plan::{default_threads, memory, JobPlan, PlanError};
 use crate::pool::{PoolType, Quantize};
 use crate::window::WindowPlan;
@@ -34,6 +34,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             return Err(PlanError::Deflate(level));
         }
     }
+    let format = output_format(args)?;
     let threads = match args.threads {
         Some(0) => return Err(PlanError::Threads),
         Some(n) => n,
@@ -60,6 +61,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
                 Some(0) => return Err(PlanError::WriteThreads),
                 n => n,
             },
+            format,
         },
         allow_missing: args.allow_missing,
         backend: args.backend,
@@ -109,6 +111,36 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
     };
     check_gpu_limits(&plan)?;
     Ok(plan)
+}
+
+/// How the statistics are stored: `--output-type`, its packing, the chunks and shuffle of
+/// compressed outputs, the units.
+fn output_format(args: &RunArgs) -> Result<OutputFormat, PlanError> {
+    let mut format = OutputFormat { units: args.units, chunks: args.chunks, ..OutputFormat::default() };
+    if args.deflate.is_none() && (args.chunks.is_some() || args.shuffle.is_some()) {
+        return Err(PlanError::ChunksWithoutDeflate);
+    }
+    format.shuffle = args.shuffle.unwrap_or(true);
+    format.ty = args.output_type;
+    match args.output_type {
+        OutputType::I16 => {
+            let scale = args.output_scale.ok_or(PlanError::OutputScaleMissing)?;
+            let offset = args.output_offset.unwrap_or(0.0);
+            if !(scale > 0.0 && scale.is_finite() && offset.is_finite()) {
+                return Err(PlanError::OutputScale(scale.to_string(), offset.to_string()));
+            }
+            (format.scale, format.offset) = (scale, offset);
+        }
+        _ if args.output_scale.is_some() || args.output_offset.is_some() => return Err(PlanError::OutputScaleType),
+        OutputType::F32 => {
+            let fill = args.fill_value;
+            if !fill.is_nan() && !(fill as f32).is_finite() {
+                return Err(PlanError::OutputFill("f32", fill.to_string()));
+            }
+        }
+        OutputType::F64 => {}
+    }
+    Ok(format)
 }
 
 /// A job that asks for a GPU backend by name and exceeds what its kernel takes on any device

@@ -10,7 +10,7 @@ pub mod values;
 use std::path::PathBuf;
 
 use crate::engine::{Backend, GpuOptions, StatSpec};
-use crate::output::{OutputLayout, OutputSpec, WritePath};
+use crate::output::{OutputFormat, OutputLayout, OutputSpec, WritePath};
 use crate::pool::{PoolType, Quantize};
 use crate::window::WindowSpec;
 
@@ -106,6 +106,7 @@ impl JobPlan {
                 overwrite: false,
                 write_path: WritePath::Auto,
                 write_threads: None,
+                format: OutputFormat::default(),
             },
             allow_missing: false,
             backend: Backend::Auto,
@@ -139,6 +140,16 @@ pub enum PlanError {
     MinSamples,
     #[error("--deflate must be 1-9, got {0}")]
     Deflate(u8),
+    #[error("--output-type i16 needs --output-scale S (value = O + S x stored, with --output-offset O)")]
+    OutputScaleMissing,
+    #[error("--output-scale {0} / --output-offset {1}: the scale must be positive and both finite")]
+    OutputScale(String, String),
+    #[error("--output-scale and --output-offset pack into int16: they go with --output-type i16 only")]
+    OutputScaleType,
+    #[error("--output-type {0}: the fill value {1} (--fill-value) is not finite or NaN in that type")]
+    OutputFill(&'static str, String),
+    #[error("--chunks and --shuffle shape compressed outputs: they need --deflate")]
+    ChunksWithoutDeflate,
     #[error("--pack-scale packs into the int16 pool: it does not go with another --pool")]
     PackPool,
     #[error("--pack-scale {0} / --pack-offset {1}: the scale must be positive and both finite")]
