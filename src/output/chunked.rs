@@ -353,6 +353,19 @@ struct Files {
 
 impl Files {
     fn write(&mut self, path: &Path, var: &str, key: ChunkKey, plan: ChunkPlan, bytes: &[u8]) -> Result<(), String> {
+        self.write_masked(path, var, key, plan, 0, bytes)
+    }
+
+    /// [`Files::write`] with HDF5's filter mask of the chunk (0: every filter applied).
+    fn write_masked(
+        &mut self,
+        path: &Path,
+        var: &str,
+        key: ChunkKey,
+        plan: ChunkPlan,
+        mask: u32,
+        bytes: &[u8],
+    ) -> Result<(), String> {
         use hdf5_metno_sys::{h5d, h5f, h5p};
         let _lock = hdf5_metno_sys::LOCK.lock();
         let at = match self.open.iter().position(|(p, _, _)| p == path) {
@@ -394,8 +407,9 @@ impl Files {
         let d = self.open[at].2;
         let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
         // SAFETY: `d` is an open dataset; `offset` has its rank; `bytes` outlives the call.
-        let status =
-            unsafe { h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, 0, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast()) };
+        let status = unsafe {
+            h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, mask, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast())
+        };
         if status < 0 {
             return Err(format!(
                 "HDF5's direct chunk write of day {} rows from {} failed",
@@ -426,6 +440,94 @@ impl Drop for Files {
     fn drop(&mut self) {
         let _ = self.close_all();
     }
+}
+
+/// Copy every stored chunk of `var` in `src` into `var` of `dst` as stored (compressed), `t0`
+/// days further along time: how rank 0 joins ranks' compressed slices of a stacked output
+/// without inflating and deflating them again. `dst`'s variable must have the same chunk shape
+/// and filters (see [`filters`]); returns the bytes copied.
+pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, String> {
+    use hdf5_metno_sys::{h5d, h5p};
+    let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+    let mut out = Files::default();
+    let mut copied = 0u64;
+    with_hdf5_file(src, |f| {
+        // SAFETY: handles opened and closed here, on the open file, under the library lock
+        // (`with_hdf5_file` holds it; `Files::write` takes it again, reentrantly).
+        unsafe {
+            let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
+            if d < 0 {
+                return Err(format!("no HDF5 dataset /{var} in {}", src.display()));
+            }
+            let mut n = 0u64;
+            let space = h5d::H5Dget_space(d);
+            h5d::H5Dget_num_chunks(d, space, &mut n);
+            let mut buf = Vec::new();
+            let mut result = Ok(());
+            for i in 0..n {
+                let (mut offset, mut mask, mut addr, mut size) = ([0u64; 3], 0u32, 0u64, 0u64);
+                if h5d::H5Dget_chunk_info(d, space, i, offset.as_mut_ptr(), &mut mask, &mut addr, &mut size) < 0 {
+                    result = Err(format!("{}: HDF5 cannot describe chunk {i} of /{var}", src.display()));
+                    break;
+                }
+                buf.resize(size as usize, 0);
+                let mut filters = 0u32;
+                if h5d::H5Dread_chunk(d, h5p::H5P_DEFAULT, offset.as_ptr(), &mut filters, buf.as_mut_ptr().cast()) < 0 {
+                    result = Err(format!("{}: HDF5 cannot read chunk {i} of /{var}", src.display()));
+                    break;
+                }
+                // the chunk's own row and column offsets: bands of one row and column make
+                // `write_masked` use them as they are
+                let key = ChunkKey {
+                    file: 0,
+                    t: offset[0] as usize + t0,
+                    crow: offset[1] as usize,
+                    ccol: offset[2] as usize,
+                };
+                let plan = ChunkPlan { rows: 1, cols: 1, level: 0, shuffle: false };
+                if let Err(why) = out.write_masked(dst, var, key, plan, filters, &buf) {
+                    result = Err(format!("{}: {why}", dst.display()));
+                    break;
+                }
+                copied += size;
+            }
+            hdf5_metno_sys::h5s::H5Sclose(space);
+            h5d::H5Dclose(d);
+            result
+        }
+    })?;
+    out.close_all().map_err(|(p, why)| format!("{}: {why}", p.display()))?;
+    Ok(copied)
+}
+
+/// Whether `var` of `path` is stored with the shuffle filter (for a copy to declare the same).
+pub fn shuffled(path: &Path, var: &str) -> Result<bool, String> {
+    use hdf5_metno_sys::{h5d, h5p, h5z};
+    let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+    with_hdf5_file(path, |f| {
+        // SAFETY: handles opened and closed here, on the open file, under the library lock.
+        unsafe {
+            let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
+            if d < 0 {
+                return Err(format!("no HDF5 dataset /{var}"));
+            }
+            let plist = h5d::H5Dget_create_plist(d);
+            let (mut flags, mut nelmts, mut cd, mut name, mut fc) = (0u32, 0usize, [0u32; 1], [0i8; 8], 0u32);
+            let found = h5p::H5Pget_filter_by_id2(
+                plist,
+                h5z::H5Z_FILTER_SHUFFLE,
+                &mut flags,
+                &mut nelmts,
+                cd.as_mut_ptr(),
+                name.len(),
+                name.as_mut_ptr().cast(),
+                &mut fc,
+            ) >= 0;
+            h5p::H5Pclose(plist);
+            h5d::H5Dclose(d);
+            Ok(found)
+        }
+    })
 }
 
 #[cfg(test)]

@@ -247,17 +247,17 @@ pub fn stat_attributes(stat: usize, meta: &OutputMeta, spec: &OutputSpec) -> Vec
     }
     // CF 7.4: the samples of every year's window, then across years. CF has no percentile
     // method: a percentile is the pooled samples' order statistic, stated in the comment
-    // (the checker's form allows one parenthesised comment without parentheses inside)
+    // (CF 7.3.3: free text in parentheses, without colons or parentheses inside)
     let cell_methods = if stat == 0 {
         format!(
-            "time: mean within years time: mean over years (comment: mean of the daily values within {} days of the target day over {y0}-{y1})",
+            "time: mean within years time: mean over years (mean of the daily values within {} days of the target day over {y0}-{y1})",
             w.half_window
         )
     } else {
         format!(
-            "time: point within years time: point over years (comment: {what} of the pooled daily values within {} days of the target day over {y0}-{y1}, {})",
+            "time: point within years time: point over years ({what} of the pooled daily values within {} days of the target day over {y0}-{y1}, {})",
             w.half_window,
-            stats.method.description().replace(['(', ')'], "")
+            stats.method.description().replace(['(', ')', ':'], "")
         )
     };
     attrs.push(("cell_methods", cell_methods.into()));

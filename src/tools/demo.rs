@@ -100,7 +100,13 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
             continue;
         }
         let file = input::open(&nc)?;
-        let layout = VarLayout::inspect(&file, &nc, Some(stat), true)?;
+        // the statistic's variable is named after the input's (see output::names)
+        let input_var = match file.attribute("input_variable").and_then(|a| a.value().ok()) {
+            Some(netcdf::AttributeValue::Str(v)) => v,
+            _ => "sst".into(),
+        };
+        let var = format!("{input_var}_{stat}");
+        let layout = VarLayout::inspect(&file, &nc, Some(&var), true)?;
         let values = read_canonical(&file, &nc, &layout)?;
         let lat: Vec<f64> = file.variable("lat").and_then(|v| v.get_values::<f64, _>(..).ok()).unwrap_or_default();
         let ascending = lat.len() < 2 || lat[0] < lat[lat.len() - 1];
