@@ -213,10 +213,10 @@ pub enum OutputError {
         dir.display(), holder.pid, holder.host, holder.started, holder.command, dir.display(), lock::LOCK_NAME
     )]
     Locked { dir: PathBuf, holder: lock::Holder },
-    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}; {missing} bytes of its values not written{}", path.display(), tmp.display(), space_hint(path))]
-    DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error, missing: u64 },
-    #[error("{}: writing compressed variable '{var}' into {} failed: {what}; that chunk's {missing} compressed bytes (and the chunks after it) not written{}", path.display(), tmp.display(), space_hint(path))]
-    ChunkWrite { path: PathBuf, tmp: PathBuf, var: String, what: String, missing: u64 },
+    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}; {missing} bytes of that day's field not written (nor the fields after it){hint}", path.display(), tmp.display())]
+    DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error, missing: u64, hint: String },
+    #[error("{}: writing compressed variable '{var}' into {} failed: {what}; that chunk's {missing} compressed bytes not written (nor the chunks after it){hint}", path.display(), tmp.display())]
+    ChunkWrite { path: PathBuf, tmp: PathBuf, var: String, what: String, missing: u64, hint: String },
     #[error(
         "{}: a computed value {value} of '{var}' is outside what --output-type i16 holds with --output-scale {scale} --output-offset {offset} ({lo} to {hi}); choose a larger scale or another offset",
         path.display()
@@ -514,7 +514,9 @@ impl OutputSet {
             direct::WriteFailure::Direct(i, direct::PieceError::Io { cause, missing }) => {
                 let f = owners[i];
                 let var = self.var_names[f.stat].clone();
-                OutputError::DirectWrite { path: f.path.clone(), tmp: f.tmp.clone(), var, cause, missing }
+                // the file system's state now, before the staging directory is removed
+                let hint = space_hint(&f.tmp);
+                OutputError::DirectWrite { path: f.path.clone(), tmp: f.tmp.clone(), var, cause, missing, hint }
             }
         })?;
         if let (Some(plan), false) = (self.chunks, fields.is_empty()) {
@@ -534,6 +536,7 @@ impl OutputSet {
                         var: self.var_names[f.stat].clone(),
                         what,
                         missing,
+                        hint: space_hint(&f.tmp),
                     }
                 }
             })?;
