@@ -1,6 +1,8 @@
 //! The compressed write path: outputs with `--deflate` are created chunked, shuffled and
 //! deflated by libnetcdf (the declared filters every reader applies), but their chunks are
-//! encoded, shuffled and deflated here, on every write thread, with libdeflate, and handed to
+//! encoded, shuffled and deflated here, on every write thread, with libdeflate (byte planes
+//! that look random, the low mantissa bytes, go into deflate's stored blocks: see
+//! [`super::encode::zlib_planes`]), and handed to
 //! HDF5 already filtered with its direct chunk write (`H5Dwrite_chunk`), one call at a time
 //! under the library lock: HDF5 only files the bytes and indexes the chunk, it never
 //! compresses.
@@ -19,7 +21,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use super::encode::{shuffle, EncodeError, Encoding, OutputType};
+use super::encode::{shuffle, zlib_planes, EncodeError, Encoding, OutputType};
 use crate::input::direct::with_hdf5_file;
 use crate::input::format::NotDirect;
 use crate::input::Region;
@@ -304,9 +306,8 @@ pub fn write_fields(
             } else {
                 bytes
             };
-            let mut out = vec![0u8; compressor.zlib_compress_bound(raw.len())];
-            let len = compressor.zlib_compress(raw, &mut out).expect("the bound holds the compressed chunk");
-            out.truncate(len);
+            let mut out = Vec::new();
+            zlib_planes(&mut compressor, raw, g.enc.ty.size(), g.plan.shuffle, &mut out);
             if tx.send((*key, out)).is_err() {
                 return;
             }

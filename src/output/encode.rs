@@ -205,6 +205,63 @@ pub fn shuffle(data: &[u8], size: usize, out: &mut Vec<u8>) {
     out[n * size..].copy_from_slice(&data[n * size..]);
 }
 
+/// Bits per byte above which a shuffled byte plane is stored rather than compressed: deflate
+/// could gain at most (8 - H) / 8 of it (1 % here) and spends most of its time on such planes
+/// (the low mantissa bytes of measured values look random).
+const STORE_ENTROPY: f64 = 7.92;
+
+/// The zlib stream (the HDF5 deflate filter's format) of `raw`, the shuffled bytes of a chunk of
+/// `size`-byte values: the leading byte planes that look random (entropy above
+/// [`STORE_ENTROPY`]) as deflate's stored blocks, the rest compressed by libdeflate as one
+/// deflate stream after them (any inflater reads the concatenation: stored blocks end on a
+/// byte boundary and the compressed part refers to nothing before it). Unshuffled data, or data
+/// with no random leading plane, is compressed whole.
+pub fn zlib_planes(c: &mut libdeflater::Compressor, raw: &[u8], size: usize, shuffled: bool, out: &mut Vec<u8>) {
+    out.clear();
+    let n = raw.len() / size.max(1);
+    let mut stored = 0;
+    if shuffled && size > 1 && n >= 4096 {
+        while stored < size && entropy(&raw[stored * n..(stored + 1) * n]) > STORE_ENTROPY {
+            stored += 1;
+        }
+    }
+    if stored == 0 {
+        out.resize(c.zlib_compress_bound(raw.len()), 0);
+        let len = c.zlib_compress(raw, out).expect("the bound holds the compressed chunk");
+        out.truncate(len);
+        return;
+    }
+    let (head, rest) = raw.split_at(stored * n);
+    // zlib header: deflate, 32 KiB window, no dictionary, check bits (0x7801 % 31 == 0)
+    out.extend_from_slice(&[0x78, 0x01]);
+    for block in head.chunks(65_535) {
+        let len = block.len() as u16;
+        out.push(0); // not final, stored
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    if rest.is_empty() {
+        out.extend_from_slice(&[1, 0, 0, 0xFF, 0xFF]); // an empty final stored block
+    } else {
+        let at = out.len();
+        out.resize(at + c.deflate_compress_bound(rest.len()), 0);
+        let len = c.deflate_compress(rest, &mut out[at..]).expect("the bound holds the compressed planes");
+        out.truncate(at + len);
+    }
+    out.extend_from_slice(&libdeflater::adler32(raw).to_be_bytes());
+}
+
+/// Shannon entropy of `bytes` in bits per byte.
+fn entropy(bytes: &[u8]) -> f64 {
+    let mut counts = [0u32; 256];
+    for &b in bytes {
+        counts[b as usize] += 1;
+    }
+    let n = bytes.len() as f64;
+    counts.iter().filter(|&&c| c > 0).map(|&c| f64::from(c) / n).map(|p| -p * p.log2()).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +308,32 @@ mod tests {
         assert_eq!(chunk_shape(721, 1440, OutputType::F64, None), (361, 1440));
         assert_eq!(chunk_shape(721, 1440, OutputType::F64, Some(ChunkShape { nlon: 100, nlat: 2000 })), (721, 100));
         assert!("0x5".parse::<ChunkShape>().is_err());
+    }
+
+    /// Streams with stored random planes inflate (zlib, as HDF5's filter does) to the input.
+    #[test]
+    fn stored_planes_and_compressed_rest_inflate_to_the_chunk() {
+        let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(4).unwrap());
+        let mut d = libdeflater::Decompressor::new();
+        let n = 100_000usize;
+        let values: Vec<f64> =
+            (0..n).map(|i| 20.0 + (crate::util::rng::hash(&[i as u64]) % 1_000_000) as f64 * 1e-5).collect();
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut sh = Vec::new();
+        shuffle(&raw, 8, &mut sh);
+        let (mut out, mut back) = (Vec::new(), vec![0u8; sh.len()]);
+        for shuffled in [true, false] {
+            zlib_planes(&mut c, &sh, 8, shuffled, &mut out);
+            assert_eq!(d.zlib_decompress(&out, &mut back).unwrap(), sh.len());
+            assert_eq!(back, sh);
+        }
+        // the low mantissa planes are stored: about their size, and smaller than the chunk
+        assert!(entropy(&sh[..n]) > STORE_ENTROPY && out.len() < sh.len(), "{}", out.len());
+        // all planes random: every byte stored, an empty final block
+        let noise: Vec<u8> = (0..8 * 5000u64).map(|i| crate::util::rng::hash(&[i]) as u8).collect();
+        zlib_planes(&mut c, &noise, 8, true, &mut out);
+        assert_eq!(d.zlib_decompress(&out, &mut back[..noise.len()]).unwrap(), noise.len());
+        assert_eq!(&back[..noise.len()], &noise[..]);
     }
 
     #[test]
