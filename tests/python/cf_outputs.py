@@ -3,7 +3,8 @@
 
 Usage: cf_outputs.py SSTCLIM_BINARY [WORK_DIR]
 
-On a small generated OSTIA-like dataset (int16 kelvin, `analysed_sst`), the same job under the
+On a small generated OSTIA-like dataset (128x64, so that compressed chunks hold random-looking
+byte planes stored as such; int16 kelvin, `analysed_sst`), the same job under the
 hobday366 calendar with --units degC is written in every layout: per-doy, stacked, stacked
 through MPI (2 ranks, where mpirun exists), and `climatology` (where the binary has it); and
 stored every way: float64, float64 deflated, float32 deflated, int16 packed, int16 deflated.
@@ -213,7 +214,7 @@ def xarray_round_trip(name, d, var):
 def main():
     os.makedirs(WORK, exist_ok=True)
     data = os.path.join(WORK, "data")
-    sh([BIN, "-q", "generate", "-o", data, "--grid", "24x13", "--years", YEARS, "--doys", "45-80",
+    sh([BIN, "-q", "generate", "-o", data, "--grid", "128x64", "--years", YEARS, "--doys", "45-80",
         "--storage", "i16"])
     var = "analysed_sst"
     runs = {}
