@@ -196,13 +196,30 @@ pub fn shuffle(data: &[u8], size: usize, out: &mut Vec<u8>) {
     out.clear();
     out.resize(data.len(), 0);
     let n = data.len() / size;
-    for b in 0..size {
-        let dst = &mut out[b * n..(b + 1) * n];
-        for (i, d) in dst.iter_mut().enumerate() {
-            *d = data[i * size + b];
+    match size {
+        8 => shuffle_n::<8>(data, n, out),
+        4 => shuffle_n::<4>(data, n, out),
+        2 => shuffle_n::<2>(data, n, out),
+        _ => {
+            for b in 0..size {
+                for (i, d) in out[b * n..(b + 1) * n].iter_mut().enumerate() {
+                    *d = data[i * size + b];
+                }
+            }
         }
     }
     out[n * size..].copy_from_slice(&data[n * size..]);
+}
+
+/// [`shuffle`] for `N`-byte values: one pass over the values, `N` output streams.
+fn shuffle_n<const N: usize>(data: &[u8], n: usize, out: &mut [u8]) {
+    let (planes, _) = out.split_at_mut(n * N);
+    let mut streams: Vec<&mut [u8]> = planes.chunks_exact_mut(n).collect();
+    for (i, v) in data[..n * N].chunks_exact(N).enumerate() {
+        for (b, s) in streams.iter_mut().enumerate() {
+            s[i] = v[b];
+        }
+    }
 }
 
 /// Bits per byte above which a shuffled byte plane is stored rather than compressed: deflate
@@ -221,7 +238,9 @@ pub fn zlib_planes(c: &mut libdeflater::Compressor, raw: &[u8], size: usize, shu
     let n = raw.len() / size.max(1);
     let mut stored = 0;
     if shuffled && size > 1 && n >= 4096 {
-        while stored < size && entropy(&raw[stored * n..(stored + 1) * n]) > STORE_ENTROPY {
+        // judged on a sample of each plane (64 Ki bytes spread over it): the histogram of a
+        // whole plane costs as much as storing it
+        while stored < size && entropy(&sample(&raw[stored * n..(stored + 1) * n])) > STORE_ENTROPY {
             stored += 1;
         }
     }
@@ -250,6 +269,16 @@ pub fn zlib_planes(c: &mut libdeflater::Compressor, raw: &[u8], size: usize, shu
         out.truncate(at + len);
     }
     out.extend_from_slice(&libdeflater::adler32(raw).to_be_bytes());
+}
+
+/// Up to 64 Ki bytes of `plane`: runs of 4 Ki bytes evenly spread over it.
+fn sample(plane: &[u8]) -> Vec<u8> {
+    const RUN: usize = 4096;
+    if plane.len() <= 16 * RUN {
+        return plane.to_vec();
+    }
+    let step = plane.len() / 16;
+    (0..16).flat_map(|k| &plane[k * step..k * step + RUN]).copied().collect()
 }
 
 /// Shannon entropy of `bytes` in bits per byte.
