@@ -218,6 +218,24 @@ mod tests {
         assert_eq!(format!("{validated:?}"), format!("{new:?}"));
     }
 
+    /// The output flags: int16 needs a scale (positive, finite) and takes an offset; scale and
+    /// offset go with int16 only; chunks and shuffle shape compressed outputs only.
+    #[test]
+    fn output_flags_are_checked_together() {
+        let p = plan(&["--output-type", "i16", "--output-scale", "0.01", "--output-offset", "-5"]).unwrap();
+        assert_eq!((p.output.format.ty, p.output.format.scale, p.output.format.offset), (OutputType::I16, 0.01, -5.0));
+        assert_eq!(plan(&["--output-type", "i16"]).unwrap_err(), PlanError::OutputScaleMissing);
+        assert!(matches!(plan(&["--output-type", "i16", "--output-scale", "0"]), Err(PlanError::OutputScale(..))));
+        assert_eq!(plan(&["--output-type", "f32", "--output-scale", "2"]).unwrap_err(), PlanError::OutputScaleType);
+        assert_eq!(plan(&["--chunks", "10x10"]).unwrap_err(), PlanError::ChunksWithoutDeflate);
+        assert_eq!(plan(&["--shuffle", "false"]).unwrap_err(), PlanError::ChunksWithoutDeflate);
+        let p = plan(&["--deflate", "1", "--shuffle", "false", "--chunks", "360x90", "--units", "degC"]).unwrap();
+        let f = &p.output.format;
+        assert!(!f.shuffle && f.chunks == Some(crate::output::ChunkShape { nlon: 360, nlat: 90 }));
+        assert_eq!(f.units, Some(crate::output::TargetUnits::DegC));
+        assert!(plan(&["--deflate", "1"]).unwrap().output.format.shuffle, "shuffle on by default");
+    }
+
     /// A named GPU backend is held to the kernel's limits before anything is read; the CPU
     /// and `auto` (which may fall back to the CPU) are not.
     #[test]
