@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::headings::{DIAGNOSTICS, INPUT, JOB, OUTPUT, PERFORMANCE};
 use crate::engine::{Backend, RingPlace};
-use crate::output::{OutputLayout, WritePath};
+use crate::output::{ChunkShape, OutputLayout, OutputType, TargetUnits, WritePath};
 use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, WindowArgs};
 use crate::plan::{GpuPool, ReadPath};
@@ -82,8 +82,45 @@ pub struct RunArgs {
     pub overwrite: bool,
 
     /// Deflate level 1-9 (default: uncompressed).
+    ///
+    /// Chunks are compressed with libdeflate on every write thread and stored with HDF5's
+    /// direct chunk write.
     #[arg(long, help_heading = OUTPUT)]
     pub deflate: Option<u8>,
+
+    /// Stored type of the statistics: f64 (exact), f32, or i16 (packed).
+    ///
+    /// f32 rounds to float32; i16 packs with --output-scale S and --output-offset O (CF
+    /// scale_factor/add_offset: value = O + S x stored, stored within -32767..32767, -32768 the
+    /// fill value).
+    #[arg(long, value_enum, default_value_t = OutputType::F64, help_heading = OUTPUT)]
+    pub output_type: OutputType,
+
+    /// Scale of --output-type i16 packing (the resolution: values are within S/2).
+    #[arg(long, value_name = "S", help_heading = OUTPUT, hide_short_help = true)]
+    pub output_scale: Option<f64>,
+
+    /// Offset of --output-type i16 packing (default 0).
+    #[arg(long, value_name = "O", allow_negative_numbers = true, help_heading = OUTPUT, hide_short_help = true)]
+    pub output_offset: Option<f64>,
+
+    /// HDF5's shuffle filter before deflate (default: on with --deflate).
+    ///
+    /// `--shuffle false` turns it off.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = OUTPUT, hide_short_help = true)]
+    pub shuffle: Option<bool>,
+
+    /// Chunk shape of compressed outputs, NLONxNLAT (one day each).
+    ///
+    /// Default: a whole day's field up to 4 MiB, else even bands of rows of about 4 MiB.
+    #[arg(long, value_name = "NLONxNLAT", help_heading = OUTPUT, hide_short_help = true)]
+    pub chunks: Option<ChunkShape>,
+
+    /// `degC`: kelvin input written in degrees Celsius (value - 273.15).
+    ///
+    /// Input already in Celsius is kept as is; other units are refused.
+    #[arg(long, value_enum, help_heading = OUTPUT, hide_short_help = true)]
+    pub units: Option<TargetUnits>,
 
     /// _FillValue of the outputs, NaN allowed [default: 9.96921e36].
     ///

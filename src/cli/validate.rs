@@ -5,7 +5,7 @@
 
 use crate::cli::run::RunArgs;
 use crate::engine::{self, Backend, EngineError, GpuOptions, StatSpec};
-use crate::output::OutputSpec;
+use crate::output::{OutputFormat, OutputSpec, OutputType};
 use crate::plan::{default_threads, memory, JobPlan, PlanError};
 use crate::pool::{PoolType, Quantize};
 use crate::window::WindowPlan;
@@ -42,6 +42,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             return Err(PlanError::Deflate(level));
         }
     }
+    let format = output_format(args)?;
     let threads = match args.threads {
         Some(0) => return Err(PlanError::Threads),
         Some(n) => n,
@@ -69,6 +70,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
                 Some(0) => return Err(PlanError::WriteThreads),
                 n => n,
             },
+            format,
         },
         allow_missing: args.allow_missing,
         backend: args.backend,
@@ -146,6 +148,47 @@ fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
     Ok(())
 }
 
+/// How the statistics are stored: `--output-type`, its packing, the chunks and shuffle of
+/// compressed outputs, the units.
+fn output_format(args: &RunArgs) -> Result<OutputFormat, PlanError> {
+    let mut format = OutputFormat { units: args.units, chunks: args.chunks, ..OutputFormat::default() };
+    if args.deflate.is_none() && (args.chunks.is_some() || args.shuffle.is_some()) {
+        return Err(PlanError::ChunksWithoutDeflate);
+    }
+    if args.layout == crate::output::OutputLayout::Climatology {
+        let flag = match () {
+            _ if args.output_type != OutputType::F64 => Some("--output-type"),
+            _ if args.deflate.is_some() => Some("--deflate"),
+            _ if args.units.is_some() => Some("--units"),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            return Err(PlanError::ClimatologyFormat(flag));
+        }
+    }
+    format.shuffle = args.shuffle.unwrap_or(true);
+    format.ty = args.output_type;
+    match args.output_type {
+        OutputType::I16 => {
+            let scale = args.output_scale.ok_or(PlanError::OutputScaleMissing)?;
+            let offset = args.output_offset.unwrap_or(0.0);
+            if !(scale > 0.0 && scale.is_finite() && offset.is_finite()) {
+                return Err(PlanError::OutputScale(scale.to_string(), offset.to_string()));
+            }
+            (format.scale, format.offset) = (scale, offset);
+        }
+        _ if args.output_scale.is_some() || args.output_offset.is_some() => return Err(PlanError::OutputScaleType),
+        OutputType::F32 => {
+            let fill = args.fill_value.unwrap_or(crate::plan::DEFAULT_FILL_VALUE);
+            if !fill.is_nan() && !(fill as f32).is_finite() {
+                return Err(PlanError::OutputFill("f32", fill.to_string()));
+            }
+        }
+        OutputType::F64 => {}
+    }
+    Ok(format)
+}
+
 /// A job that asks for a GPU backend by name and exceeds what its kernel takes on any device
 /// (percentiles, window length) is refused here, before anything is read. `auto` may fall
 /// back to the CPU engine, which has no such limits, so it is checked when the engine starts.
@@ -219,6 +262,24 @@ mod tests {
         );
         new.max_mem = 1 << 30;
         assert_eq!(format!("{validated:?}"), format!("{new:?}"));
+    }
+
+    /// The output flags: int16 needs a scale (positive, finite) and takes an offset; scale and
+    /// offset go with int16 only; chunks and shuffle shape compressed outputs only.
+    #[test]
+    fn output_flags_are_checked_together() {
+        let p = plan(&["--output-type", "i16", "--output-scale", "0.01", "--output-offset", "-5"]).unwrap();
+        assert_eq!((p.output.format.ty, p.output.format.scale, p.output.format.offset), (OutputType::I16, 0.01, -5.0));
+        assert_eq!(plan(&["--output-type", "i16"]).unwrap_err(), PlanError::OutputScaleMissing);
+        assert!(matches!(plan(&["--output-type", "i16", "--output-scale", "0"]), Err(PlanError::OutputScale(..))));
+        assert_eq!(plan(&["--output-type", "f32", "--output-scale", "2"]).unwrap_err(), PlanError::OutputScaleType);
+        assert_eq!(plan(&["--chunks", "10x10"]).unwrap_err(), PlanError::ChunksWithoutDeflate);
+        assert_eq!(plan(&["--shuffle", "false"]).unwrap_err(), PlanError::ChunksWithoutDeflate);
+        let p = plan(&["--deflate", "1", "--shuffle", "false", "--chunks", "360x90", "--units", "degC"]).unwrap();
+        let f = &p.output.format;
+        assert!(!f.shuffle && f.chunks == Some(crate::output::ChunkShape { nlon: 360, nlat: 90 }));
+        assert_eq!(f.units, Some(crate::output::TargetUnits::DegC));
+        assert!(plan(&["--deflate", "1"]).unwrap().output.format.shuffle, "shuffle on by default");
     }
 
     /// A named GPU backend is held to the kernel's limits before anything is read; the CPU

@@ -39,6 +39,8 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
         let value = a.value().map_err(fail(&parts[0], a.name()))?;
         dst.add_attribute(a.name(), value).map_err(fail(out, a.name()))?;
     }
+    // compressed data variables, copied chunk by chunk once the file is closed
+    let mut raw: Vec<String> = Vec::new();
     for v in first.variables() {
         let name = v.name();
         let dims: Vec<String> = v.dimensions().iter().map(|d| d.name()).collect();
@@ -46,8 +48,14 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
         let lens: Vec<usize> = v.dimensions().iter().map(|d| d.len()).collect();
         let mut w = dst.add_variable_with_type(&name, &dim_refs, &v.vartype()).map_err(fail(out, &name))?;
         if let (Some(level), 3) = (deflate, dims.len()) {
-            w.set_chunking(&[1, lens[1], lens[2]]).map_err(fail(out, &name))?;
-            w.set_compression(i32::from(level), true).map_err(fail(out, &name))?;
+            // the slices' chunks and filters, so that their chunks are copied as stored
+            let chunks = v.chunking().map_err(fail(&parts[0], &name))?.unwrap_or(vec![1, lens[1], lens[2]]);
+            let shuffle = crate::output::chunked::shuffled(&parts[0], &name).unwrap_or(true);
+            w.set_chunking(&chunks).map_err(fail(out, &name))?;
+            w.set_compression(i32::from(level), shuffle).map_err(fail(out, &name))?;
+            // SAFETY: every chunk is copied in below before the file is published.
+            unsafe { w.set_nofill() }.map_err(fail(out, &name))?;
+            raw.push(name.clone());
         }
         for a in v.attributes() {
             let value = a.value().map_err(fail(&parts[0], &name))?;
@@ -58,7 +66,7 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
             .map_err(fail(out, &name))?;
         }
     }
-    for v in first.variables() {
+    for v in first.variables().filter(|v| !raw.contains(&v.name())) {
         let name = v.name();
         let along_time = v.dimensions().first().is_some_and(|d| d.name() == along);
         let copies: Vec<(usize, &netcdf::File, &PathBuf)> = if along_time {
@@ -89,6 +97,14 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
                     let values: Vec<f64> = sv.get_values(..).map_err(fail(path, &name))?;
                     dv.put_values(&values, extents).map_err(fail(out, &name))?;
                 }
+                NcVariableType::Float(FloatType::F32) => {
+                    let values: Vec<f32> = sv.get_values(..).map_err(fail(path, &name))?;
+                    dv.put_values(&values, extents).map_err(fail(out, &name))?;
+                }
+                NcVariableType::Int(IntType::I16) => {
+                    let values: Vec<i16> = sv.get_values(..).map_err(fail(path, &name))?;
+                    dv.put_values(&values, extents).map_err(fail(out, &name))?;
+                }
                 NcVariableType::Int(IntType::I32) => {
                     let values: Vec<i32> = sv.get_values(..).map_err(fail(path, &name))?;
                     dv.put_values(&values, extents).map_err(fail(out, &name))?;
@@ -100,7 +116,17 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
             }
         }
     }
-    dst.close().map_err(fail(out, ""))
+    dst.close().map_err(fail(out, ""))?;
+    drop(sources);
+    for name in &raw {
+        let mut at = 0;
+        for (p, &l) in parts.iter().zip(&lengths) {
+            crate::output::chunked::copy_chunks(p, out, name, at)
+                .map_err(|why| fail(out, name)(netcdf::Error::Str(why)))?;
+            at += l;
+        }
+    }
+    Ok(())
 }
 
 /// Set the `missing_input_files` global attribute of `path` to the whole job's count (each

@@ -29,7 +29,7 @@ pub const FILE_NAME: &str = "climatology.nc";
 
 /// The data variable of each statistic: `{input_var}_{stat}` (`sst_mean`, `sst_p90`).
 pub fn var_names(meta: &OutputMeta) -> Vec<String> {
-    meta.stats.names().iter().map(|s| format!("{}_{s}", meta.input_var)).collect()
+    super::names(&meta.input_var, &meta.stats)
 }
 
 /// Create `f` (targets `f.targets` of the job's days) with its axes, coordinates, attributes

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use crate::engine::{Backend, GpuOptions, StatSpec};
 use crate::input::Storage;
-use crate::output::{OutputLayout, OutputSpec, WritePath};
+use crate::output::{OutputFormat, OutputLayout, OutputSpec, WritePath};
 use crate::pool::{PoolType, Quantize};
 use crate::smooth::DayRules;
 use crate::window::WindowSpec;
@@ -125,6 +125,7 @@ impl JobPlan {
                 overwrite: false,
                 write_path: WritePath::Auto,
                 write_threads: None,
+                format: OutputFormat::default(),
             },
             allow_missing: false,
             backend: Backend::Auto,
@@ -160,12 +161,24 @@ pub enum PlanError {
     SmoothDay366(u16),
     #[error("--layout climatology writes the days of the whole year: --doys {0} leaves some out (use the per-doy or stacked layout for part of the year)")]
     ClimatologyDoys(String),
+    #[error("--layout climatology is written as float64 in the input's units, uncompressed (what `sstclim events` reads back): {0} goes with the per-doy or stacked layout")]
+    ClimatologyFormat(&'static str),
     #[error("--percentile lists {0} twice")]
     DuplicatePercentile(String),
     #[error("--min-samples must be at least 1")]
     MinSamples,
     #[error("--deflate must be 1-9, got {0}")]
     Deflate(u8),
+    #[error("--output-type i16 needs --output-scale S (value = O + S x stored, with --output-offset O)")]
+    OutputScaleMissing,
+    #[error("--output-scale {0} / --output-offset {1}: the scale must be positive and both finite")]
+    OutputScale(String, String),
+    #[error("--output-scale and --output-offset pack into int16: they go with --output-type i16 only")]
+    OutputScaleType,
+    #[error("--output-type {0}: the fill value {1} (--fill-value) is not finite or NaN in that type")]
+    OutputFill(&'static str, String),
+    #[error("--chunks and --shuffle shape compressed outputs: they need --deflate")]
+    ChunksWithoutDeflate,
     #[error("--pack-scale packs into the int16 pool: it does not go with another --pool")]
     PackPool,
     #[error("--pack-scale {0} / --pack-offset {1}: the scale must be positive and both finite")]
