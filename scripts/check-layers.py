@@ -4,11 +4,13 @@ its own, and no import circle between top-level modules or between sibling submo
 
 Layers, top to bottom (the README's "How it works" describes them):
   cli       clap types and their validation into a plan
-  job       run (one rank), dist (across ranks), and the subcommands beside it (tools, bench)
+  job       run (one rank), dist (across ranks), and the subcommands beside it (run_events,
+            tools, bench)
   pipeline  the tile loop that drives the stages for a job
   plan      what a job is (plan) and what can go wrong in it (error): the types the job,
             the pipeline and the stages' callers share
-  stages    discover, window, calendar, percentile, template, input, pool, engine, output
+  stages    discover, window, calendar, percentile, template, input, pool, engine, output,
+            smooth, events
   utilities util, report
 A module may use its own layer and the layers below it. Within a layer, any import is allowed
 as long as it closes no circle. `main.rs` (above cli) uses the library through `sstclim::`.
@@ -22,11 +24,11 @@ import sys
 
 LAYERS = {
     "cli": 0,
-    "run": 1, "dist": 1, "tools": 1, "bench": 1,
+    "run": 1, "run_events": 1, "dist": 1, "tools": 1, "bench": 1,
     "pipeline": 2,
     "plan": 3, "error": 3,
     "discover": 4, "window": 4, "calendar": 4, "percentile": 4, "template": 4,
-    "input": 4, "pool": 4, "engine": 4, "output": 4,
+    "input": 4, "pool": 4, "engine": 4, "output": 4, "smooth": 4, "events": 4,
     "util": 5, "report": 5,
 }
 

@@ -34,6 +34,12 @@ echo "== the whole climatology kernel emulated on the host against a naive refer
 tests/kernels/kernel-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip
+echo "== CF outputs: the IOOS compliance checker (cf:1.8) clean and the xarray/cf_xarray round trip on every layout" >&2
+# (a venv under target/, so that CI's Python stays as it is; tests/python/cf_outputs.py says what
+# is checked; a minute or two on 2 cores)
+[ -x target/venv-cf/bin/python ] || python3 -m venv target/venv-cf
+target/venv-cf/bin/pip install -q -r tests/python/requirements.txt
+target/venv-cf/bin/python tests/python/cf_outputs.py target/release/sstclim "$(mktemp -d)"
 echo "== the product's build (no bench feature) offers the user's subcommands only" >&2
 # (the binary just built: the hip feature changes no subcommand, and a build of its own would
 # cost CI another few minutes)

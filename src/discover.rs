@@ -31,16 +31,16 @@ pub enum DiscoverError {
     NotFound(String),
     #[error("{}: cannot read directory: {cause}", dir.display())]
     UnreadableDir { dir: PathBuf, cause: std::io::Error },
-    #[error("{}: found no NetCDF files named by date ({detail}); pass --input with a template such as '{}/sst_{{year}}_{{doy}}.nc'", dir.display(), dir.display())]
-    NoPattern { dir: PathBuf, detail: String },
+    #[error("{}: found no NetCDF files named by date ({detail}); pass --input with a template such as '{hint}'", dir.display())]
+    NoPattern { dir: PathBuf, detail: String, hint: String },
     #[error("{}: files follow several naming patterns ({patterns}); pass --input with one template", dir.display())]
     AmbiguousPattern { dir: PathBuf, patterns: String },
     #[error("{}: input file {kind}", path.display())]
     NotAFile { path: PathBuf, kind: &'static str },
     #[error("{}: cannot read input file: {cause}", path.display())]
     Unreadable { path: PathBuf, cause: std::io::Error },
-    #[error("{} of {total} input files are missing (--allow-missing skips them):\n  {}", missing.len(), missing.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n  "))]
-    MissingFiles { missing: Vec<PathBuf>, total: usize },
+    #[error("{} of {total} input files are missing (--allow-missing skips them){summary}", missing.len())]
+    MissingFiles { missing: Vec<PathBuf>, total: usize, summary: MissingSummary },
 }
 
 /// Resolve `input` (a template or a directory) for the `required` dates.
@@ -55,6 +55,7 @@ pub fn discover(input: &str, required: &[Date], allow_missing: bool) -> Result<I
     };
     let mut files = BTreeMap::new();
     let mut missing = Vec::new();
+    let mut missing_dates = Vec::new();
     for &date in required {
         let file = template.expand(date);
         // only a file that is not there is missing (what --allow-missing skips): a directory
@@ -64,14 +65,95 @@ pub fn discover(input: &str, required: &[Date], allow_missing: bool) -> Result<I
                 files.insert(date, file);
             }
             Ok(m) => return Err(DiscoverError::NotAFile { kind: kind_of(&m.file_type()), path: file }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => missing.push(file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing.push(file);
+                missing_dates.push(date);
+            }
             Err(cause) => return Err(DiscoverError::Unreadable { path: file, cause }),
         }
     }
     if !missing.is_empty() && !allow_missing {
-        return Err(DiscoverError::MissingFiles { missing, total: required.len() });
+        let summary = MissingSummary::new(&missing, &missing_dates, &files, required);
+        return Err(DiscoverError::MissingFiles { missing, total: required.len(), summary });
     }
     Ok(Inputs { template, files, missing })
+}
+
+/// Missing files listed up to this many; a longer list is summarised.
+const LIST_ALL: usize = 10;
+
+/// What the missing-file error says beyond the count: the days and years missing, the likely
+/// cause, and the files (all of a short list; the first and last few of a long one).
+#[derive(Clone, Debug)]
+pub struct MissingSummary {
+    text: String,
+}
+
+impl std::fmt::Display for MissingSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// Numbers as ranges: `116-120, 274-278`.
+fn ranges(values: impl IntoIterator<Item = i32>) -> String {
+    let mut v: Vec<i32> = values.into_iter().collect();
+    v.sort_unstable();
+    v.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+impl MissingSummary {
+    fn new(missing: &[PathBuf], dates: &[Date], found: &BTreeMap<Date, PathBuf>, required: &[Date]) -> MissingSummary {
+        let doy = |d: &Date| i32::from(d.ordinal());
+        let missing_days = ranges(dates.iter().map(doy));
+        let missing_years = ranges(dates.iter().map(|d| d.year));
+        let needed_days = ranges(required.iter().map(doy));
+        let found_days = ranges(found.keys().map(doy));
+        let found_years: std::collections::BTreeSet<i32> = found.keys().map(|d| d.year).collect();
+        let found_doys: std::collections::BTreeSet<i32> = found.keys().map(doy).collect();
+        // the likely cause: no file at all, whole years absent, days outside what the dataset
+        // holds, or gaps in the record
+        let cause = if found.is_empty() {
+            format!(
+                "no file the job needs exists: check --input (the first one expected is {})",
+                missing.first().map_or(String::new(), |p| p.display().to_string())
+            )
+        } else if dates.iter().all(|d| !found_years.contains(&d.year)) {
+            format!(
+                "the dataset holds years {} and the job asks for {}: check --years",
+                ranges(found_years.iter().copied()),
+                ranges(required.iter().map(|d| d.year))
+            )
+        } else if dates.iter().all(|d| !found_doys.contains(&doy(d))) {
+            format!(
+                "the dataset holds days {found_days} and the windows need days {needed_days} (target days and \
+                 --half-window): narrow --doys or --half-window to the data, or pass --allow-missing"
+            )
+        } else {
+            "gaps in the record: --allow-missing skips them (the report counts them)".to_string()
+        };
+        let mut text = format!(": days {missing_days} of years {missing_years}; {cause}");
+        let line = |p: &PathBuf| format!("\n  {}", p.display());
+        if missing.len() <= LIST_ALL {
+            text.extend(missing.iter().map(line));
+        } else {
+            text.extend(missing[..3].iter().map(line));
+            text.push_str(&format!("\n  ... {} more ...", missing.len() - 6));
+            text.extend(missing[missing.len() - 3..].iter().map(line));
+        }
+        MissingSummary { text }
+    }
 }
 
 /// What a file that is not a regular file is, for messages.
@@ -265,11 +347,48 @@ fn date_of(t: &Template, name: &str) -> Option<Date> {
     (t.expand(date).to_str()? == name).then_some(date)
 }
 
+/// A template made from one file's name: its digit runs that read as dates become fields
+/// (`20200101` -> `{year}{month}{day}`, `2020001` -> `{year}{doy}`, a year, a day of year),
+/// with `{year}` added where the name has none (a file per day of year must say which year);
+/// `None` where nothing in the name reads as a date.
+fn suggest_template(name: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut has_year = false;
+    for (digit, text) in runs(name) {
+        let field = match (digit, text.len()) {
+            (true, 8) if ymd(text).is_some() => Some("{year}{month}{day}"),
+            (true, 7) if text[..4].parse::<i32>().is_ok_and(|y| (1800..=2300).contains(&y)) => Some("{year}{doy}"),
+            (true, 4) if text.parse::<i32>().is_ok_and(|y| (1800..=2300).contains(&y)) => Some("{year}"),
+            (true, 3) if text.parse::<u16>().is_ok_and(|d| (1..=366).contains(&d)) => Some("{doy}"),
+            _ => None,
+        };
+        has_year |= field.is_some_and(|f| f.contains("{year}"));
+        out.push_str(field.unwrap_or(text));
+    }
+    match (has_year, out.contains("{doy}")) {
+        (true, _) => Some(out),
+        (false, true) => Some(out.replacen("{doy}", "{year}_{doy}", 1)),
+        // nothing in the name reads as a date: the generic example
+        (false, false) => None,
+    }
+}
+
 /// The one naming pattern of the NetCDF files under `dir`.
 pub fn infer_template(dir: &Path) -> Result<Template, DiscoverError> {
     let names = scan(dir)?;
+    // the directory as the user wrote it, without a trailing slash (no `data//sst...`)
+    let shown = dir.display().to_string();
+    let shown = match shown.trim_end_matches('/') {
+        "" => "/".to_string(),
+        s => s.to_string(),
+    };
+    let join = |name: &str| if shown.ends_with('/') { format!("{shown}{name}") } else { format!("{shown}/{name}") };
     if names.is_empty() {
-        return Err(DiscoverError::NoPattern { dir: dir.into(), detail: "no .nc files".into() });
+        return Err(DiscoverError::NoPattern {
+            dir: dir.into(),
+            detail: "no .nc files".into(),
+            hint: join("sst_{year}_{doy}.nc"),
+        });
     }
     let mut by_shape: HashMap<String, Vec<&str>> = HashMap::new();
     for n in &names {
@@ -278,12 +397,13 @@ pub fn infer_template(dir: &Path) -> Result<Template, DiscoverError> {
     let mut found: Vec<(Template, usize)> =
         by_shape.values().filter_map(|group| Some((interpret(group)?, group.len()))).collect();
     found.sort_by_key(|(t, _)| t.to_string());
-    let prefix = format!("{}/", dir.display());
+    let prefix = join("");
     match found.len() {
         1 => Ok(found[0].0.with_prefix(&prefix)),
         0 => Err(DiscoverError::NoPattern {
             dir: dir.into(),
             detail: format!("{} .nc files, e.g. {}", names.len(), names[0]),
+            hint: join(&suggest_template(&names[0]).unwrap_or_else(|| "sst_{year}_{doy}.nc".into())),
         }),
         _ => Err(DiscoverError::AmbiguousPattern {
             dir: dir.into(),
@@ -342,7 +462,7 @@ mod tests {
         let required: Vec<Date> = (147..=150).map(|d| Date::from_ordinal(1991, d).unwrap()).collect();
         let input = dir.path().to_str().unwrap();
         match discover(input, &required, false) {
-            Err(DiscoverError::MissingFiles { missing, total }) => {
+            Err(DiscoverError::MissingFiles { missing, total, .. }) => {
                 assert_eq!(total, 4);
                 assert_eq!(missing, [dir.path().join("sst_1991_150.nc")]);
             }
@@ -355,5 +475,59 @@ mod tests {
         std::fs::write(dir.path().join("other_1991_01_02.nc"), b"").unwrap();
         assert!(matches!(infer_template(dir.path()), Err(DiscoverError::AmbiguousPattern { .. })));
         assert!(matches!(discover("/nonexistent/dir", &required, false), Err(DiscoverError::NotFound(_))));
+    }
+
+    /// A long list is summarised: the count, the days and years, the cause (the windows
+    /// reach past the days the dataset holds), the first and last three files.
+    #[test]
+    fn a_long_missing_list_is_summarised_with_its_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        for y in 1991..=1993 {
+            for d in 121..=273 {
+                std::fs::write(dir.path().join(format!("sst_{y}_{d}.nc")), b"").unwrap();
+            }
+        }
+        let required: Vec<Date> =
+            (1991..=1993).flat_map(|y| (116..=278).map(move |d| Date::from_ordinal(y, d).unwrap())).collect();
+        let err = discover(&format!("{}/", dir.path().display()), &required, false).unwrap_err().to_string();
+        let lines: Vec<&str> = err.lines().collect();
+        assert!(lines[0].starts_with("30 of 489 input files are missing"), "{err}");
+        assert!(lines[0].contains("days 116-120, 274-278 of years 1991-1993"), "{err}");
+        assert!(lines[0].contains("the dataset holds days 121-273 and the windows need days 116-278"), "{err}");
+        assert_eq!(lines.len(), 8, "{err}");
+        assert!(lines[1].ends_with("/sst_1991_116.nc") && !lines[1].contains("//"), "{err}");
+        assert_eq!(lines[4].trim(), "... 24 more ...");
+        assert!(lines[7].ends_with("sst_1993_278.nc"), "{err}");
+        // a whole year absent names --years; nothing at all names --input
+        let later: Vec<Date> =
+            (1994..=1994).flat_map(|y| (121..=130).map(move |d| Date::from_ordinal(y, d).unwrap())).collect();
+        let both = [&required[5..10], &later[..]].concat();
+        let err = discover(dir.path().to_str().unwrap(), &both, false).unwrap_err().to_string();
+        assert!(err.contains("the dataset holds years 1991 and the job asks for 1991, 1994: check --years"), "{err}");
+        let err =
+            discover(dir.path().join("x_{year}_{doy}.nc").to_str().unwrap(), &later, false).unwrap_err().to_string();
+        assert!(err.contains("no file the job needs exists: check --input"), "{err}");
+    }
+
+    #[test]
+    fn directory_hints_are_made_from_the_files_found() {
+        assert_eq!(suggest_template("sst.20200101.v2.nc").unwrap(), "sst.{year}{month}{day}.v2.nc");
+        assert_eq!(suggest_template("A2019032.L3m.nc").unwrap(), "A{year}{doy}.L3m.nc");
+        assert_eq!(suggest_template("clim_doy152.nc").unwrap(), "clim_doy{year}_{doy}.nc");
+        assert_eq!(suggest_template("run_17.nc"), None);
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["clim_doy152.nc", "clim_doy153.nc"] {
+            std::fs::write(dir.path().join(d), b"").unwrap();
+        }
+        let with_slash = format!("{}/", dir.path().display());
+        let err = infer_template(Path::new(&with_slash)).unwrap_err().to_string();
+        assert!(err.contains(&format!("'{}/clim_doy{{year}}_{{doy}}.nc'", dir.path().display())), "{err}");
+        assert!(!err.contains("//"), "{err}");
+        let other = tempfile::tempdir().unwrap();
+        for d in ["run_17.nc", "run_18.nc"] {
+            std::fs::write(other.path().join(d), b"").unwrap();
+        }
+        let err = infer_template(other.path()).unwrap_err().to_string();
+        assert!(err.contains(&format!("'{}/sst_{{year}}_{{doy}}.nc'", other.path().display())), "{err}");
     }
 }

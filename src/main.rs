@@ -14,7 +14,7 @@ fn init_logging(quiet: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(sstclim::report::progress::LogWriter::default)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .init();
@@ -29,18 +29,19 @@ fn main() -> ExitCode {
         std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE");
     }
     let cli = Cli::parse();
-    let is_run = matches!(cli.command, Command::Run(_));
+    let is_run = matches!(cli.command, Command::Run(_) | Command::Events(_));
     if is_run {
         // before any thread starts (MPI's included), so that every thread inherits the mask
         sstclim::util::signals::install();
     }
-    // `run` is an MPI job (a single rank without mpirun); rank 0 speaks for it, the other
+    // `run` and `events` are MPI jobs (a single rank without mpirun); rank 0 speaks for them, the other
     // ranks log warnings only. MPI is finalised when `world` drops, after the last output.
     let world = is_run.then(World::init).unwrap_or_else(World::single);
     let rank = world.comm().rank();
     sstclim::util::signals::set_quiet(rank > 0);
     init_logging(cli.quiet || rank > 0);
-    let ui = Ui::new(cli.quiet || rank > 0);
+    let progress = if rank > 0 { sstclim::report::progress::ProgressMode::Off } else { cli.progress };
+    let ui = Ui::with_mode(cli.quiet || rank > 0, progress);
     sstclim::input::silence_hdf5();
     // a bug is one line too, and unwinding still removes what the run staged
     std::panic::set_hook(Box::new(|info| {
@@ -97,6 +98,28 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             if comm.rank() == 0 {
                 print!("{}", finished.table);
                 println!("wrote {} files to {}", finished.outputs, plan.output.dir.display());
+                if let Some(day) = args.quicklook {
+                    for png in sstclim::tools::quicklook::quicklooks_of_dir(&plan.output.dir, day)? {
+                        println!("quicklook: {}", png.display());
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Events(args) => {
+            let command_line =
+                std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
+            let done = sstclim::run_events::events(&args.options(command_line)?, comm, ui)?;
+            if comm.rank() > 0 {
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{} events in {} cells ({} files, {} band(s)) in {:.1} s (read {:.1} s, detect {:.1} s, write {:.1} s; peak memory {:.2} GB)",
+                done.events, done.cells, done.files_read, done.bands, done.seconds, done.read_seconds,
+                done.detect_seconds, done.write_seconds, done.peak_rss as f64 / 1e9
+            );
+            for p in &done.outputs {
+                println!("wrote {}", p.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -138,6 +161,10 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
                 println!("map: {}", m.display());
             }
             println!("demo OK: the {} engine equals the reference engine bit for bit", outcome.run.report.backend);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Quicklook(args) => {
+            println!("wrote {}", sstclim::tools::quicklook::quicklook(&args.options())?.display());
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "bench")]

@@ -33,7 +33,8 @@ pub struct FoundInputs {
 
 /// Discover the files `spec` needs and inspect the first one (shared with the MPI validation).
 pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Error> {
-    let required = spec.required_dates();
+    // the days computed: those asked for and the halo days smoothing and Feb 29 need
+    let required = plan.rules.computed_spec(spec).required_dates_with(plan.rules.edges);
     if required.is_empty() {
         return Err(no_days(spec));
     }
@@ -82,7 +83,8 @@ fn inspect_first(first: &std::path::Path, var: Option<&str>) -> Result<(VarLayou
 impl Job {
     fn prepare(plan: &JobPlan) -> Result<Job, Error> {
         let FoundInputs { inputs, first, layout, grid } = find_inputs(plan, &plan.window)?;
-        let window = WindowPlan::build(&plan.window, |d| inputs.files.contains_key(&d));
+        let computed = plan.rules.computed_spec(&plan.window);
+        let window = WindowPlan::build_with(&computed, plan.rules.edges, |d| inputs.files.contains_key(&d));
         let files = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
         Ok(Job { inputs, first, layout, grid, window, files })
     }
@@ -129,7 +131,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.targets.len(),
         job.window.slots.len()
     );
-    let pool = plan.pool.unwrap_or_else(|| default_pool(engine.as_ref(), job.layout.storage));
+    let on_device = <dyn Engine>::is_device(engine.as_ref());
+    let pool = plan.pool.unwrap_or_else(|| crate::plan::default_pool(on_device, job.layout.storage));
     let computed = match pool {
         PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
         PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
@@ -158,7 +161,19 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                     });
                 }
             };
-            run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall)
+            let again = timer.clone();
+            match run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall) {
+                // the int16 pool decodes every file with the first file's packing: where files
+                // are packed differently, the default gives way to a float pool
+                Err(e) if plan.pool.is_none() && packing_differs(&e) => {
+                    info!("{e}: using a float pool instead");
+                    match on_device {
+                        true => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, again, wall),
+                        false => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, again, wall),
+                    }
+                }
+                r => r,
+            }
         }
     }?;
     let crate::pipeline::Computed { mut report, outputs } = computed;
@@ -167,6 +182,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     drop(engine);
     report.teardown_seconds = released.elapsed().as_secs_f64();
     report.startup_seconds = startup;
+    (report.wall_shares.device_release, report.wall_shares.startup) = (report.teardown_seconds, startup);
     // the reports go first, so that a failure writing one publishes nothing; a failure to
     // publish takes them back
     let remove_reports = || {
@@ -180,8 +196,12 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
             return Err(Error::Io { path: path.clone(), cause });
         }
     }
+    let publishing = Instant::now();
     match outputs.finish() {
-        Ok(outputs) => Ok(RunOutcome { report, outputs }),
+        Ok(outputs) => {
+            report.wall_shares.publish = publishing.elapsed().as_secs_f64();
+            Ok(RunOutcome { report, outputs })
+        }
         Err(e) => {
             remove_reports();
             Err(e.into())
@@ -189,14 +209,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     }
 }
 
-/// The pool type when `--pool` is not given: on GPU engines, the input's own int16 integers
-/// for int16-packed input (exact, a quarter of float64's bytes) and float32 for inputs stored
-/// as floats (half the bytes; results equal the CPU engine on the same pool); float64 (exact)
-/// on host engines.
-fn default_pool(engine: &dyn Engine, storage: Storage) -> PoolType {
-    match storage {
-        Storage::I16 if engine.is_device() => PoolType::I16,
-        Storage::F32 | Storage::F64 if engine.is_device() => PoolType::F32,
-        _ => PoolType::F64,
-    }
+/// Whether `e` is the int16 pool's refusal of a file packed unlike the first.
+fn packing_differs(e: &Error) -> bool {
+    matches!(e, Error::Input(input::InputError::PoolPacking { .. }))
+        || e.to_string().contains("decodes every file with the first file's packing")
 }

@@ -2,7 +2,10 @@
 //!
 //! The samples of target day `D` are the valid values at the dates
 //! `anchor(y, D) + o` for every year `y` of the climatology and every offset `o` in
-//! `-h..=h`, keeping only dates inside the climatology period (as marineHeatWaves does).
+//! `-h..=h`. Dates outside the climatology period are handled by [`WindowEdges`]: dropped
+//! (`clip`, the default), kept (`extend`: the input's dates before and after the years, as
+//! marineHeatWaves' index windows over the whole series take them), or wrapped around the
+//! period (`wrap`: the period read as a circular series, as CDO's `rm=c`).
 //! For each offset, the dates over all years form a *group* (in year order); neighbouring
 //! target days share most of their groups (day `D` at offset `+1` is day `D+1` at offset `0`),
 //! so groups are stored once and targets refer to them by index. Engines exploit this sharing
@@ -24,6 +27,32 @@ pub struct WindowSpec {
     pub doys: Vec<u16>,
     pub half_window: u16,
     pub calendar: Calendar,
+}
+
+/// What a window does at the ends of the climatology period (`--window-edges`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowEdges {
+    /// Only dates inside the climatology years: Jan 1 of the first year has no Dec 27-31.
+    #[default]
+    Clip,
+    /// The input's dates before and after the years too (marineHeatWaves): those files are
+    /// needed, and listed as missing otherwise.
+    Extend,
+    /// The years read as a circular series (CDO's `rm=c`): the day before Jan 1 of the first
+    /// year is Dec 31 of the last.
+    Wrap,
+}
+
+impl WindowEdges {
+    /// The name used on the command line and in output metadata.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowEdges::Clip => "clip",
+            WindowEdges::Extend => "extend",
+            WindowEdges::Wrap => "wrap",
+        }
+    }
 }
 
 /// One group of samples: the pool slots of one window offset, over all years, in year order.
@@ -52,22 +81,35 @@ pub struct WindowPlan {
 }
 
 impl WindowSpec {
-    /// The dates of target day `doy`'s window in `year`, in offset order, limited to the period.
-    fn window_dates(&self, year: i32, doy: u16) -> impl Iterator<Item = (i64, Date)> + '_ {
+    /// The dates of target day `doy`'s window in `year`, in offset order, with the period's
+    /// ends handled as `edges` says.
+    fn window_dates(&self, edges: WindowEdges, year: i32, doy: u16) -> impl Iterator<Item = (i64, Date)> + '_ {
         let h = i64::from(self.half_window);
         let anchor = self.calendar.anchor(year, doy);
+        let first = Date { year: *self.years.start(), month: 1, day: 1 }.to_days();
+        let period = Date { year: *self.years.end(), month: 12, day: 31 }.to_days() + 1 - first;
         (-h..=h).filter_map(move |o| {
             let date = anchor?.add_days(o);
-            self.years.contains(&date.year).then_some((o, date))
+            match edges {
+                _ if self.years.contains(&date.year) => Some((o, date)),
+                WindowEdges::Clip => None,
+                WindowEdges::Extend => Some((o, date)),
+                WindowEdges::Wrap => Some((o, Date::from_days(first + (date.to_days() - first).rem_euclid(period)))),
+            }
         })
     }
 
-    /// Every date some window needs, sorted by date.
+    /// Every date some window needs (windows clipped to the period), sorted by date.
     pub fn required_dates(&self) -> Vec<Date> {
+        self.required_dates_with(WindowEdges::Clip)
+    }
+
+    /// Every date some window needs with the period's ends handled as `edges` says, sorted.
+    pub fn required_dates_with(&self, edges: WindowEdges) -> Vec<Date> {
         let mut dates: Vec<Date> = self
             .years
             .clone()
-            .flat_map(|y| self.doys.iter().flat_map(move |&d| self.window_dates(y, d).map(|(_, date)| date)))
+            .flat_map(|y| self.doys.iter().flat_map(move |&d| self.window_dates(edges, y, d).map(|(_, date)| date)))
             .collect();
         dates.sort();
         dates.dedup();
@@ -76,10 +118,16 @@ impl WindowSpec {
 }
 
 impl WindowPlan {
-    /// The plan for `spec`, using only the dates for which `available` is true (the others are
-    /// missing input files, skipped under `--allow-missing`).
+    /// The plan for `spec` with windows clipped to the period, using only the dates for which
+    /// `available` is true (the others are missing input files, skipped under
+    /// `--allow-missing`).
     pub fn build(spec: &WindowSpec, available: impl Fn(Date) -> bool) -> WindowPlan {
-        let mut slots: Vec<Date> = spec.required_dates().into_iter().filter(|d| available(*d)).collect();
+        WindowPlan::build_with(spec, WindowEdges::Clip, available)
+    }
+
+    /// [`WindowPlan::build`] with the period's ends handled as `edges` says.
+    pub fn build_with(spec: &WindowSpec, edges: WindowEdges, available: impl Fn(Date) -> bool) -> WindowPlan {
+        let mut slots: Vec<Date> = spec.required_dates_with(edges).into_iter().filter(|d| available(*d)).collect();
         slots.sort_by_key(|d| (d.ordinal(), d.year));
         let slot_of: HashMap<Date, u32> = slots.iter().enumerate().map(|(i, d)| (*d, i as u32)).collect();
 
@@ -90,7 +138,7 @@ impl WindowPlan {
             let h = i64::from(spec.half_window);
             let mut per_offset: Vec<Vec<u32>> = vec![Vec::new(); (2 * h + 1) as usize];
             for year in spec.years.clone() {
-                for (o, date) in spec.window_dates(year, doy) {
+                for (o, date) in spec.window_dates(edges, year, doy) {
                     if let Some(&slot) = slot_of.get(&date) {
                         per_offset[(o + h) as usize].push(slot);
                     }
@@ -195,6 +243,40 @@ mod tests {
                 ["2019-03-04", "2020-03-04"],
             ]
         );
+    }
+
+    /// The dates of each group of target 0, as text.
+    fn group_dates(plan: &WindowPlan) -> Vec<Vec<String>> {
+        let t = &plan.targets[0];
+        t.groups
+            .iter()
+            .map(|&g| plan.groups[g as usize].slots.iter().map(|&s| plan.slots[s as usize].to_string()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn edges_extend_past_the_period_or_wrap_around_it() {
+        let s = spec(2001..=2003, 1..=1, 2, Calendar::Ordinal);
+        let extend = WindowPlan::build_with(&s, WindowEdges::Extend, |_| true);
+        assert_eq!(extend.targets[0].capacity, 15);
+        assert_eq!(group_dates(&extend)[0], ["2000-12-30", "2001-12-30", "2002-12-30"]);
+        assert!(s.required_dates_with(WindowEdges::Extend).contains(&Date::new(2000, 12, 31).unwrap()));
+        let wrap = WindowPlan::build_with(&s, WindowEdges::Wrap, |_| true);
+        assert_eq!(wrap.targets[0].capacity, 15);
+        // the day before 2001-01-01 is the period's last day; groups stay in year order of the
+        // window's anchor
+        assert_eq!(group_dates(&wrap)[0], ["2003-12-30", "2001-12-30", "2002-12-30"]);
+        assert_eq!(group_dates(&wrap)[1], ["2003-12-31", "2001-12-31", "2002-12-31"]);
+        assert!(s.required_dates_with(WindowEdges::Wrap).iter().all(|d| (2001..=2003).contains(&d.year)));
+        // the last day of the period wraps to the first
+        let s = spec(2001..=2003, 365..=365, 1, Calendar::Ordinal);
+        let wrap = WindowPlan::build_with(&s, WindowEdges::Wrap, |_| true);
+        assert_eq!(group_dates(&wrap)[2], ["2002-01-01", "2003-01-01", "2001-01-01"]);
+        // a missing date outside the period shrinks an extended window like any other
+        let s = spec(2001..=2003, 1..=1, 2, Calendar::Ordinal);
+        let gone = Date::new(2000, 12, 31).unwrap();
+        let extend = WindowPlan::build_with(&s, WindowEdges::Extend, |d| d != gone);
+        assert_eq!(extend.targets[0].capacity, 14);
     }
 
     #[test]

@@ -116,8 +116,8 @@ fn outputs(dir: &Path) -> Vec<(String, Vec<f64>)> {
     names
         .into_iter()
         .map(|n| {
-            let var = if n.contains("mean") { "mean" } else { "p90" };
-            let values = read(&dir.join(&n), var).0;
+            let stat = if n.contains("mean") { "mean" } else { "p90" };
+            let values = read_stat(&dir.join(&n), stat).0;
             (n, values)
         })
         .collect()

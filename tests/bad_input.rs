@@ -421,3 +421,23 @@ fn a_name_that_is_not_utf8_is_one_line_not_a_panic() {
         assert!(err.contains("reading the header failed"), "{what}: {err}");
     }
 }
+
+/// A long missing-file list (the windows reach past the days the dataset holds) is summarised:
+/// the count, the days and years, the cause, and the first and last three files.
+#[test]
+fn a_long_missing_file_list_is_summarised_with_its_cause() {
+    let dir = tmp();
+    let data = dataset(dir.path());
+    let out = dir.path().join("out");
+    let args = with(run_args(&data, &out, "2001-2002", "100-110"), &["--half-window", "3"]);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let err = fails(&argv);
+    let lines: Vec<&str> = err.trim().lines().collect();
+    assert!(lines[0].contains("12 of 34 input files are missing"), "{err}");
+    assert!(lines[0].contains("days 97-99, 111-113 of years 2001-2002"), "{err}");
+    assert!(lines[0].contains("the dataset holds days 100-110 and the windows need days 97-113"), "{err}");
+    assert_eq!(lines.len(), 8, "{err}");
+    assert!(lines[1].trim().ends_with("sst_2001_097.nc") && lines[7].trim().ends_with("sst_2002_113.nc"), "{err}");
+    assert_eq!(lines[4].trim(), "... 6 more ...");
+    assert!(entries(&out).is_empty());
+}

@@ -161,9 +161,9 @@ fn check_against_oracle(case: &Case) {
             "stacked" => (out.join("mean.nc"), out.join("p90.nc"), t),
             _ => (out.join(format!("mean_doy{doy:03}.nc")), out.join(format!("p90_doy{doy:03}.nc")), 0),
         };
-        let (mean, dims) = read(&mean_file, "mean");
+        let (mean, dims) = read_stat(&mean_file, "mean");
         assert_eq!(dims.iter().map(|d| d.0.as_str()).collect::<Vec<_>>(), ["time", "lat", "lon"]);
-        let (p90, _) = read(&p90_file, "p90");
+        let (p90, _) = read_stat(&p90_file, "p90");
         for c in 0..nlat * nlon {
             let (m, p) = (mean[slot * nlat * nlon + c], p90[slot * nlat * nlon + c]);
             let s = &mut samples[c];
@@ -281,7 +281,7 @@ fn missing_files_are_listed_or_skipped() {
     assert_eq!(report["files_missing"], 2);
     assert_eq!(report["files_read"], 40);
     assert_eq!(report["outputs"], 22);
-    let (_, dims) = read(&out.join("p90_doy015.nc"), "p90");
+    let (_, dims) = read_stat(&out.join("p90_doy015.nc"), "p90");
     assert_eq!(dims[1..], [("lat".to_string(), 7), ("lon".to_string(), 12)]);
     sstclim::input::silence_hdf5();
     let f = netcdf::open(out.join("mean_doy015.nc")).unwrap();
@@ -311,7 +311,7 @@ fn outputs_are_cf_with_provenance_and_refuse_to_clobber() {
     assert_eq!(b, [102.0, 837.0]);
     let lat: Vec<f64> = f.variable("lat").unwrap().get_values(..).unwrap();
     assert_eq!((lat[0], lat[6]), (-90.0, 90.0));
-    let p90 = f.variable("p90").unwrap();
+    let p90 = f.variable("sst_p90").unwrap();
     assert_eq!(p90.dimensions().iter().map(|d| d.name()).collect::<Vec<_>>(), ["time", "lat", "lon"]);
     assert_eq!(p90.chunking().unwrap(), Some(vec![1, 7, 12]));
     assert!(entries(&out).iter().all(|n| !n.starts_with('.')), "no temporary files left: {:?}", entries(&out));

@@ -274,3 +274,51 @@ fn a_rank_that_cannot_publish_rolls_every_rank_back() {
     assert!(!stderr.contains("rank 2 of 3"), "rank 2 published, then rolled back:\n{stderr}");
     assert_eq!(snapshot(&out), before, "every rank's previous outputs are back, byte for byte");
 }
+
+/// Every variable of the climatology file in `dir`, as raw bits.
+fn climatology_bits(dir: &Path) -> BTreeMap<String, Vec<u64>> {
+    sstclim::input::silence_hdf5();
+    let f = netcdf::open(dir.join("climatology.nc")).unwrap();
+    f.variables()
+        .map(|v| (v.name(), v.get_values::<f64, _>(..).unwrap().iter().map(|x| x.to_bits()).collect()))
+        .collect()
+}
+
+/// The Hobday climatology (windows into the years around, Feb 29 interpolated, 31-day periodic
+/// smoothing) at 1, 2, 3 and 5 ranks equals the singleton bit for bit, as one climatology file
+/// joined along `doy` and as a partial stacked range: each rank computes the halo days its own
+/// days' smoothing needs (wrapping around the year) and writes only its own days.
+#[test]
+fn hobday_climatology_at_any_scale() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "9x7", "--years", "2002-2005", "--doys", "1-366", "--missing-fraction", "0.2"]);
+    let args = |out: &Path, doys: &str, layout: &str| {
+        let base = run_args(&data, out, "2003-2004", doys);
+        let rules = ["--window-edges", "extend", "--feb29", "interpolate", "--smooth", "31", "--half-window", "3"];
+        let rest = ["--calendar", "hobday366", "--method", "7", "--percentile", "10,90", "--layout", layout];
+        with(with(base, &rules), &rest)
+    };
+    let single = dir.path().join("single");
+    ok(&args(&single, "1-366", "climatology"));
+    let want = climatology_bits(&single);
+    assert_eq!(want["doy"].len(), 366);
+    let partial = dir.path().join("single-partial");
+    ok(&args(&partial, "1-4,58-62,362-366", "stacked"));
+    let want_partial = contents(&partial);
+    for np in [1, 2, 3, 5] {
+        let out = dir.path().join(format!("np{np}"));
+        mpirun_ok(np, &args(&out, "1-366", "climatology"));
+        assert_eq!(entries(&out), ["climatology.nc"], "{np} ranks");
+        let got = climatology_bits(&out);
+        assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+        for (var, bits) in &want {
+            assert!(got[var] == *bits, "{np} ranks: {var} differs from the singleton run");
+        }
+        if np > 1 {
+            let out = dir.path().join(format!("np{np}-partial"));
+            mpirun_ok(np, &args(&out, "1-4,58-62,362-366", "stacked"));
+            assert!(contents(&out) == want_partial, "{np} ranks: the partial stacked range differs");
+        }
+    }
+}

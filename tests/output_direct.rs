@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use sstclim::engine::{StatSpec, TileResult};
 use sstclim::input::{Coord, Grid, Region, VarMeta};
-use sstclim::output::{OutputError, OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
+use sstclim::output::{OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
 use sstclim::percentile::{Method, Percentile};
 use sstclim::window::WindowSpec;
 
@@ -33,6 +33,7 @@ fn meta() -> OutputMeta {
             half_window: 2,
             calendar: sstclim::calendar::Calendar::Ordinal,
         },
+        rules: sstclim::smooth::DayRules::default(),
         grid: Grid { lat: coord("lat", NLAT, 2.5), lon: coord("lon", NLON, 1.5) },
         input_var: "sst".into(),
         var_meta: VarMeta {
@@ -56,6 +57,7 @@ fn spec(dir: &Path, layout: OutputLayout, path: WritePath, threads: usize, fill:
         overwrite: false,
         write_path: path,
         write_threads: Some(threads),
+        format: OutputFormat::default(),
     }
 }
 
@@ -182,10 +184,11 @@ fn check_layout(layout: OutputLayout, by_columns: bool, fill_name: &str, fill: f
     let files = match layout {
         OutputLayout::PerDoy => 3 * DOYS.len(),
         OutputLayout::Stacked => 3,
+        OutputLayout::Climatology => unreachable!("one file of every statistic: tests/hobday.rs"),
     };
     assert_eq!((lib.len(), one.len(), many.len()), (files, files, files));
     assert_eq!((n_lib, n_one, n_many), (0, files, files), "files written directly");
-    let names = ["mean", "p90", "p10"];
+    let names = ["sst_mean", "sst_p90", "sst_p10"];
     for (i, ((a, b), c)) in lib.iter().zip(&one).zip(&many).enumerate() {
         assert_eq!(a.file_name(), b.file_name());
         let (want, text) = (describe(a), describe(b));
@@ -195,6 +198,7 @@ fn check_layout(layout: OutputLayout, by_columns: bool, fill_name: &str, fill: f
         let (s, targets) = match layout {
             OutputLayout::PerDoy => (i / DOYS.len(), i % DOYS.len()..i % DOYS.len() + 1),
             OutputLayout::Stacked => (i, 0..DOYS.len()),
+            OutputLayout::Climatology => unreachable!(),
         };
         for path in [a, b, c] {
             assert_eq!(stat_bits(path, names[s]), expected(s, targets.clone(), fill), "{}", path.display());
@@ -223,17 +227,46 @@ fn direct_equals_library_stacked_row_and_column_tiles() {
     check_layout(OutputLayout::Stacked, true, "nanfill", f64::NAN);
 }
 
+/// Compressed outputs: chunks deflated on the write threads and stored with HDF5's direct
+/// chunk write read back (through libnetcdf, which inflates them) exactly as the values, with
+/// or without shuffle, in both layouts and with tiles of rows or columns (chunks split between
+/// tiles wait for their last part).
 #[test]
-fn compressed_outputs_fall_back_to_the_library() {
+fn compressed_outputs_are_written_in_chunks_directly() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut s = spec(&tmp.path().join("deflate"), OutputLayout::PerDoy, WritePath::Auto, 2, -999.0);
-    s.deflate = Some(4);
-    let (paths, direct) = write_all(&s, false);
-    assert_eq!(direct, 0);
-    sstclim::input::silence_hdf5();
-    let f = netcdf::open(&paths[0]).unwrap();
-    assert_eq!(f.variable("mean").unwrap().chunking().unwrap(), Some(vec![1, NLAT, NLON]));
-    assert_eq!(stat_bits(&paths[0], "mean"), expected(0, 0..1, -999.0));
+    for (k, (layout, by_columns, shuffle)) in [
+        (OutputLayout::PerDoy, false, true),
+        (OutputLayout::PerDoy, true, false),
+        (OutputLayout::Stacked, false, true),
+        (OutputLayout::Stacked, true, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut s = spec(&tmp.path().join(format!("deflate{k}")), layout, WritePath::Auto, 2, -999.0);
+        s.deflate = Some(4);
+        s.format.shuffle = shuffle;
+        // bands of 3 rows and 5 columns: edge chunks past the field, chunks split by tiles
+        let small = k == 3;
+        if small {
+            s.format.chunks = Some(sstclim::output::ChunkShape { nlon: 5, nlat: 3 });
+        }
+        let (paths, direct) = write_all(&s, by_columns);
+        assert_eq!(direct, paths.len(), "every file's chunks written directly");
+        sstclim::input::silence_hdf5();
+        let f = netcdf::open(&paths[0]).unwrap();
+        let chunk = if small { vec![1, 3, 5] } else { vec![1, NLAT, NLON] };
+        assert_eq!(f.variable("sst_mean").unwrap().chunking().unwrap(), Some(chunk));
+        let n = if layout == OutputLayout::PerDoy { DOYS.len() } else { 1 };
+        for (i, p) in paths.iter().enumerate() {
+            let (st, targets) = match layout {
+                OutputLayout::PerDoy => (i / n, i % n..i % n + 1),
+                OutputLayout::Stacked => (i, 0..DOYS.len()),
+            };
+            let name = ["sst_mean", "sst_p90", "sst_p10"][st];
+            assert_eq!(stat_bits(p, name), expected(st, targets, -999.0), "{}", p.display());
+        }
+    }
 }
 
 /// A file whose storage does not qualify (here: created by the library path, never
@@ -261,7 +294,7 @@ fn a_file_that_does_not_qualify_goes_through_the_library() {
     let paths = set.finish().unwrap();
     for (i, p) in paths.iter().enumerate() {
         let (s, t) = (i / DOYS.len(), i % DOYS.len());
-        assert_eq!(stat_bits(p, ["mean", "p90", "p10"][s]), expected(s, t..t + 1, fill), "{}", p.display());
+        assert_eq!(stat_bits(p, ["sst_mean", "sst_p90", "sst_p10"][s]), expected(s, t..t + 1, fill), "{}", p.display());
     }
 }
 
@@ -279,7 +312,7 @@ fn a_failed_direct_write_names_the_file_and_leaves_nothing_finished() {
     let region = Region { rows: 0..NLAT, cols: 0..NLON };
     let err = set.write_targets(&region, 0..DOYS.len(), &result(3, 0..DOYS.len(), &region)).unwrap_err();
     assert!(
-        matches!(&err, OutputError::DirectWrite { path, var, .. } if path.ends_with("p10_doy103.nc") && var == "p10")
+        matches!(&err, OutputError::DirectWrite { path, var, .. } if path.ends_with("p10_doy103.nc") && var == "sst_p10")
     );
     assert!(err.to_string().contains("p10_doy103.nc"), "{err}");
     drop(set);

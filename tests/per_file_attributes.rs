@@ -181,7 +181,7 @@ fn check(case: &Case) {
         assert_eq!(bits, &runs[0].1, "{}: --read-path {path} differs from the default path", case.name);
     }
     // the mean of what was written, cell by cell
-    let (mean, dims) = read(&dir.path().join("out-auto/mean_doy101.nc"), "mean");
+    let (mean, dims) = read_stat(&dir.path().join("out-auto/mean_doy101.nc"), "mean");
     assert_eq!(dims[dims.len() - 2..], [("lat".to_string(), NLAT), ("lon".to_string(), NLON)]);
     for c in cells() {
         let valid: Vec<f64> = decoded.iter().filter_map(|f| f[c]).collect();

@@ -25,7 +25,9 @@ def read_sstclim(d, stat, doys):
     out = []
     for D in doys:
         with netCDF4.Dataset(os.path.join(d, f"{stat}_doy{D:03d}.nc")) as nc:
-            v = nc.variables[stat]
+            # `{input}_{stat}` (sstclim's output::names), `stat` in outputs of older versions
+            name = next((n for n in nc.variables if n == stat or n.endswith("_" + stat)), stat)
+            v = nc.variables[name]
             x = np.ma.filled(v[...].astype(np.float64), np.nan)
             out.append(x.reshape(x.shape[-2:]))
     return np.stack(out)

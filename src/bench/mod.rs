@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod locate;
 pub mod read;
 pub mod write;
+pub mod write_floor;
 
 use std::path::PathBuf;
 
@@ -27,6 +28,10 @@ pub enum BenchCommand {
     /// results.
     #[command(hide = true)]
     BenchWrite(write::BenchWriteArgs),
+    /// Time writing files of the same names and sizes as a job's outputs with pwrite and
+    /// fsync from several threads (no HDF5, no computation): the write stage's floor.
+    #[command(hide = true)]
+    BenchWriteFloor(write_floor::BenchWriteFloorArgs),
     /// Time locating the data variable in every input file: HDF5 metadata parsed here, or
     /// queried through libhdf5 (in this process or in forked processes).
     #[command(hide = true)]
@@ -43,6 +48,7 @@ impl BenchCommand {
             BenchCommand::BenchRead(args) => print!("{}", read::bench_read(args)?.table()),
             BenchCommand::BenchLocate(args) => print!("{}", locate::bench_locate(args)?.table()),
             BenchCommand::BenchWrite(args) => print!("{}", write::bench_write(args)?.table()),
+            BenchCommand::BenchWriteFloor(args) => print!("{}", write_floor::bench_write_floor(args)?.table()),
             BenchCommand::BenchKernel(args) => {
                 let record = kernel::bench_kernel(args)?;
                 print!("{}", record.table());

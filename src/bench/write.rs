@@ -41,6 +41,12 @@ pub struct BenchWriteArgs {
     /// Thread counts of the direct path to measure.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4")]
     pub threads: Vec<usize>,
+    /// Deflate level of the outputs (compressed chunks on the write threads; default none).
+    #[arg(long)]
+    pub deflate: Option<u8>,
+    /// Stored type of the outputs.
+    #[arg(long, value_enum, default_value_t = crate::output::OutputType::F64)]
+    pub output_type: crate::output::OutputType,
     /// Repeats of every case (the median is reported).
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
@@ -165,6 +171,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
             half_window: 5,
             calendar: Calendar::Ordinal,
         },
+        rules: crate::smooth::DayRules::default(),
         grid: Grid { lat: coord("lat", nlat, 180.0), lon: coord("lon", nlon, 360.0) },
         input_var: "sst".into(),
         var_meta: VarMeta { units: Some("degree_Celsius".into()), long_name: None, standard_name: None },
@@ -182,11 +189,17 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
     let spec = |write_path, threads| OutputSpec {
         dir: args.dir.clone(),
         layout: args.layout,
-        deflate: None,
+        deflate: args.deflate,
         fill_value: 9.969_209_968_386_869e36,
         overwrite: true,
         write_path,
         write_threads: Some(threads),
+        format: crate::output::OutputFormat {
+            ty: args.output_type,
+            // int16 packing of the synthetic values (0-30)
+            scale: if args.output_type == crate::output::OutputType::I16 { 0.001 } else { 1.0 },
+            ..crate::output::OutputFormat::default()
+        },
     };
     crate::output::prepare_dir(&args.dir)?;
     // (name, path, threads, write the preallocated files through the library)
@@ -247,7 +260,8 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
         case.median_locate = m(&case.locate_seconds);
         case.median_write = m(&case.write_seconds);
         case.median_finish = m(&case.finish_seconds);
-        case.write_gb_per_s = (stats.n_stats() * n_targets * nlat * nlon * 8) as f64 / case.median_write / 1e9;
+        case.write_gb_per_s =
+            (stats.n_stats() * n_targets * nlat * nlon * args.output_type.size()) as f64 / case.median_write / 1e9;
         out.push(case);
     }
     let bench = WriteBench {
@@ -257,7 +271,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
         target_days: n_targets,
         tiles: regions.len(),
         segments: segments.len(),
-        data_bytes: (stats.n_stats() * n_targets * nlat * nlon * 8) as u64,
+        data_bytes: (stats.n_stats() * n_targets * nlat * nlon * args.output_type.size()) as u64,
         repeats: args.repeats.max(1),
         cases: out,
     };

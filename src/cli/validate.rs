@@ -5,7 +5,7 @@
 
 use crate::cli::run::RunArgs;
 use crate::engine::{self, Backend, EngineError, GpuOptions, StatSpec};
-use crate::output::OutputSpec;
+use crate::output::{OutputFormat, OutputSpec, OutputType};
 use crate::plan::{default_threads, memory, JobPlan, PlanError};
 use crate::pool::{PoolType, Quantize};
 use crate::window::WindowPlan;
@@ -21,9 +21,17 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
     if args.window.half_window > 182 {
         return Err(PlanError::HalfWindow(args.window.half_window));
     }
+    check_rules(args)?;
     for (i, p) in args.percentile.iter().enumerate() {
         if args.percentile[..i].contains(p) {
             return Err(PlanError::DuplicatePercentile(p.to_string()));
+        }
+    }
+    if let Some(day) = args.quicklook {
+        let doys = &args.window.doys.0;
+        if !doys.contains(&day) {
+            let doys: Vec<i32> = doys.iter().map(|&d| i32::from(d)).collect();
+            return Err(PlanError::QuicklookDay { day, doys: crate::tools::quicklook::day_ranges(&doys) });
         }
     }
     if args.min_samples == 0 {
@@ -34,6 +42,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             return Err(PlanError::Deflate(level));
         }
     }
+    let format = output_format(args)?;
     let threads = match args.threads {
         Some(0) => return Err(PlanError::Threads),
         Some(n) => n,
@@ -48,18 +57,20 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         input: args.input.clone(),
         var: args.var.clone(),
         window: args.window.spec(),
+        rules: args.window.rules(),
         stats: StatSpec { percentiles: args.percentile.clone(), method: args.method, min_samples: args.min_samples },
         output: OutputSpec {
             dir: args.output.clone(),
             layout: args.layout,
             deflate: args.deflate,
-            fill_value: args.fill_value,
+            fill_value: args.fill_value.unwrap_or(crate::plan::DEFAULT_FILL_VALUE),
             overwrite: args.overwrite,
             write_path: args.write_path,
             write_threads: match args.write_threads {
                 Some(0) => return Err(PlanError::WriteThreads),
                 n => n,
             },
+            format,
         },
         allow_missing: args.allow_missing,
         backend: args.backend,
@@ -109,6 +120,73 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
     };
     check_gpu_limits(&plan)?;
     Ok(plan)
+}
+
+/// The Hobday climatology's flags (`--smooth`, `--feb29`, `--layout climatology`) against the
+/// calendar and the days asked for.
+fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
+    let w = &args.window;
+    let n = crate::smooth::year_length(w.calendar, &w.years.0);
+    if w.smooth % 2 == 0 || w.smooth > n {
+        return Err(PlanError::Smooth(w.smooth, n));
+    }
+    if w.feb29 == crate::smooth::Feb29::Interpolate && w.calendar != crate::calendar::Calendar::Hobday366 {
+        return Err(PlanError::Feb29Calendar);
+    }
+    if w.smooth > 1 && n == 365 && w.doys.0.contains(&366) {
+        return Err(PlanError::SmoothDay366(w.smooth));
+    }
+    if args.layout == crate::output::OutputLayout::Climatology && !w.doys.0.iter().copied().eq(1..=n) {
+        let (first, last) = (w.doys.0.first().copied().unwrap_or(0), w.doys.0.last().copied().unwrap_or(0));
+        let doys = if w.doys.0.len() == usize::from(last - first + 1) {
+            format!("{first}-{last}")
+        } else {
+            format!("({} days)", w.doys.0.len())
+        };
+        return Err(PlanError::ClimatologyDoys(format!("{doys}, not 1-{n}")));
+    }
+    Ok(())
+}
+
+/// How the statistics are stored: `--output-type`, its packing, the chunks and shuffle of
+/// compressed outputs, the units.
+fn output_format(args: &RunArgs) -> Result<OutputFormat, PlanError> {
+    let mut format = OutputFormat { units: args.units, chunks: args.chunks, ..OutputFormat::default() };
+    if args.deflate.is_none() && (args.chunks.is_some() || args.shuffle.is_some()) {
+        return Err(PlanError::ChunksWithoutDeflate);
+    }
+    if args.layout == crate::output::OutputLayout::Climatology {
+        let flag = match () {
+            _ if args.output_type != OutputType::F64 => Some("--output-type"),
+            _ if args.deflate.is_some() => Some("--deflate"),
+            _ if args.units.is_some() => Some("--units"),
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            return Err(PlanError::ClimatologyFormat(flag));
+        }
+    }
+    format.shuffle = args.shuffle.unwrap_or(true);
+    format.ty = args.output_type;
+    match args.output_type {
+        OutputType::I16 => {
+            let scale = args.output_scale.ok_or(PlanError::OutputScaleMissing)?;
+            let offset = args.output_offset.unwrap_or(0.0);
+            if !(scale > 0.0 && scale.is_finite() && offset.is_finite()) {
+                return Err(PlanError::OutputScale(scale.to_string(), offset.to_string()));
+            }
+            (format.scale, format.offset) = (scale, offset);
+        }
+        _ if args.output_scale.is_some() || args.output_offset.is_some() => return Err(PlanError::OutputScaleType),
+        OutputType::F32 => {
+            let fill = args.fill_value.unwrap_or(crate::plan::DEFAULT_FILL_VALUE);
+            if !fill.is_nan() && !(fill as f32).is_finite() {
+                return Err(PlanError::OutputFill("f32", fill.to_string()));
+            }
+        }
+        OutputType::F64 => {}
+    }
+    Ok(format)
 }
 
 /// A job that asks for a GPU backend by name and exceeds what its kernel takes on any device
@@ -184,6 +262,24 @@ mod tests {
         );
         new.max_mem = 1 << 30;
         assert_eq!(format!("{validated:?}"), format!("{new:?}"));
+    }
+
+    /// The output flags: int16 needs a scale (positive, finite) and takes an offset; scale and
+    /// offset go with int16 only; chunks and shuffle shape compressed outputs only.
+    #[test]
+    fn output_flags_are_checked_together() {
+        let p = plan(&["--output-type", "i16", "--output-scale", "0.01", "--output-offset", "-5"]).unwrap();
+        assert_eq!((p.output.format.ty, p.output.format.scale, p.output.format.offset), (OutputType::I16, 0.01, -5.0));
+        assert_eq!(plan(&["--output-type", "i16"]).unwrap_err(), PlanError::OutputScaleMissing);
+        assert!(matches!(plan(&["--output-type", "i16", "--output-scale", "0"]), Err(PlanError::OutputScale(..))));
+        assert_eq!(plan(&["--output-type", "f32", "--output-scale", "2"]).unwrap_err(), PlanError::OutputScaleType);
+        assert_eq!(plan(&["--chunks", "10x10"]).unwrap_err(), PlanError::ChunksWithoutDeflate);
+        assert_eq!(plan(&["--shuffle", "false"]).unwrap_err(), PlanError::ChunksWithoutDeflate);
+        let p = plan(&["--deflate", "1", "--shuffle", "false", "--chunks", "360x90", "--units", "degC"]).unwrap();
+        let f = &p.output.format;
+        assert!(!f.shuffle && f.chunks == Some(crate::output::ChunkShape { nlon: 360, nlat: 90 }));
+        assert_eq!(f.units, Some(crate::output::TargetUnits::DegC));
+        assert!(plan(&["--deflate", "1"]).unwrap().output.format.shuffle, "shuffle on by default");
     }
 
     /// A named GPU backend is held to the kernel's limits before anything is read; the CPU

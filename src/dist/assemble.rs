@@ -1,6 +1,7 @@
-//! Stacked outputs across ranks: each rank writes its slice of the target days as a stacked
-//! file in its staging directory, and rank 0 joins the slices along `time`, in rank order,
-//! into the final file. Variables without a time dimension (lat, lon) and global attributes
+//! Stacked and climatology outputs across ranks: each rank writes its slice of the target days
+//! as a stacked file (or one climatology file) in its staging directory, and rank 0 joins the
+//! slices along `time` (`doy` for the climatology), in rank order, into the final file.
+//! Variables without that dimension (lat, lon) and global attributes
 //! come from the first slice; the data variable keeps the compression the job asked for.
 //! HDF5 is not written in parallel here, so this needs the staging directories on a file
 //! system rank 0 can read (the output directory on a shared file system, as on Lustre).
@@ -19,20 +20,27 @@ fn fail(path: &Path, var: &str) -> impl Fn(netcdf::Error) -> OutputError {
 
 /// Join `parts` (same variables, consecutive slices of `time`) into `out`.
 pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result<(), OutputError> {
+    concat_along(parts, out, "time", deflate)
+}
+
+/// Join `parts` (same variables, consecutive slices of dimension `along`) into `out`.
+pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<u8>) -> Result<(), OutputError> {
     let sources: Vec<netcdf::File> =
         parts.iter().map(|p| netcdf::open(p).map_err(fail(p, ""))).collect::<Result<_, _>>()?;
     let first = &sources[0];
-    let lengths: Vec<usize> = sources.iter().map(|f| f.dimension_len("time").unwrap_or(0)).collect();
+    let lengths: Vec<usize> = sources.iter().map(|f| f.dimension_len(along).unwrap_or(0)).collect();
     let total: usize = lengths.iter().sum();
     let mut dst = netcdf::create(out).map_err(fail(out, ""))?;
     for d in first.dimensions() {
         let name = d.name();
-        dst.add_dimension(&name, if name == "time" { total } else { d.len() }).map_err(fail(out, &name))?;
+        dst.add_dimension(&name, if name == along { total } else { d.len() }).map_err(fail(out, &name))?;
     }
     for a in first.attributes() {
         let value = a.value().map_err(fail(&parts[0], a.name()))?;
         dst.add_attribute(a.name(), value).map_err(fail(out, a.name()))?;
     }
+    // compressed data variables, copied chunk by chunk once the file is closed
+    let mut raw: Vec<String> = Vec::new();
     for v in first.variables() {
         let name = v.name();
         let dims: Vec<String> = v.dimensions().iter().map(|d| d.name()).collect();
@@ -40,8 +48,14 @@ pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result
         let lens: Vec<usize> = v.dimensions().iter().map(|d| d.len()).collect();
         let mut w = dst.add_variable_with_type(&name, &dim_refs, &v.vartype()).map_err(fail(out, &name))?;
         if let (Some(level), 3) = (deflate, dims.len()) {
-            w.set_chunking(&[1, lens[1], lens[2]]).map_err(fail(out, &name))?;
-            w.set_compression(i32::from(level), true).map_err(fail(out, &name))?;
+            // the slices' chunks and filters, so that their chunks are copied as stored
+            let chunks = v.chunking().map_err(fail(&parts[0], &name))?.unwrap_or(vec![1, lens[1], lens[2]]);
+            let shuffle = crate::output::chunked::shuffled(&parts[0], &name).unwrap_or(true);
+            w.set_chunking(&chunks).map_err(fail(out, &name))?;
+            w.set_compression(i32::from(level), shuffle).map_err(fail(out, &name))?;
+            // SAFETY: every chunk is copied in below before the file is published.
+            unsafe { w.set_nofill() }.map_err(fail(out, &name))?;
+            raw.push(name.clone());
         }
         for a in v.attributes() {
             let value = a.value().map_err(fail(&parts[0], &name))?;
@@ -52,9 +66,9 @@ pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result
             .map_err(fail(out, &name))?;
         }
     }
-    for v in first.variables() {
+    for v in first.variables().filter(|v| !raw.contains(&v.name())) {
         let name = v.name();
-        let along_time = v.dimensions().first().is_some_and(|d| d.name() == "time");
+        let along_time = v.dimensions().first().is_some_and(|d| d.name() == along);
         let copies: Vec<(usize, &netcdf::File, &PathBuf)> = if along_time {
             let mut at = 0;
             sources
@@ -83,6 +97,14 @@ pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result
                     let values: Vec<f64> = sv.get_values(..).map_err(fail(path, &name))?;
                     dv.put_values(&values, extents).map_err(fail(out, &name))?;
                 }
+                NcVariableType::Float(FloatType::F32) => {
+                    let values: Vec<f32> = sv.get_values(..).map_err(fail(path, &name))?;
+                    dv.put_values(&values, extents).map_err(fail(out, &name))?;
+                }
+                NcVariableType::Int(IntType::I16) => {
+                    let values: Vec<i16> = sv.get_values(..).map_err(fail(path, &name))?;
+                    dv.put_values(&values, extents).map_err(fail(out, &name))?;
+                }
                 NcVariableType::Int(IntType::I32) => {
                     let values: Vec<i32> = sv.get_values(..).map_err(fail(path, &name))?;
                     dv.put_values(&values, extents).map_err(fail(out, &name))?;
@@ -94,7 +116,17 @@ pub fn concat_time(parts: &[PathBuf], out: &Path, deflate: Option<u8>) -> Result
             }
         }
     }
-    dst.close().map_err(fail(out, ""))
+    dst.close().map_err(fail(out, ""))?;
+    drop(sources);
+    for name in &raw {
+        let mut at = 0;
+        for (p, &l) in parts.iter().zip(&lengths) {
+            crate::output::chunked::copy_chunks(p, out, name, at)
+                .map_err(|why| fail(out, name)(netcdf::Error::Str(why)))?;
+            at += l;
+        }
+    }
+    Ok(())
 }
 
 /// Set the `missing_input_files` global attribute of `path` to the whole job's count (each

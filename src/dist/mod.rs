@@ -264,11 +264,12 @@ impl<'a> Ranks<'a> {
         let outputs = match self.plan.output.layout {
             OutputLayout::PerDoy => per_rank.iter().map(|r| r.outputs).sum(),
             OutputLayout::Stacked => self.plan.stats.n_stats(),
+            OutputLayout::Climatology => 1,
         };
         let job = JobTiming::new(
             self.plan.command_line.clone(),
             format!("{:?}", self.plan.output.layout),
-            self.plan.window.required_dates().len(),
+            self.plan.rules.computed_spec(&self.plan.window).required_dates_with(self.plan.rules.edges).len(),
             outputs,
             self.wall.elapsed().as_secs_f64(),
             per_rank,
@@ -288,8 +289,10 @@ impl<'a> Ranks<'a> {
             let names = plan.stats.names();
             let mine = match plan.output.layout {
                 OutputLayout::PerDoy => output::planned_paths(&plan.output, &names, &self.spec.doys),
-                OutputLayout::Stacked if self.rank == 0 => output::planned_paths(&plan.output, &names, &[]),
-                OutputLayout::Stacked => Vec::new(),
+                OutputLayout::Stacked | OutputLayout::Climatology if self.rank == 0 => {
+                    output::planned_paths(&plan.output, &names, &[])
+                }
+                OutputLayout::Stacked | OutputLayout::Climatology => Vec::new(),
             };
             let existing: Vec<&PathBuf> = mine.iter().filter(|p| p.exists()).collect();
             if let Some(first) = existing.first() {
@@ -373,7 +376,8 @@ impl<'a> Ranks<'a> {
                     pairs.push((path.clone(), dir.join(path.file_name().expect("output files have names"))));
                 }
             }
-            OutputLayout::Stacked if self.rank == 0 => {
+            // one file per statistic along `time`, or the climatology's one file along `doy`
+            OutputLayout::Stacked | OutputLayout::Climatology if self.rank == 0 => {
                 let busy: Vec<usize> = (0..self.size)
                     .filter(|&r| !slices::slice(self.plan.window.doys.len(), self.size, r).is_empty())
                     .collect();
@@ -384,11 +388,15 @@ impl<'a> Ranks<'a> {
                     let parts: Vec<PathBuf> =
                         busy.iter().map(|&r| staging_dir(dir, r, self.size).join(&name)).collect();
                     let tmp = joined_dir.join(&name);
-                    assemble::concat_time(&parts, &tmp, self.plan.output.deflate)?;
+                    let along = match self.plan.output.layout {
+                        OutputLayout::Climatology => "doy",
+                        _ => "time",
+                    };
+                    assemble::concat_along(&parts, &tmp, along, self.plan.output.deflate)?;
                     pairs.push((tmp, target));
                 }
             }
-            OutputLayout::Stacked => {}
+            OutputLayout::Stacked | OutputLayout::Climatology => {}
         }
         if pairs.is_empty() {
             return Ok(None);

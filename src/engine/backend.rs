@@ -48,7 +48,7 @@ impl Backend {
                     Ok(e) => return Ok(e),
                     Err(e) => e,
                 };
-                tracing::info!("no GPU engine (CUDA: {cuda}; {hip}); using the CPU engine");
+                tracing::debug!("no GPU engine (CUDA: {cuda}; {hip}); using the CPU engine");
                 Ok(Box::new(CpuEngine))
             }
         }

@@ -81,6 +81,19 @@ impl TileResult {
         }
     }
 
+    /// Zeros, for results every value of which is written before it is read: the allocation
+    /// is zeroed lazily by the kernel, where [`TileResult::new`]'s NaN fill writes every byte
+    /// on one thread (gigabytes for a full-size year).
+    pub fn zeroed(n_stats: usize, n_targets: usize, n_cells: usize) -> Self {
+        TileResult {
+            n_stats,
+            n_targets,
+            n_cells,
+            values: vec![0.0; n_stats * n_targets * n_cells],
+            counts: vec![0; n_targets * n_cells],
+        }
+    }
+
     /// Hold `n_targets` targets (contents unspecified: engines write every value), reusing the
     /// allocation, which never shrinks.
     pub fn reshape(&mut self, n_targets: usize) {

@@ -2,6 +2,9 @@
 //! coordinates, and the statistic's variable (deflated and chunked with `--deflate`; otherwise
 //! contiguous, and for the direct write path allocated at creation and never filled).
 
+use netcdf::AttributeValue;
+
+use super::encode::{chunk_shape, OutputType, I16_FILL};
 use super::{OutFile, OutputError, OutputMeta, OutputSpec};
 use crate::calendar::Date;
 
@@ -22,6 +25,22 @@ fn ordinal_suffix(p: &str) -> &'static str {
 /// Days since `base` of a date.
 fn days_since(base: Date, date: Date) -> f64 {
     (date.to_days() - base.to_days()) as f64
+}
+
+/// The year every target day's time is anchored in, where anchoring each day in the first
+/// year that has it would not give an increasing axis: under `hobday366` day 60 (Feb 29) falls
+/// in the first leap year, days 59 and 61 in the first year, so every day is placed in the
+/// first leap year of the climatology (the `doy` coordinate keeps the target days). None:
+/// each day at its first anchor (ordinal days increase within a year; day 366 exists in leap
+/// years only and comes after day 365 of the first year).
+pub(super) fn time_year(w: &crate::window::WindowSpec) -> Option<i32> {
+    match w.calendar {
+        crate::calendar::Calendar::Ordinal => None,
+        crate::calendar::Calendar::Hobday366 => {
+            let y0 = *w.years.start();
+            (y0..y0 + 8).find(|&y| crate::calendar::is_leap(y))
+        }
+    }
 }
 
 /// Create `f` with its metadata and coordinates. With `preallocate` (uncompressed outputs on the
@@ -68,15 +87,19 @@ pub(super) fn create_file(
         (
             "comment",
             format!(
-                "For each target day D and cell: the valid samples at dates anchor(year, D) + o, o = -{0}..+{0}, for every year {y0}-{y1} (dates outside the period excluded). mean = sum of samples / number of valid samples; percentiles by {1}.",
+                "For each target day D and cell: the valid samples at dates anchor(year, D) + o, o = -{0}..+{0}, for every year {y0}-{y1} (window edges: {edges}; then Feb 29 and smoothing as the feb29 and smoothing_width attributes say). mean = sum of samples / number of valid samples; percentiles by {1}.",
                 w.half_window,
-                stats.method.description()
+                stats.method.description(),
+                edges = meta.rules.edges.name()
             )
             .into(),
         ),
         ("climatology_years", format!("{y0}-{y1}").into()),
         ("window_half_width_days", i32::from(w.half_window).into()),
         ("calendar_convention", w.calendar.name().into()),
+        ("window_edges", meta.rules.edges.name().into()),
+        ("feb29", meta.rules.feb29.name().into()),
+        ("smoothing_width", i32::from(meta.rules.smooth).into()),
         ("percentile_method", stats.method.description().into()),
         ("min_samples", (stats.min_samples as i32).into()),
         ("input_variable", meta.input_var.clone().into()),
@@ -87,7 +110,9 @@ pub(super) fn create_file(
         file.add_attribute(name, value).map_err(fail(name))?;
     }
 
-    // time: a climatological axis, one step per target day
+    // time: a climatological axis, one step per target day, increasing under every calendar
+    let calendar = "proleptic_gregorian";
+    let leap = time_year(w);
     let mut times = Vec::with_capacity(n_t);
     let mut bounds = Vec::with_capacity(2 * n_t);
     let mut doys = Vec::with_capacity(n_t);
@@ -96,16 +121,22 @@ pub(super) fn create_file(
         let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor(y, doy)).collect();
         let first = anchors.first().copied().unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
         let last = anchors.last().copied().unwrap_or(first);
-        times.push(days_since(base, first));
+        let at = match leap {
+            Some(year) => Date::from_ordinal(year, doy).unwrap_or(first),
+            None => first,
+        };
+        times.push(days_since(base, at));
         bounds.push(days_since(base, first.add_days(-h)));
         bounds.push(days_since(base, last.add_days(h + 1)));
         doys.push(i32::from(doy));
     }
+    let time_units = format!("days since {y0:04}-01-01 00:00:00");
     {
         let mut v = file.add_variable::<f64>("time", &["time"]).map_err(fail("time"))?;
         v.put_attribute("standard_name", "time").map_err(fail("time"))?;
-        v.put_attribute("units", format!("days since {y0:04}-01-01 00:00:00")).map_err(fail("time"))?;
-        v.put_attribute("calendar", "proleptic_gregorian").map_err(fail("time"))?;
+        v.put_attribute("long_name", "time").map_err(fail("time"))?;
+        v.put_attribute("units", time_units.as_str()).map_err(fail("time"))?;
+        v.put_attribute("calendar", calendar).map_err(fail("time"))?;
         v.put_attribute("climatology", "climatology_bounds").map_err(fail("time"))?;
         v.put_attribute("axis", "T").map_err(fail("time"))?;
         v.put_values(&times, ..).map_err(fail("time"))?;
@@ -113,13 +144,16 @@ pub(super) fn create_file(
     {
         let mut v =
             file.add_variable::<f64>("climatology_bounds", &["time", "nv"]).map_err(fail("climatology_bounds"))?;
-        v.put_attribute("units", format!("days since {y0:04}-01-01 00:00:00")).map_err(fail("climatology_bounds"))?;
+        // the same units and calendar as time (CF 7.1), so that both decode alike
+        v.put_attribute("units", time_units.as_str()).map_err(fail("climatology_bounds"))?;
+        v.put_attribute("calendar", calendar).map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
     {
         let mut v = file.add_variable::<i32>("doy", &["time"]).map_err(fail("doy"))?;
         v.put_attribute("long_name", format!("target day of year ({} convention)", w.calendar.name()))
             .map_err(fail("doy"))?;
+        v.put_attribute("units", "1").map_err(fail("doy"))?;
         v.put_values(&doys, ..).map_err(fail("doy"))?;
     }
     for (dim, coord, std_name, units, axis) in [
@@ -139,54 +173,106 @@ pub(super) fn create_file(
     }
 
     // the statistic
-    let mut v = file.add_variable::<f64>(var_name, &["time", "lat", "lon"]).map_err(fail(var_name))?;
+    let enc = spec.encoding(meta);
+    let dims = ["time", "lat", "lon"];
+    let mut v = match enc.ty {
+        OutputType::F64 => file.add_variable::<f64>(var_name, &dims),
+        OutputType::F32 => file.add_variable::<f32>(var_name, &dims),
+        OutputType::I16 => file.add_variable::<i16>(var_name, &dims),
+    }
+    .map_err(fail(var_name))?;
     if let Some(level) = spec.deflate {
-        v.set_chunking(&[1, nlat, nlon]).map_err(fail(var_name))?;
-        v.set_compression(i32::from(level), true).map_err(fail(var_name))?;
+        let (rows, cols) = chunk_shape(nlat, nlon, enc.ty, spec.format.chunks);
+        v.set_chunking(&[1, rows, cols]).map_err(fail(var_name))?;
+        v.set_compression(i32::from(level), spec.format.shuffle).map_err(fail(var_name))?;
+    }
+    if preallocate || spec.deflate.is_some() {
+        // SAFETY: every value is written before the file is finished (every cell of every
+        // target, tile by tile, or every chunk); until then nothing reads the unfilled storage.
+        unsafe { v.set_nofill() }.map_err(fail(var_name))?;
+    }
+    // `set_nofill` drops the attribute: put after it (CF readers mask with it)
+    match enc.ty {
+        OutputType::F64 => v.put_attribute("_FillValue", enc.fill),
+        OutputType::F32 => v.put_attribute("_FillValue", enc.fill as f32),
+        OutputType::I16 => v.put_attribute("_FillValue", I16_FILL),
+    }
+    .map_err(fail(var_name))?;
+    if enc.ty == OutputType::I16 {
+        // the unpacked type is float64 (CF 8.1: scale_factor and add_offset of that type)
+        v.put_attribute("scale_factor", enc.scale).map_err(fail(var_name))?;
+        v.put_attribute("add_offset", enc.offset).map_err(fail(var_name))?;
+    }
+    for (name, value) in stat_attributes(f.stat, meta, spec) {
+        v.put_attribute(name, value).map_err(fail(var_name))?;
     }
     if preallocate {
-        // SAFETY: every value is written before the file is finished (every cell of every
-        // target, tile by tile); until then nothing reads the unfilled storage.
-        unsafe { v.set_nofill() }.map_err(fail(var_name))?;
-        // turning fill off drops the attribute: put back after (CF readers mask with it)
-        v.put_attribute("_FillValue", spec.fill_value).map_err(fail(var_name))?;
-    } else {
-        v.set_fill_value(spec.fill_value).map_err(fail(var_name))?;
+        // allocates the whole contiguous storage (without filling it)
+        match enc.ty {
+            OutputType::F64 => v.put_value(enc.fill, [0, 0, 0]),
+            OutputType::F32 => v.put_value(enc.fill as f32, [0, 0, 0]),
+            OutputType::I16 => v.put_value(I16_FILL, [0, 0, 0]),
+        }
+        .map_err(fail(var_name))?;
     }
-    let what = if f.stat == 0 {
+    file.close().map_err(fail(""))?;
+    Ok(())
+}
+
+/// The CF attributes of statistic `stat` (0: the mean, then the percentiles) of a job's
+/// outputs, the same in every layout: `long_name`, `units` (the input's, or degrees Celsius
+/// with `--units degC`), the input's `standard_name` (a climatological mean or percentile of
+/// sea surface temperature is a sea surface temperature; `cell_methods` says which), CF 7.4
+/// `cell_methods`, `coordinates` naming the `doy` auxiliary coordinate, and the window.
+pub fn stat_attributes(stat: usize, meta: &OutputMeta, spec: &OutputSpec) -> Vec<(&'static str, AttributeValue)> {
+    let w = &meta.window;
+    let stats = &meta.stats;
+    let (y0, y1) = (*w.years.start(), *w.years.end());
+    let window_days = 2 * w.half_window + 1;
+    let what = if stat == 0 {
         "mean".to_string()
     } else {
-        let p = stats.percentiles[f.stat - 1].text();
+        let p = stats.percentiles[stat - 1].text();
         format!("{p}{} percentile", ordinal_suffix(p))
     };
-    v.put_attribute(
+    let mut attrs: Vec<(&'static str, AttributeValue)> = vec![(
         "long_name",
         format!(
             "climatological {what} of {} ({window_days}-day window, {y0}-{y1})",
             meta.var_meta.long_name.as_deref().unwrap_or(&meta.input_var)
-        ),
-    )
-    .map_err(fail(var_name))?;
-    if let Some(units) = &meta.var_meta.units {
-        v.put_attribute("units", units.as_str()).map_err(fail(var_name))?;
+        )
+        .into(),
+    )];
+    if let Some(units) = spec.output_units(meta) {
+        attrs.push(("units", units.into()));
     }
-    if f.stat == 0 {
-        if let Some(sn) = &meta.var_meta.standard_name {
-            v.put_attribute("standard_name", sn.as_str()).map_err(fail(var_name))?;
-        }
-        v.put_attribute("cell_methods", "time: mean over years").map_err(fail(var_name))?;
+    if let Some(sn) = &meta.var_meta.standard_name {
+        attrs.push(("standard_name", sn.as_str().into()));
+    }
+    // CF 7.4: the samples of every year's window, then across years. CF has no percentile
+    // method: a percentile is the pooled samples' order statistic, stated in the comment
+    // (CF 7.3.3: free text in parentheses, without colons or parentheses inside)
+    let cell_methods = if stat == 0 {
+        format!(
+            "time: mean within years time: mean over years (mean of the daily values within {} days of the target day over {y0}-{y1})",
+            w.half_window
+        )
     } else {
-        let p = &stats.percentiles[f.stat - 1];
-        v.put_attribute("percentile", p.fraction() * 100.0).map_err(fail(var_name))?;
-        v.put_attribute("percentile_method", stats.method.description()).map_err(fail(var_name))?;
+        format!(
+            "time: point within years time: point over years ({what} of the pooled daily values within {} days of the target day over {y0}-{y1}, {})",
+            w.half_window,
+            stats.method.description().replace(['(', ')', ':'], "")
+        )
+    };
+    attrs.push(("cell_methods", cell_methods.into()));
+    attrs.push(("coordinates", "doy".into()));
+    if stat > 0 {
+        let p = &stats.percentiles[stat - 1];
+        attrs.push(("percentile", (p.fraction() * 100.0).into()));
+        attrs.push(("percentile_method", stats.method.description().into()));
     }
-    v.put_attribute("window_length_days", i32::from(window_days)).map_err(fail(var_name))?;
-    if preallocate {
-        // allocates the whole contiguous storage (without filling it)
-        v.put_value(spec.fill_value, [0, 0, 0]).map_err(fail(var_name))?;
-    }
-    file.close().map_err(fail(""))?;
-    Ok(())
+    attrs.push(("window_length_days", i32::from(window_days).into()));
+    attrs
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::encode::{EncodeError, Encoding, OutputType};
 use crate::input::direct::{dataset_storage, with_hdf5_file};
 use crate::input::format::{NotDirect, HDF5_SIGNATURE};
 use crate::input::Region;
@@ -27,9 +28,9 @@ use crate::input::Region;
 const PIECE_BYTES: usize = 8 << 20;
 
 /// Byte offset of `var`'s values in the NetCDF-4 file `path`, after checking that HDF5 stores
-/// them as `shape` float64 little-endian values, contiguous, unfiltered and allocated, inside
+/// them as `shape` little-endian values of `ty`, contiguous, unfiltered and allocated, inside
 /// the file; or why not.
-pub fn locate(path: &Path, var: &str, shape: [usize; 3]) -> Result<u64, NotDirect> {
+pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType) -> Result<u64, NotDirect> {
     use hdf5_metno_sys::{h5, h5d, h5t};
     let file = File::open(path).map_err(|e| e.to_string())?;
     let mut head = [0u8; 8];
@@ -41,7 +42,7 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3]) -> Result<u64, NotDirec
     let name = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
     // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
     let s = with_hdf5_file(path, |f| unsafe { dataset_storage(f, &name) }.ok_or(format!("no HDF5 dataset /{var}")))?;
-    let bytes = shape.iter().product::<usize>() as u64 * 8;
+    let bytes = (shape.iter().product::<usize>() * ty.size()) as u64;
     let want: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     if s.layout != h5d::H5D_layout_t::H5D_CONTIGUOUS {
         return Err(format!("stored {:?}, not contiguous", s.layout));
@@ -49,8 +50,12 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3]) -> Result<u64, NotDirec
     if s.filters != 0 {
         return Err(format!("{} filter(s) (compression)", s.filters));
     }
-    if s.class != h5t::H5T_class_t::H5T_FLOAT || s.type_size != 8 {
-        return Err(format!("HDF5 type {:?} of {} bytes, not float64", s.class, s.type_size));
+    let class_ok = match ty {
+        OutputType::F64 | OutputType::F32 => s.class == h5t::H5T_class_t::H5T_FLOAT,
+        OutputType::I16 => s.class == h5t::H5T_class_t::H5T_INTEGER && s.signed && s.standard,
+    };
+    if !class_ok || s.type_size != ty.size() {
+        return Err(format!("HDF5 type {:?} of {} bytes, not {}", s.class, s.type_size, ty.name()));
     }
     if s.order != h5t::H5T_order_t::H5T_ORDER_LE {
         return Err(format!("byte order {:?}, not little endian", s.order));
@@ -82,44 +87,61 @@ pub struct Geometry<'a> {
     pub nlat: usize,
     pub nlon: usize,
     pub region: &'a Region,
-    /// Written where a value is NaN.
-    pub fill: f64,
+    /// How values are stored (NaN as the fill value).
+    pub enc: Encoding,
 }
 
-/// The error a piece's write returns when one of its values equals the fill value.
-pub const FILL_CLASH: &str = "a computed value equals the fill value";
-
-/// Little-endian float64 bytes of `values` into `out`, NaN as `fill`; whether some value
-/// equals `fill` (readers would take it for missing).
-fn encode(values: &[f64], fill: f64, out: &mut Vec<u8>) -> bool {
-    out.resize(values.len() * 8, 0);
-    let mut clash = false;
-    for (o, &v) in out.chunks_exact_mut(8).zip(values) {
-        clash |= v == fill;
-        let v = if v.is_nan() { fill } else { v };
-        o.copy_from_slice(&v.to_le_bytes());
-    }
-    clash
+/// Why a piece was not written.
+#[derive(Debug)]
+pub enum PieceError {
+    /// A value cannot be stored (nothing of the piece's run was written).
+    Encode(EncodeError),
+    /// The system refused a write; `missing`: the piece's bytes not written.
+    Io { cause: io::Error, missing: u64 },
 }
 
 /// Write one piece: one `pwrite` per run of whole rows (up to [`PIECE_BYTES`]) when the region
 /// spans every longitude, else one per row.
-fn write_piece(p: &Piece<'_>, g: &Geometry<'_>, buf: &mut Vec<u8>) -> io::Result<()> {
-    let file = OpenOptions::new().write(true).open(p.tmp)?;
+fn write_piece(p: &Piece<'_>, g: &Geometry<'_>, buf: &mut Vec<u8>) -> Result<(), PieceError> {
+    let size = g.enc.ty.size();
     let (rows, cols) = (&g.region.rows, &g.region.cols);
+    let total = (p.values.len() * size) as u64;
+    let file = OpenOptions::new().write(true).open(p.tmp).map_err(|cause| PieceError::Io { cause, missing: total })?;
     debug_assert_eq!(p.values.len(), rows.len() * cols.len());
-    let field = p.offset + (p.t * g.nlat * g.nlon * 8) as u64;
-    let at = |row: usize, col: usize| field + ((row * g.nlon + col) * 8) as u64;
+    let field = p.offset + (p.t * g.nlat * g.nlon * size) as u64;
+    let at = |row: usize, col: usize| field + ((row * g.nlon + col) * size) as u64;
     let width = cols.len();
-    let rows_per_write = if width == g.nlon { (PIECE_BYTES / (width * 8).max(1)).max(1) } else { 1 };
+    let rows_per_write = if width == g.nlon { (PIECE_BYTES / (width * size).max(1)).max(1) } else { 1 };
     let mut done = 0;
     while done < rows.len() {
         let n = rows_per_write.min(rows.len() - done);
-        if encode(&p.values[done * width..(done + n) * width], g.fill, buf) {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, FILL_CLASH));
+        let values = &p.values[done * width..(done + n) * width];
+        buf.resize(values.len() * size, 0);
+        g.enc.encode_into(values, buf).map_err(PieceError::Encode)?;
+        if let Err(cause) = write_all_at(&file, buf, at(rows.start + done, cols.start)) {
+            let (cause, written) = cause;
+            let missing = total - (done * width * size) as u64 - written as u64;
+            return Err(PieceError::Io { cause, missing });
         }
-        file.write_all_at(buf, at(rows.start + done, cols.start))?;
         done += n;
+    }
+    Ok(())
+}
+
+/// `write_all_at` that says how many bytes went out before an error.
+fn write_all_at(file: &std::fs::File, mut buf: &[u8], mut offset: u64) -> Result<(), (io::Error, usize)> {
+    let mut written = 0;
+    while !buf.is_empty() {
+        match file.write_at(buf, offset) {
+            Ok(0) => return Err((io::Error::from(io::ErrorKind::WriteZero), written)),
+            Ok(n) => {
+                buf = &buf[n..];
+                offset += n as u64;
+                written += n;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err((e, written)),
+        }
     }
     Ok(())
 }
@@ -141,7 +163,7 @@ pub fn write_pieces<E>(
     }
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let failed: Mutex<Option<(usize, io::Error)>> = Mutex::new(None);
+    let failed: Mutex<Option<(usize, PieceError)>> = Mutex::new(None);
     let work = |buf: &mut Vec<u8>| {
         while !stop.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
@@ -181,21 +203,13 @@ pub fn write_pieces<E>(
 pub enum WriteFailure<E> {
     /// The files written through the library.
     Library(E),
-    /// Piece `.0`'s `pwrite`.
-    Direct(usize, io::Error),
+    /// Piece `.0`'s encoding or `pwrite`.
+    Direct(usize, PieceError),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn encoding_is_little_endian_with_nan_as_fill() {
-        let mut out = Vec::new();
-        assert!(!encode(&[1.5, f64::NAN, -0.0], 9.0, &mut out));
-        let back: Vec<u64> = out.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(back, [1.5f64.to_bits(), 9.0f64.to_bits(), (-0.0f64).to_bits()]);
-    }
 
     /// Pieces land at their rows and columns of the right field, with full-width regions in
     /// runs and partial ones row by row, from several threads.
@@ -211,7 +225,7 @@ mod tests {
                 .map(|t| region.rows.clone().flat_map(|r| region.cols.clone().map(move |c| cell(t, r, c))).collect())
                 .collect();
             let pieces: Vec<Piece> = (0..nt).map(|t| Piece { tmp: &path, offset, t, values: &fields[t] }).collect();
-            let g = Geometry { nlat, nlon, region: &region, fill: -1.0 };
+            let g = Geometry { nlat, nlon, region: &region, enc: Encoding::f64(-1.0) };
             write_pieces::<()>(&pieces, &g, 2, &mut Vec::new(), || Ok(())).unwrap();
         }
         let bytes = std::fs::read(&path).unwrap();
@@ -234,7 +248,7 @@ mod tests {
     fn a_failed_write_names_its_piece() {
         let dir = tempfile::tempdir().unwrap();
         let region = Region { rows: 0..1, cols: 0..2 };
-        let g = Geometry { nlat: 1, nlon: 2, region: &region, fill: 0.0 };
+        let g = Geometry { nlat: 1, nlon: 2, region: &region, enc: Encoding::f64(0.0) };
         let missing = dir.path().join("gone");
         let present = dir.path().join("here");
         std::fs::write(&present, [0u8; 16]).unwrap();
@@ -244,7 +258,10 @@ mod tests {
             Piece { tmp: &missing, offset: 0, t: 0, values: &values },
         ];
         match write_pieces::<()>(&pieces, &g, 1, &mut Vec::new(), || Ok(())) {
-            Err(WriteFailure::Direct(1, e)) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
+            Err(WriteFailure::Direct(1, PieceError::Io { cause, missing })) => {
+                assert_eq!(cause.kind(), io::ErrorKind::NotFound);
+                assert_eq!(missing, 16);
+            }
             other => panic!("{other:?}"),
         }
         assert!(matches!(
@@ -273,42 +290,42 @@ mod tests {
             let mut v = f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
             v.put_values(&values, ..).unwrap();
         });
-        let offset = locate(&good, "v", [1, 2, 3]).unwrap();
+        let offset = locate(&good, "v", [1, 2, 3], OutputType::F64).unwrap();
         let bytes = std::fs::read(&good).unwrap();
         let at = offset as usize;
         let stored: Vec<f64> =
             bytes[at..at + 48].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(stored, values);
-        assert!(locate(&good, "v", [1, 3, 2]).unwrap_err().contains("dimensions"));
-        assert!(locate(&good, "w", [1, 2, 3]).unwrap_err().contains("no HDF5 dataset"));
+        assert!(locate(&good, "v", [1, 3, 2], OutputType::F64).unwrap_err().contains("dimensions"));
+        assert!(locate(&good, "w", [1, 2, 3], OutputType::F64).unwrap_err().contains("no HDF5 dataset"));
         let unwritten = make("unwritten.nc", &|f| {
             f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
         });
-        assert!(locate(&unwritten, "v", [1, 2, 3]).unwrap_err().contains("not allocated"));
+        assert!(locate(&unwritten, "v", [1, 2, 3], OutputType::F64).unwrap_err().contains("not allocated"));
         let deflated = make("deflated.nc", &|f| {
             let mut v = f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
             v.set_chunking(&[1, 2, 3]).unwrap();
             v.set_compression(4, true).unwrap();
             v.put_values(&values, ..).unwrap();
         });
-        assert!(locate(&deflated, "v", [1, 2, 3]).unwrap_err().contains("not contiguous"));
+        assert!(locate(&deflated, "v", [1, 2, 3], OutputType::F64).unwrap_err().contains("not contiguous"));
         let single = make("f32.nc", &|f| {
             let mut v = f.add_variable::<f32>("v", &["time", "lat", "lon"]).unwrap();
             v.put_values(&[1f32; 6], ..).unwrap();
         });
-        assert!(locate(&single, "v", [1, 2, 3]).unwrap_err().contains("not float64"));
+        assert!(locate(&single, "v", [1, 2, 3], OutputType::F64).unwrap_err().contains("not float64"));
         let big = make("big-endian.nc", &|f| {
             let mut v = f.add_variable::<f64>("v", &["time", "lat", "lon"]).unwrap();
             v.set_endianness(netcdf::Endianness::Big).unwrap();
             v.put_values(&values, ..).unwrap();
         });
-        assert!(locate(&big, "v", [1, 2, 3]).unwrap_err().contains("not little endian"));
+        assert!(locate(&big, "v", [1, 2, 3], OutputType::F64).unwrap_err().contains("not little endian"));
         let classic = dir.path().join("classic.nc");
         let mut opts = netcdf::Options::empty();
         opts.insert(netcdf::Options::CLASSIC);
         let mut file = netcdf::create_with(&classic, opts).unwrap();
         file.add_dimension("x", 1).unwrap();
         file.close().unwrap();
-        assert!(locate(&classic, "v", [1, 2, 3]).unwrap_err().contains("not an HDF5 file"));
+        assert!(locate(&classic, "v", [1, 2, 3], OutputType::F64).unwrap_err().contains("not an HDF5 file"));
     }
 }

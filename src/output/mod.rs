@@ -20,10 +20,18 @@
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
+pub mod chunked;
+pub mod climatology;
 mod create;
 pub mod direct;
+pub mod encode;
+mod format;
 pub mod lock;
 pub mod publish;
+
+pub use create::stat_attributes;
+pub use encode::{ChunkShape, Encoding, OutputType};
+pub use format::{names, OutputFormat, TargetUnits};
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -44,6 +52,9 @@ pub enum OutputLayout {
     PerDoy,
     /// One file per statistic with every target day along time: `mean.nc`, `p90.nc`.
     Stacked,
+    /// One file, `climatology.nc`, every statistic over the whole year's `doy` axis, with the
+    /// attributes that describe it (see [`climatology`]).
+    Climatology,
 }
 
 /// How results reach the files (`--write-path`).
@@ -68,6 +79,8 @@ pub struct OutputSpec {
     pub write_path: WritePath,
     /// Threads writing files directly (`None`: [`default_write_threads`]).
     pub write_threads: Option<usize>,
+    /// Stored type, chunks, shuffle and units.
+    pub format: OutputFormat,
 }
 
 /// Direct-writing threads when not given: up to 8 (page-cache writes stop scaling before
@@ -81,6 +94,8 @@ pub fn default_write_threads() -> usize {
 pub struct OutputMeta {
     pub stats: StatSpec,
     pub window: WindowSpec,
+    /// Window edges, Feb 29 and smoothing (for the climatology layout's attributes).
+    pub rules: crate::smooth::DayRules,
     pub grid: Grid,
     pub input_var: String,
     pub var_meta: VarMeta,
@@ -115,8 +130,17 @@ pub enum OutputError {
         dir.display(), holder.pid, holder.host, holder.started, holder.command, dir.display(), lock::LOCK_NAME
     )]
     Locked { dir: PathBuf, holder: lock::Holder },
-    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}{}", path.display(), tmp.display(), space_hint(path))]
-    DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error },
+    #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}; {missing} bytes of that day's field not written (nor the fields after it){hint}", path.display(), tmp.display())]
+    DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error, missing: u64, hint: String },
+    #[error("{}: writing compressed variable '{var}' into {} failed: {what}; that chunk's {missing} compressed bytes not written (nor the chunks after it){hint}", path.display(), tmp.display())]
+    ChunkWrite { path: PathBuf, tmp: PathBuf, var: String, what: String, missing: u64, hint: String },
+    #[error(
+        "{}: a computed value {value} of '{var}' is outside what --output-type i16 holds with --output-scale {scale} --output-offset {offset} ({lo} to {hi}); choose a larger scale or another offset",
+        path.display()
+    )]
+    OutOfRange { path: PathBuf, var: String, value: f64, scale: f64, offset: f64, lo: f64, hi: f64 },
+    #[error("--units degC: input variable '{var}' has {units}, not kelvin or degrees Celsius")]
+    Units { var: String, units: String },
 }
 
 impl OutputError {
@@ -155,6 +179,8 @@ struct OutFile {
     targets: Range<usize>,
     /// Byte offset of the statistic's values, where they are written directly.
     direct: Option<u64>,
+    /// Whether its compressed chunks are written directly ([`chunked`]).
+    chunked: bool,
 }
 
 /// A set of output files in progress.
@@ -163,8 +189,13 @@ pub struct OutputSet {
     files: Vec<OutFile>,
     /// The job's hidden staging directory, where the files are written.
     staging: PathBuf,
-    stat_names: Vec<String>,
-    fill: f64,
+    /// Variable names in the files ([`names`]).
+    var_names: Vec<String>,
+    enc: Encoding,
+    /// Chunks of compressed outputs written directly (`--deflate`, `--write-path auto`).
+    chunks: Option<chunked::ChunkPlan>,
+    /// Chunks waiting for rows of later tiles.
+    partial: chunked::Partial,
     finished: bool,
     /// Whether the files exist yet (see [`OutputSet::plan`]).
     created: bool,
@@ -178,6 +209,8 @@ pub struct OutputSet {
     nlon: usize,
     /// Encoding buffers of the direct-writing threads, kept between segments.
     buffers: Vec<Vec<u8>>,
+    /// `--layout climatology`: its one file's data variables (written through libnetcdf).
+    climatology: Option<Vec<String>>,
 }
 
 /// Create `dir` if needed and check that files can be created in it.
@@ -200,6 +233,11 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
                 }
             }
             OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
+            // one file holds every statistic
+            OutputLayout::Climatology if stat == 0 => {
+                files.push((spec.dir.join(climatology::FILE_NAME), stat, 0..doys.len()))
+            }
+            OutputLayout::Climatology => {}
         }
     }
     files
@@ -232,6 +270,7 @@ impl OutputSet {
     /// writer thread while the inputs are read.
     pub fn plan(spec: &OutputSpec, meta: &OutputMeta) -> Result<OutputSet, OutputError> {
         let stat_names = meta.stats.names();
+        spec.unit_shift(meta)?;
         let planned = plan_files(spec, &stat_names, &meta.window.doys);
         if !spec.overwrite {
             let existing: Vec<&PathBuf> = planned.iter().map(|(p, _, _)| p).filter(|p| p.exists()).collect();
@@ -247,22 +286,35 @@ impl OutputSet {
             .into_iter()
             .map(|(path, stat, targets)| {
                 let tmp = staging.join(path.file_name().expect("output files have names"));
-                OutFile { tmp, path, stat, targets, direct: None }
+                OutFile { tmp, path, stat, targets, direct: None, chunked: false }
             })
             .collect();
+        let (nlat, nlon) = (meta.grid.nlat(), meta.grid.nlon());
+        let chunks = match (spec.deflate, spec.write_path) {
+            (Some(level), WritePath::Auto) => {
+                let (rows, cols) = encode::chunk_shape(nlat, nlon, spec.format.ty, spec.format.chunks);
+                Some(chunked::ChunkPlan { rows, cols, level, shuffle: spec.format.shuffle })
+            }
+            _ => None,
+        };
         Ok(OutputSet {
             files,
             staging,
-            stat_names,
-            fill: spec.fill_value,
+            var_names: names(&meta.input_var, &meta.stats),
+            enc: spec.encoding(meta),
+            chunks,
+            partial: chunked::Partial::default(),
             finished: false,
             created: false,
-            preallocate: spec.deflate.is_none() && spec.write_path == WritePath::Auto,
+            preallocate: spec.deflate.is_none()
+                && spec.write_path == WritePath::Auto
+                && spec.layout != OutputLayout::Climatology,
             located: false,
             threads: spec.write_threads.unwrap_or_else(default_write_threads).max(1),
             nlat: meta.grid.nlat(),
             nlon: meta.grid.nlon(),
             buffers: Vec::new(),
+            climatology: (spec.layout == OutputLayout::Climatology).then(|| climatology::var_names(meta)),
         })
     }
 
@@ -279,7 +331,10 @@ impl OutputSet {
         if !self.created {
             self.created = true;
             for f in &self.files {
-                create::create_file(f, &self.stat_names[f.stat], spec, meta, self.preallocate)?;
+                match self.climatology {
+                    Some(_) => climatology::create_file(f, spec, meta)?,
+                    None => create::create_file(f, &self.var_names[f.stat], spec, meta, self.preallocate)?,
+                }
             }
         }
         Ok(())
@@ -292,28 +347,31 @@ impl OutputSet {
             return;
         }
         self.located = true;
-        if !self.preallocate {
+        if !self.preallocate && self.chunks.is_none() {
             return;
         }
-        let (nlat, nlon) = (self.nlat, self.nlon);
+        let (nlat, nlon, ty) = (self.nlat, self.nlon, self.enc.ty);
         let mut refused = 0;
         for f in &mut self.files {
-            let var = &self.stat_names[f.stat];
-            match direct::locate(&f.tmp, var, [f.targets.len(), nlat, nlon]) {
-                Ok(offset) => f.direct = Some(offset),
-                Err(why) => {
-                    if refused == 0 {
-                        warn!("writing {} through libnetcdf: {var} in {} {why}", f.path.display(), f.tmp.display());
-                    }
-                    refused += 1;
+            let var = &self.var_names[f.stat];
+            let shape = [f.targets.len(), nlat, nlon];
+            let found = match &self.chunks {
+                Some(plan) => chunked::locate(&f.tmp, var, shape, ty, plan).map(|()| f.chunked = true),
+                None => direct::locate(&f.tmp, var, shape, ty).map(|offset| f.direct = Some(offset)),
+            };
+            if let Err(why) = found {
+                if refused == 0 {
+                    warn!("writing {} through libnetcdf: {var} in {} {why}", f.path.display(), f.tmp.display());
                 }
+                refused += 1;
             }
         }
         info!(
-            "writing {} of {} output file(s) directly ({} thread(s)){}",
+            "writing {} of {} output file(s) directly ({} thread(s){}){}",
             self.files.len() - refused,
             self.files.len(),
             self.threads,
+            if self.chunks.is_some() { ", compressed chunks" } else { "" },
             if refused > 0 { format!(", {refused} through libnetcdf") } else { String::new() }
         );
     }
@@ -323,12 +381,15 @@ impl OutputSet {
     #[doc(hidden)]
     pub fn disable_direct(&mut self) {
         self.located = true;
-        self.files.iter_mut().for_each(|f| f.direct = None);
+        self.files.iter_mut().for_each(|f| {
+            f.direct = None;
+            f.chunked = false;
+        });
     }
 
-    /// How many files take the direct path.
+    /// How many files take the direct path (uncompressed or compressed).
     pub fn direct_files(&self) -> usize {
-        self.files.iter().filter(|f| f.direct.is_some()).count()
+        self.files.iter().filter(|f| f.direct.is_some() || f.chunked).count()
     }
 
     /// Write the results of targets `targets` (indices into the job's targets) of one tile of
@@ -342,6 +403,12 @@ impl OutputSet {
         result: &TileResult,
     ) -> Result<(), OutputError> {
         debug_assert_eq!(result.n_targets, targets.len());
+        if let Some(names) = &self.climatology {
+            return self
+                .files
+                .iter()
+                .try_for_each(|f| climatology::write_targets(f, names, self.enc.fill, region, targets.clone(), result));
+        }
         self.locate();
         let mut buffers = std::mem::take(&mut self.buffers);
         let overlap = |f: &OutFile| {
@@ -350,38 +417,87 @@ impl OutputSet {
         };
         let mut pieces = Vec::new();
         let mut owners = Vec::new();
-        for f in &self.files {
-            if let (Some(offset), Some(ts)) = (f.direct, overlap(f)) {
+        let mut fields = Vec::new();
+        for (i, f) in self.files.iter().enumerate() {
+            if let Some(ts) = overlap(f).filter(|_| f.direct.is_some() || f.chunked) {
                 for t in ts {
                     let values = result.row(f.stat, t - targets.start);
-                    pieces.push(direct::Piece { tmp: &f.tmp, offset, t: t - f.targets.start, values });
-                    owners.push(f);
+                    match f.direct {
+                        Some(offset) => {
+                            pieces.push(direct::Piece { tmp: &f.tmp, offset, t: t - f.targets.start, values });
+                            owners.push(f);
+                        }
+                        None => fields.push(chunked::Field { file: i, t: t - f.targets.start, values }),
+                    }
                 }
             }
         }
         let library = || -> Result<(), OutputError> {
             let mut buf = Vec::new();
-            for f in self.files.iter().filter(|f| f.direct.is_none()) {
+            for f in self.files.iter().filter(|f| f.direct.is_none() && !f.chunked) {
                 if let Some(ts) = overlap(f) {
                     self.write_library(f, region, ts, targets.start, result, &mut buf)?;
                 }
             }
             Ok(())
         };
-        let g = direct::Geometry { nlat: self.nlat, nlon: self.nlon, region, fill: self.fill };
+        let g = direct::Geometry { nlat: self.nlat, nlon: self.nlon, region, enc: self.enc };
         let written = direct::write_pieces(&pieces, &g, self.threads, &mut buffers, library);
         self.buffers = buffers;
         written.map_err(|failure| match failure {
             direct::WriteFailure::Library(e) => e,
-            direct::WriteFailure::Direct(i, cause) => {
+            direct::WriteFailure::Direct(i, direct::PieceError::Encode(e)) => self.encode_error(owners[i], e),
+            direct::WriteFailure::Direct(i, direct::PieceError::Io { cause, missing }) => {
                 let f = owners[i];
-                let var = self.stat_names[f.stat].clone();
-                if cause.kind() == std::io::ErrorKind::InvalidData && cause.to_string() == direct::FILL_CLASH {
-                    return OutputError::FillClash { path: f.path.clone(), var, fill: self.fill };
-                }
-                OutputError::DirectWrite { path: f.path.clone(), tmp: f.tmp.clone(), var, cause }
+                let var = self.var_names[f.stat].clone();
+                // the file system's state now, before the staging directory is removed
+                let hint = space_hint(&f.tmp);
+                OutputError::DirectWrite { path: f.path.clone(), tmp: f.tmp.clone(), var, cause, missing, hint }
             }
-        })
+        })?;
+        if let (Some(plan), false) = (self.chunks, fields.is_empty()) {
+            let g = chunked::ChunkGeometry { nlat: self.nlat, nlon: self.nlon, region, plan, enc: self.enc };
+            let paths: Vec<&Path> = self.files.iter().map(|f| f.tmp.as_path()).collect();
+            let vars: Vec<&str> = self.files.iter().map(|f| self.var_names[f.stat].as_str()).collect();
+            let mut partial = std::mem::take(&mut self.partial);
+            let done = chunked::write_fields(&fields, &g, &paths, &vars, self.threads, &mut partial);
+            self.partial = partial;
+            done.map_err(|failure| match failure {
+                chunked::ChunkFailure::Encode(i, e) => self.encode_error(&self.files[i], e),
+                chunked::ChunkFailure::Write(i, what, missing) => {
+                    let f = &self.files[i];
+                    OutputError::ChunkWrite {
+                        path: f.path.clone(),
+                        tmp: f.tmp.clone(),
+                        var: self.var_names[f.stat].clone(),
+                        what,
+                        missing,
+                        hint: space_hint(&f.tmp),
+                    }
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The error for a value of file `f` that cannot be stored.
+    fn encode_error(&self, f: &OutFile, e: encode::EncodeError) -> OutputError {
+        let var = self.var_names[f.stat].clone();
+        match e {
+            encode::EncodeError::FillClash => OutputError::FillClash { path: f.path.clone(), var, fill: self.enc.fill },
+            encode::EncodeError::OutOfRange { value } => {
+                let (lo, hi) = self.enc.packed_range();
+                OutputError::OutOfRange {
+                    path: f.path.clone(),
+                    var,
+                    value,
+                    scale: self.enc.scale,
+                    offset: self.enc.offset,
+                    lo,
+                    hi,
+                }
+            }
+        }
     }
 
     /// Write targets `ts` of file `f` through libnetcdf (`first`: the job target `result`
@@ -393,17 +509,17 @@ impl OutputSet {
         ts: Range<usize>,
         first: usize,
         result: &TileResult,
-        buf: &mut Vec<f64>,
+        buf: &mut Vec<u8>,
     ) -> Result<(), OutputError> {
-        let var_name = &self.stat_names[f.stat];
+        let var_name = &self.var_names[f.stat];
         let fail = |cause| OutputError::write(&f.path, var_name, cause);
+        let size = self.enc.ty.size();
         buf.clear();
         for t in ts.clone() {
             let row = result.row(f.stat, t - first);
-            if row.contains(&self.fill) {
-                return Err(OutputError::FillClash { path: f.path.clone(), var: var_name.clone(), fill: self.fill });
-            }
-            buf.extend(row.iter().map(|&v| if v.is_nan() { self.fill } else { v }));
+            let at = buf.len();
+            buf.resize(at + row.len() * size, 0);
+            self.enc.encode_into(row, &mut buf[at..]).map_err(|e| self.encode_error(f, e))?;
         }
         let mut file = netcdf::append(&f.tmp).map_err(fail)?;
         let mut var = file.variable_mut(var_name).ok_or(netcdf::Error::NotFound(var_name.clone())).map_err(fail)?;
@@ -412,7 +528,24 @@ impl OutputSet {
             Extent::SliceCount { start: region.rows.start, count: region.rows.len(), stride: 1 },
             Extent::SliceCount { start: region.cols.start, count: region.cols.len(), stride: 1 },
         ];
-        var.put_values(buf, extents).map_err(fail)?;
+        match self.enc.ty {
+            OutputType::F64 => {
+                let v: Vec<f64> =
+                    buf.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+                var.put_values(&v, extents)
+            }
+            OutputType::F32 => {
+                let v: Vec<f32> =
+                    buf.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+                var.put_values(&v, extents)
+            }
+            OutputType::I16 => {
+                let v: Vec<i16> =
+                    buf.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().expect("2 bytes"))).collect();
+                var.put_values(&v, extents)
+            }
+        }
+        .map_err(fail)?;
         file.close().map_err(fail)
     }
 
@@ -468,6 +601,7 @@ mod tests {
             overwrite: false,
             write_path: WritePath::Auto,
             write_threads: None,
+            format: OutputFormat::default(),
         };
         let names = vec!["mean".to_string(), "p90".to_string()];
         let files = plan_files(&spec, &names, &[152, 153]);

@@ -70,6 +70,7 @@ use crate::plan::JobPlan;
 use crate::plan::{GpuPool, ReadPath};
 use crate::pool::{Decoding, Sample};
 use crate::report::progress::Ui;
+use crate::report::shares::WallShares;
 use crate::report::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
 
 /// Whether files are read by forked reader processes (into a shared pool).
@@ -117,6 +118,7 @@ fn output_meta(plan: &JobPlan, job: &Job) -> OutputMeta {
     OutputMeta {
         stats: plan.stats.clone(),
         window: plan.window.clone(),
+        rules: plan.rules,
         grid: job.grid.clone(),
         input_var: job.layout.name.clone(),
         var_meta: job.layout.meta.clone(),
@@ -153,8 +155,13 @@ pub(crate) fn run_tiles<T: Sample>(
     let (direct, forked, reads) = read_path(plan, job)?;
     let device_pool = device_pool_allowed(plan, on_device, forked);
     let pool_bytes = (n_slots * std::mem::size_of::<T>()) as u64;
+    // Feb 29 filling and smoothing hold every computed day of a tile, and make the days written
+    let held = match plan.rules.holds(plan.window.calendar) {
+        true => ((job.window.targets.len() + plan.window.doys.len()) * (n_stats * 8 + 4)) as u64,
+        false => 0,
+    };
     let memory = Memory {
-        host_base: pool_bytes + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
+        host_base: pool_bytes + held + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
         result: (n_stats * 8 + 4) as u64,
         extra_results: usize::from(plan.verify),
         max_mem: plan.max_mem,
@@ -176,6 +183,12 @@ pub(crate) fn run_tiles<T: Sample>(
     let chosen = choose_segments(plan, job, engine, &memory, device_pool, &key)?;
     log_plan::<T>(plan, engine, &chosen, &memory, direct.as_ref());
     let Chosen { choice, segments, regions, reason } = chosen;
+    let per_tile = |n: usize| (n * regions.len()) as u64;
+    trace.show_progress(ui.stages(&[
+        ("read", "files", per_tile(n_slots)),
+        ("compute", "segments", per_tile(segments.len())),
+        ("write", "segments", per_tile(segments.len())),
+    ]));
     let mut totals = Totals::default();
     for (i, region) in regions.iter().enumerate() {
         let ctx = TileCtx {
@@ -192,15 +205,14 @@ pub(crate) fn run_tiles<T: Sample>(
             threads: &threads,
             meta: &meta,
         };
-        let bar = ui.spinner(&format!("tile {}/{}: reading, computing, writing", i + 1, regions.len()));
         outputs = run_tile::<T>(&ctx, outputs, creator.take(), &mut totals)?;
-        bar.finish_and_clear();
     }
     // made durable here (the write stage's cost), published by the caller once its reports are
     // written
     timer.time(Stage::Write, || trace.span("sync-outputs", 0, None, || (outputs.sync(), 0)))?;
     let paths = outputs.paths();
     add_stage_times(&mut timer, &trace, &totals);
+    let wall_seconds = wall.elapsed().as_secs_f64();
     let report = RunReport {
         sstclim_version: env!("CARGO_PKG_VERSION"),
         backend: engine.name().into(),
@@ -227,7 +239,8 @@ pub(crate) fn run_tiles<T: Sample>(
         outputs: paths.len(),
         verified: plan.verify,
         stage_seconds: RunReport::stage_seconds(&timer),
-        wall_seconds: wall.elapsed().as_secs_f64(),
+        wall_seconds,
+        wall_shares: WallShares::from_spans(trace.spans().iter().map(|s| (s.stage, s.start, s.end)), wall_seconds),
         peak_rss_bytes: peak_rss_bytes(),
         max_mem_bytes: plan.max_mem,
         device_memory_bytes: totals.device_memory,
@@ -266,7 +279,7 @@ fn log_plan<T: Sample>(
 ) {
     let Chosen { segments, regions, reason, .. } = chosen;
     let per_cell = memory.host_per_cell(&segments.iter().map(SegShape::of).collect::<Vec<_>>());
-    info!("{} segment(s): {reason}", segments.len());
+    tracing::debug!("{} segment(s): {reason}", segments.len());
     info!(
         "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool; {} segment(s); \
          {}",

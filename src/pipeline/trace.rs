@@ -8,6 +8,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::report::progress::Progress;
+
 /// One stage of one batch on one thread, in seconds since the run started.
 #[derive(Clone, Debug, Serialize)]
 pub struct Span {
@@ -42,6 +44,8 @@ pub fn thread_cpu_seconds() -> f64 {
 pub struct Trace {
     t0: Instant,
     spans: Mutex<Vec<Span>>,
+    /// The user's progress: every span recorded is a step of its stage.
+    progress: std::sync::OnceLock<Progress>,
 }
 
 /// The timeline as written.
@@ -54,7 +58,13 @@ struct TraceFile<'a> {
 
 impl Trace {
     pub fn new(t0: Instant) -> Trace {
-        Trace { t0, spans: Mutex::new(Vec::new()) }
+        Trace { t0, spans: Mutex::new(Vec::new()), progress: std::sync::OnceLock::new() }
+    }
+
+    /// Show the stages' progress (bars or JSON lines) from now on: every span recorded is a
+    /// step of its stage. Once per run; a second call is ignored.
+    pub fn show_progress(&self, progress: Progress) {
+        let _ = self.progress.set(progress);
     }
 
     /// Run `f` as stage `stage` of `batch`; `f` returns its result and the bytes it moved.
@@ -92,6 +102,9 @@ impl Trace {
         let thread = std::thread::current().name().unwrap_or("worker").to_string();
         let span = Span { stage, tile, batch, thread, start, end, bytes, cpu };
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
+        if let Some(p) = self.progress.get() {
+            p.step(stage, bytes);
+        }
     }
 
     /// Record a span that ran from `start` to `end` on thread `thread`.
@@ -110,6 +123,9 @@ impl Trace {
         let span =
             Span { stage, tile, batch, thread: thread.to_string(), start: at(start), end: at(end), bytes, cpu: None };
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
+        if let Some(p) = self.progress.get() {
+            p.step(stage, bytes);
+        }
     }
 
     /// Seconds since the run started.

@@ -10,8 +10,10 @@ pub mod values;
 use std::path::PathBuf;
 
 use crate::engine::{Backend, GpuOptions, StatSpec};
-use crate::output::{OutputLayout, OutputSpec, WritePath};
+use crate::input::Storage;
+use crate::output::{OutputFormat, OutputLayout, OutputSpec, WritePath};
 use crate::pool::{PoolType, Quantize};
+use crate::smooth::DayRules;
 use crate::window::WindowSpec;
 
 /// A validated `run` job: what the job layer (`run`, `dist`) and the pipeline take.
@@ -20,6 +22,9 @@ pub struct JobPlan {
     pub input: String,
     pub var: Option<String>,
     pub window: WindowSpec,
+    /// Window edges, Feb 29 and smoothing (the days computed are
+    /// [`DayRules::computed_spec`] of `window`; those of `window` are written).
+    pub rules: DayRules,
     pub stats: StatSpec,
     pub output: OutputSpec,
     pub allow_missing: bool,
@@ -82,6 +87,19 @@ pub enum GpuPool {
 /// float.
 pub const DEFAULT_FILL_VALUE: f64 = 9.969_209_968_386_869e36;
 
+/// The pool type when `--pool` is not given: the input's own int16 integers for int16-packed
+/// input on every engine (exact, a quarter of float64's bytes; on the CPU of the dev VM 1.2-2x
+/// faster with a third of the peak memory and bitwise equal results, see
+/// bench-results/runs/2026-12-02-vm-pool-default), float32 on GPU engines for inputs stored as
+/// floats (half the bytes; results equal the CPU engine on the same pool), else float64 (exact).
+pub fn default_pool(on_device: bool, storage: Storage) -> PoolType {
+    match storage {
+        Storage::I16 => PoolType::I16,
+        Storage::F32 | Storage::F64 if on_device => PoolType::F32,
+        _ => PoolType::F64,
+    }
+}
+
 /// Every worker thread the machine offers (the default of `--threads`).
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -97,6 +115,7 @@ impl JobPlan {
             input,
             var: None,
             window,
+            rules: DayRules::default(),
             stats,
             output: OutputSpec {
                 dir: output,
@@ -106,6 +125,7 @@ impl JobPlan {
                 overwrite: false,
                 write_path: WritePath::Auto,
                 write_threads: None,
+                format: OutputFormat::default(),
             },
             allow_missing: false,
             backend: Backend::Auto,
@@ -133,12 +153,32 @@ impl JobPlan {
 pub enum PlanError {
     #[error("--half-window {0} is too large (at most 182 days on each side)")]
     HalfWindow(u16),
+    #[error("--smooth {0}: the width must be odd and between 1 and the year's {1} days")]
+    Smooth(u16, u16),
+    #[error("--feb29 interpolate fills day 60 of --calendar hobday366; the ordinal calendar has no fixed Feb 29 day")]
+    Feb29Calendar,
+    #[error("--smooth {0} over an ordinal year without leap years (365 days): --doys cannot ask for day 366")]
+    SmoothDay366(u16),
+    #[error("--layout climatology writes the days of the whole year: --doys {0} leaves some out (use the per-doy or stacked layout for part of the year)")]
+    ClimatologyDoys(String),
+    #[error("--layout climatology is written as float64 in the input's units, uncompressed (what `sstclim events` reads back): {0} goes with the per-doy or stacked layout")]
+    ClimatologyFormat(&'static str),
     #[error("--percentile lists {0} twice")]
     DuplicatePercentile(String),
     #[error("--min-samples must be at least 1")]
     MinSamples,
     #[error("--deflate must be 1-9, got {0}")]
     Deflate(u8),
+    #[error("--output-type i16 needs --output-scale S (value = O + S x stored, with --output-offset O)")]
+    OutputScaleMissing,
+    #[error("--output-scale {0} / --output-offset {1}: the scale must be positive and both finite")]
+    OutputScale(String, String),
+    #[error("--output-scale and --output-offset pack into int16: they go with --output-type i16 only")]
+    OutputScaleType,
+    #[error("--output-type {0}: the fill value {1} (--fill-value) is not finite or NaN in that type")]
+    OutputFill(&'static str, String),
+    #[error("--chunks and --shuffle shape compressed outputs: they need --deflate")]
+    ChunksWithoutDeflate,
     #[error("--pack-scale packs into the int16 pool: it does not go with another --pool")]
     PackPool,
     #[error("--pack-scale {0} / --pack-offset {1}: the scale must be positive and both finite")]
@@ -157,6 +197,8 @@ pub enum PlanError {
     ReportPath { flag: &'static str, path: PathBuf, problem: String },
     #[error("--max-device-mem {0} bytes is too small (at least 1M)")]
     MaxDeviceMem(u64),
+    #[error("--quicklook {day}: not a target day of this job (--doys {doys})")]
+    QuicklookDay { day: u16, doys: String },
     /// `--backend cuda|hip` asked for a job the GPU kernel cannot take on any device.
     #[error("--backend {backend}: {cause}")]
     GpuLimits { backend: &'static str, cause: crate::engine::gpu::LaunchError },

@@ -7,26 +7,46 @@ use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 use crate::calendar::Calendar;
-use crate::window::WindowSpec;
+use crate::smooth::{DayRules, Feb29};
+use crate::window::{WindowEdges, WindowSpec};
 
-/// The window flags: which years, which target days, how wide a window, which calendar.
+/// The window flags: which years, which target days, how wide a window, which calendar
+/// (under the help heading "Job", the command line's `cli::headings::JOB`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct WindowArgs {
     /// Climatology years: 1991-2020.
-    #[arg(long)]
+    #[arg(long, help_heading = "Job")]
     pub years: YearRange,
 
     /// Target days of year: 152-243, or a list like 1-59,61-366.
-    #[arg(long, default_value = "1-366")]
+    #[arg(long, default_value = "1-366", help_heading = "Job")]
     pub doys: DoyList,
 
-    /// Days on each side of the target day: the window is 2h+1 days.
-    #[arg(long, default_value_t = 5)]
+    /// Days on each side of the target day (the window is 2h+1 days).
+    #[arg(long, default_value_t = 5, help_heading = "Job")]
     pub half_window: u16,
 
-    /// Which date a target day names in each year.
-    #[arg(long, value_enum, default_value_t = Calendar::Ordinal)]
+    /// Which date a target day names each year: ordinal or hobday366.
+    #[arg(long, value_enum, default_value_t = Calendar::Ordinal, help_heading = "Job", hide_possible_values = true)]
     pub calendar: Calendar,
+
+    // The Hobday climatology's rules beyond each day's window (see `crate::smooth`).
+    /// What a window does at the ends of the climatology years: clip (only dates inside the
+    /// years), extend (the input's dates before and after them, as marineHeatWaves), wrap
+    /// (the years as a circular series, as CDO's rm=c).
+    #[arg(long, value_enum, default_value_t = WindowEdges::Clip, help_heading = "Job")]
+    pub window_edges: WindowEdges,
+
+    /// Day 60 under --calendar hobday366: from its own window, or 0.5*day 59 + 0.5*day 61 for
+    /// the mean and every percentile (interpolate, as marineHeatWaves).
+    #[arg(long, value_enum, default_value_t = Feb29::Window, help_heading = "Job")]
+    pub feb29: Feb29,
+
+    /// Periodic running mean of this odd width over the day-of-year axis, for the mean and
+    /// every percentile, after Feb 29 is filled (31 as marineHeatWaves; 1 = none). Days outside
+    /// --doys that it needs are computed but not written.
+    #[arg(long, default_value_t = 1, value_name = "W", help_heading = "Job")]
+    pub smooth: u16,
 }
 
 impl WindowArgs {
@@ -38,6 +58,11 @@ impl WindowArgs {
             half_window: self.half_window,
             calendar: self.calendar,
         }
+    }
+
+    /// The climatology's rules these flags ask for (checked by `cli::validate`).
+    pub fn rules(&self) -> DayRules {
+        DayRules { edges: self.window_edges, feb29: self.feb29, smooth: self.smooth }
     }
 }
 

@@ -1,6 +1,7 @@
 //! What a run tells its user: the stage timings and run report, and progress on a terminal.
 
 pub mod progress;
+pub mod shares;
 pub mod timing;
 
 /// Write `value` as pretty JSON and a newline (a value that cannot be serialized is an

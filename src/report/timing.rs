@@ -5,6 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::shares::WallShares;
+
 /// The stages of a run, in pipeline order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -146,6 +148,10 @@ pub struct RunReport {
     /// measurements were recorded (not with `--verify`, nor where the file could not be written).
     pub rates_file: Option<String>,
     pub rates_recorded: bool,
+    /// Where the wall time went, in parts that add up to it (start-up, each stage alone,
+    /// overlapped stages, other, device release, publish; publish is 0 in the JSON, which is
+    /// written before the outputs are published).
+    pub wall_shares: WallShares,
 }
 
 impl RunReport {
@@ -162,37 +168,64 @@ impl RunReport {
         }
     }
 
-    /// The summary table printed at the end of a run.
+    /// The summary table printed at the end of a run: each stage's busy time, and the wall
+    /// time in parts that add up to 100 % (stages alone, overlapped, other, and the parts
+    /// before and after the pipeline).
     pub fn table(&self) -> String {
         let s = &self.stage_seconds;
-        let rows = [
-            ("discover", s.discover),
-            ("read/decode", s.read),
-            ("host-to-device", s.h2d),
-            ("kernel", s.kernel),
-            ("device-to-host", s.d2h),
-            ("compute", s.compute),
-            ("verify", s.verify),
-            ("write", s.write),
-        ];
-        let mut out = String::new();
-        out.push_str(&format!("{:<16}{:>10}{:>9}\n", "stage", "seconds", "share"));
-        for (name, secs) in rows {
-            if secs == 0.0 && matches!(name, "host-to-device" | "kernel" | "device-to-host" | "verify") {
-                continue;
+        let w = &self.wall_shares;
+        // (name, busy seconds, wall seconds, note); the wall parts add up to the total
+        let mut rows: Vec<(String, Option<f64>, Option<f64>, String)> = Vec::new();
+        let mut row = |name: &str, busy: Option<f64>, wall: Option<f64>, note: &str| {
+            rows.push((name.to_string(), busy, wall, note.to_string()));
+        };
+        row("start-up", None, Some(w.startup), "");
+        row("discover", Some(s.discover), None, "");
+        let alone = |g: &str| w.alone.get(g).copied().unwrap_or(0.0);
+        row("read/decode", Some(s.read), Some(alone("read/decode")), "alone");
+        for (name, secs) in [("host-to-device", s.h2d), ("kernel", s.kernel), ("device-to-host", s.d2h)] {
+            if secs > 0.0 {
+                row(&format!("  {name}"), Some(secs), None, "");
             }
-            let share = if self.wall_seconds > 0.0 { 100.0 * secs / self.wall_seconds } else { 0.0 };
-            out.push_str(&format!("{name:<16}{secs:>10.3}{share:>8.1}%\n"));
         }
-        out.push_str(&format!("{:<16}{:>10.3}\n", "total (wall)", self.wall_seconds));
+        row("compute", Some(s.compute), Some(alone("compute")), "alone");
+        if s.verify > 0.0 {
+            row("verify", Some(s.verify), Some(alone("verify")), "alone");
+        }
+        row("write", Some(s.write), Some(alone("write")), "alone");
+        if !w.overlapped.is_empty() {
+            let mut parts: Vec<(&String, &f64)> = w.overlapped.iter().collect();
+            parts.sort_by(|a, b| b.1.total_cmp(a.1));
+            // the three longest combinations (all of them are in --timing-json)
+            let mut note = parts.iter().take(3).map(|(k, v)| format!("{k} {v:.2} s")).collect::<Vec<_>>().join(", ");
+            if parts.len() > 3 {
+                note += ", ...";
+            }
+            row("overlapped", None, Some(w.overlapped_seconds()), &note);
+        }
+        row("other", None, Some(w.other), "engine start, allocation, waits");
+        row("device release", None, Some(w.device_release), "");
+        row("publish", None, Some(w.publish), "");
+        let walls: Vec<f64> = rows.iter().filter_map(|r| r.2).collect();
+        let mut tenths = super::shares::tenths_of_percent(&walls).into_iter();
+        let mut out = format!("{:<16}{:>9}{:>9}{:>8}\n", "stage", "busy s", "wall s", "share");
+        for (name, busy, wall, note) in rows {
+            let busy = busy.map_or(String::new(), |b| format!("{b:.3}"));
+            let (wall_s, share) = match wall {
+                Some(x) => (format!("{x:.3}"), format!("{:.1}%", tenths.next().unwrap_or(0) as f64 / 10.0)),
+                None => (String::new(), String::new()),
+            };
+            let note = if note.is_empty() { String::new() } else { format!("  {note}") };
+            let line = format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}");
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out.push_str(&format!("{:<16}{:>9}{:>9.3}{:>8}\n", "total (wall)", "", w.total(), "100.0%"));
         if self.segments > 1 {
             out.push_str(&format!(
-                "stages overlap ({} segments of target days): their times add up to more than the wall time\n",
+                "{} segments of target days: reading, computing and writing overlap (busy times add up to more than the wall time)\n",
                 self.segments
             ));
-        }
-        if !self.segments_reason.is_empty() {
-            out.push_str(&format!("segments {}: {}\n", self.segments, self.segments_reason));
         }
         let gb = self.bytes_read as f64 / 1e9;
         out.push_str(&format!(

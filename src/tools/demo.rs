@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use crate::calendar::Calendar;
 use crate::engine::StatSpec;
 use crate::error::Error;
-use crate::input::{self, read_canonical, VarLayout};
 use crate::percentile::Method;
 use crate::pipeline::RunOutcome;
 use crate::plan::values::GridSize;
@@ -35,13 +34,15 @@ pub struct DemoOutcome {
     pub maps: Vec<PathBuf>,
 }
 
-/// Why the demo failed: generating its dataset, or the job.
+/// Why the demo failed: generating its dataset, the job, or its maps.
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
     #[error(transparent)]
     Generate(#[from] GenerateError),
     #[error(transparent)]
     Job(#[from] Error),
+    #[error(transparent)]
+    Quicklook(#[from] crate::tools::quicklook::QuicklookError),
 }
 
 impl From<crate::input::InputError> for DemoError {
@@ -92,22 +93,10 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
     plan.output.overwrite = true;
     plan.rates = crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env);
     eprintln!("demo: {}", plan.command_line);
-    let outcome = run(&plan, ui)?;
-    let mut maps = Vec::new();
-    for stat in ["mean", "p90"] {
-        let nc = results.join(format!("{stat}_doy{:03}.nc", args.map_doy));
-        if !nc.exists() {
-            continue;
-        }
-        let file = input::open(&nc)?;
-        let layout = VarLayout::inspect(&file, &nc, Some(stat), true)?;
-        let values = read_canonical(&file, &nc, &layout)?;
-        let lat: Vec<f64> = file.variable("lat").and_then(|v| v.get_values::<f64, _>(..).ok()).unwrap_or_default();
-        let ascending = lat.len() < 2 || lat[0] < lat[lat.len() - 1];
-        let png = args.dir.join(format!("quicklook_{stat}_doy{:03}.png", args.map_doy));
-        crate::tools::quicklook::write_map(&png, &values, layout.nlat(), layout.nlon(), ascending)
-            .map_err(|cause| Error::Io { path: png.clone(), cause })?;
-        maps.push(png);
-    }
+    let mut outcome = run(&plan, ui)?;
+    // the time before the job was the demo's dataset, not the job's start-up
+    outcome.report.wall_shares.startup = 0.0;
+    // the quicklooks of the map day (every statistic), drawn from the files as written
+    let maps = crate::tools::quicklook::quicklooks_of_run(&outcome.outputs, args.map_doy, &args.dir)?;
     Ok(DemoOutcome { run: outcome, maps })
 }

@@ -33,4 +33,24 @@ impl<'a, T> DisjointSlice<'a, T> {
         // SAFETY: in bounds (checked above); exclusivity is the caller's promise.
         unsafe { self.ptr.add(index).write(value) }
     }
+
+    /// Copies `values` to `start..start + values.len()`.
+    ///
+    /// # Safety
+    /// No other thread may write or read that range while this wrapper is alive.
+    #[inline]
+    pub unsafe fn write_slice(&self, start: usize, values: &[T])
+    where
+        T: Copy,
+    {
+        assert!(
+            start <= self.len && values.len() <= self.len - start,
+            "range {start}+{} out of bounds for length {}",
+            values.len(),
+            self.len
+        );
+        // SAFETY: in bounds (checked above); the source is a distinct borrow, so the ranges do
+        // not overlap; exclusivity of the destination is the caller's promise.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), self.ptr.add(start), values.len()) }
+    }
 }

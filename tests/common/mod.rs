@@ -86,6 +86,21 @@ pub fn read(path: &Path, var: &str) -> (Vec<f64>, Vec<(String, usize)>) {
     (v.get_values::<f64, _>(..).unwrap(), dims)
 }
 
+/// The values and dimensions of statistic `stat` (`mean`, `p90`) in an output file: the
+/// variable named `{input variable}_{stat}` (see `sstclim::output::names`).
+pub fn read_stat(path: &Path, stat: &str) -> (Vec<f64>, Vec<(String, usize)>) {
+    read(path, &stat_var(path, stat))
+}
+
+/// The name of statistic `stat`'s variable in `path`: the one variable named `*_{stat}`.
+pub fn stat_var(path: &Path, stat: &str) -> String {
+    sstclim::input::silence_hdf5();
+    let f = netcdf::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let found: Vec<String> = f.variables().map(|v| v.name()).filter(|n| n.ends_with(&format!("_{stat}"))).collect();
+    assert_eq!(found.len(), 1, "{}: variables named *_{stat}: {found:?}", path.display());
+    found[0].clone()
+}
+
 /// The `.nc` outputs in `dir`, sorted by name, with the bits of their statistic's values (the
 /// `mean` variable of mean files, `p90` of the others), for bitwise comparisons of runs.
 pub fn output_bits(dir: &Path) -> Vec<(String, Vec<u64>)> {
@@ -95,8 +110,8 @@ pub fn output_bits(dir: &Path) -> Vec<(String, Vec<u64>)> {
     names
         .into_iter()
         .map(|n| {
-            let var = if n.contains("mean") { "mean" } else { "p90" };
-            let (v, _) = read(&dir.join(&n), var);
+            let stat = if n.contains("mean") { "mean" } else { "p90" };
+            let (v, _) = read_stat(&dir.join(&n), stat);
             (n, v.iter().map(|x| x.to_bits()).collect())
         })
         .collect()

@@ -1,0 +1,184 @@
+//! Reading a `climatology.nc` (the `--layout climatology` file of `sstclim run`): its header,
+//! checked against the job (layout, calendar, variable, grid, the threshold asked for), then
+//! the mean and threshold of a band of latitude rows.
+//!
+//! The format (fixed for the project): dims `doy` then the input's lat and lon dims;
+//! `{var}_mean(doy,lat,lon)` and `{var}_p{P}(doy,lat,lon)`; global attributes
+//! `sstclim_layout = "climatology"`, `input_variable`, `calendar_mode` and the rest. Values may
+//! be packed (`scale_factor`, `add_offset`) and missing (`_FillValue`, `missing_value`, NaN).
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use super::EventsError;
+use crate::calendar::Calendar;
+use crate::input::Grid;
+
+/// What a climatology file holds, once checked against the job.
+#[derive(Debug)]
+pub struct ClimFile {
+    pub path: PathBuf,
+    file: netcdf::File,
+    pub calendar: Calendar,
+    pub n_doy: usize,
+    pub mean_var: String,
+    pub thresh_var: String,
+    /// The global attributes worth repeating in the outputs (`climatology_years` and such).
+    pub provenance: Vec<(String, String)>,
+}
+
+/// One band's climatology: `mean[cell * n_doy + doy]`, likewise `thresh`.
+#[derive(Debug, Default)]
+pub struct BandClim {
+    pub n_doy: usize,
+    pub mean: Vec<f64>,
+    pub thresh: Vec<f64>,
+}
+
+impl BandClim {
+    pub fn cell(&self, c: usize) -> super::CellClim<'_> {
+        let r = c * self.n_doy..(c + 1) * self.n_doy;
+        super::CellClim { mean: &self.mean[r.clone()], thresh: &self.thresh[r] }
+    }
+}
+
+fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
+    match file.attribute(name)?.value().ok()? {
+        netcdf::AttributeValue::Str(s) => Some(s),
+        other => Some(format!("{other:?}")),
+    }
+}
+
+impl ClimFile {
+    /// Open `path` and check it against the job: input variable `var` on `grid`, days of year
+    /// by `calendar`, threshold `stat` (e.g. `p90`).
+    pub fn open(path: &Path, var: &str, grid: &Grid, calendar: Calendar, stat: &str) -> Result<ClimFile, EventsError> {
+        let file = netcdf::open(path).map_err(|cause| EventsError::Open { path: path.into(), cause })?;
+        let not = |detail: String| EventsError::NotClimatology { path: path.into(), detail };
+        match text_attr(&file, "sstclim_layout") {
+            Some(l) if l == "climatology" => {}
+            Some(l) => return Err(not(format!("its sstclim_layout is '{l}', not 'climatology'"))),
+            None => return Err(not("it has no global attribute sstclim_layout".into())),
+        }
+        let mode = text_attr(&file, "calendar_mode").ok_or_else(|| not("it has no calendar_mode".into()))?;
+        let file_calendar = match mode.as_str() {
+            "hobday366" => Calendar::Hobday366,
+            "ordinal" => Calendar::Ordinal,
+            other => return Err(not(format!("its calendar_mode '{other}' is not hobday366 or ordinal"))),
+        };
+        if file_calendar != calendar {
+            return Err(EventsError::Mismatch {
+                path: path.into(),
+                what: "calendar",
+                detail: format!("calendar_mode {mode}, the job asks for {}", calendar.name()),
+            });
+        }
+        if let Some(v) = text_attr(&file, "input_variable") {
+            if v != var {
+                return Err(EventsError::Mismatch {
+                    path: path.into(),
+                    what: "variable",
+                    detail: format!("a climatology of {v}, the input's variable is {var} (pass --var {v}?)"),
+                });
+            }
+        }
+        let mean_var = format!("{var}_mean");
+        let thresh_var = format!("{var}_{stat}");
+        let mut lat_lon = None;
+        for name in [&mean_var, &thresh_var] {
+            let v = file.variable(name).ok_or_else(|| EventsError::BadVariable {
+                path: path.into(),
+                var: name.clone(),
+                detail: format!(
+                    "not in the file (it has {})",
+                    file.variables().map(|v| v.name()).collect::<Vec<_>>().join(", ")
+                ),
+            })?;
+            let dims: Vec<(String, usize)> = v.dimensions().iter().map(|d| (d.name(), d.len())).collect();
+            if dims.len() != 3 || dims[0].0 != "doy" {
+                return Err(EventsError::BadVariable {
+                    path: path.into(),
+                    var: name.clone(),
+                    detail: format!("dimensions {dims:?}, not (doy, lat, lon)"),
+                });
+            }
+            lat_lon = Some((dims[0].1, dims[1].clone(), dims[2].clone()));
+        }
+        let (n_doy, (lat_dim, nlat), (lon_dim, nlon)) = lat_lon.expect("two variables checked");
+        // every day of the year, in order: position d holds day of year d + 1
+        let doys: Option<Vec<i32>> = match file.variable("doy") {
+            Some(v) => Some(v.get_values(..).map_err(|cause| EventsError::Read {
+                path: path.into(),
+                var: "doy".into(),
+                cause,
+            })?),
+            None => None,
+        };
+        let in_order = doys.as_ref().is_none_or(|d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
+        if n_doy < 366 || !in_order {
+            return Err(EventsError::BadVariable {
+                path: path.into(),
+                var: mean_var,
+                detail: format!(
+                    "{n_doy} days of year{}; events need all 366 of the {} calendar in order (run with --doys 1-366)",
+                    if in_order { "" } else { ", not 1, 2, 3, ..." },
+                    calendar.name()
+                ),
+            });
+        }
+        if (nlat, nlon) != (grid.nlat(), grid.nlon()) {
+            return Err(EventsError::Mismatch {
+                path: path.into(),
+                what: "grid",
+                detail: format!("{nlon}x{nlat} cells, the input has {}x{}", grid.nlon(), grid.nlat()),
+            });
+        }
+        for (dim, mine) in [(&lat_dim, &grid.lat.values), (&lon_dim, &grid.lon.values)] {
+            let Some(v) = file.variable(dim) else { continue };
+            let theirs: Vec<f64> =
+                v.get_values(..).map_err(|cause| EventsError::Read { path: path.into(), var: dim.clone(), cause })?;
+            if let Some(i) = (0..mine.len()).find(|&i| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0)) {
+                return Err(EventsError::Mismatch {
+                    path: path.into(),
+                    what: "grid",
+                    detail: format!("{dim}[{i}] is {} in the climatology, {} in the input", theirs[i], mine[i]),
+                });
+            }
+        }
+        let provenance =
+            ["climatology_years", "window_half_width", "window_edges", "feb29", "smoothing_width", "percentile_method"]
+                .iter()
+                .filter_map(|a| text_attr(&file, a).map(|v| (a.to_string(), v)))
+                .collect();
+        Ok(ClimFile { path: path.into(), file, calendar, n_doy, mean_var, thresh_var, provenance })
+    }
+
+    /// The mean and threshold of latitude rows `rows` (all longitudes).
+    pub fn read_band(&self, rows: Range<usize>, nlon: usize) -> Result<BandClim, EventsError> {
+        let n_cells = rows.len() * nlon;
+        let mut band = BandClim { n_doy: self.n_doy, mean: Vec::new(), thresh: Vec::new() };
+        for (name, dest) in [(&self.mean_var, &mut band.mean), (&self.thresh_var, &mut band.thresh)] {
+            let v = self.file.variable(name).expect("checked when opened");
+            let err = |cause| EventsError::Read { path: self.path.clone(), var: name.clone(), cause };
+            let raw: Vec<f64> = v.get_values([0..self.n_doy, rows.clone(), 0..nlon]).map_err(err)?;
+            let num = |a: &str| match v.attribute_value(a) {
+                Some(Ok(netcdf::AttributeValue::Double(x))) => Some(x),
+                Some(Ok(netcdf::AttributeValue::Float(x))) => Some(f64::from(x)),
+                Some(Ok(netcdf::AttributeValue::Short(x))) => Some(f64::from(x)),
+                Some(Ok(netcdf::AttributeValue::Int(x))) => Some(f64::from(x)),
+                _ => None,
+            };
+            let (fill, missing) = (num("_FillValue"), num("missing_value"));
+            let (scale, offset) = (num("scale_factor").unwrap_or(1.0), num("add_offset").unwrap_or(0.0));
+            // [doy][cell] in the file, [cell][doy] here: each cell's year is contiguous
+            dest.resize(n_cells * self.n_doy, f64::NAN);
+            for (d, plane) in raw.chunks_exact(n_cells).enumerate() {
+                for (c, &x) in plane.iter().enumerate() {
+                    let gone = x.is_nan() || Some(x) == fill || Some(x) == missing;
+                    dest[c * self.n_doy + d] = if gone { f64::NAN } else { x * scale + offset };
+                }
+            }
+        }
+        Ok(band)
+    }
+}

@@ -1,0 +1,94 @@
+//! Marine heatwaves and cold spells of every cell, as marineHeatWaves' `detect()` and
+//! `blockAverage()` define them (Hobday et al. 2016; github.com/ecjoliver/marineHeatWaves).
+//!
+//! Why a stage of its own: the climatology stages compute the threshold for a day of year;
+//! events need a cell's whole series at once (every day of every analysis year) and a
+//! climatology for it, so they work on bands of cells instead of slices of days. This stage
+//! takes a band's series and its climatology as plain arrays and knows nothing of how they were
+//! read; the job (`crate::run_events`) reads them.
+//!
+//! The modules: [`detect`] (exceedances, runs, joining), [`metrics`] (the per-event fields),
+//! [`summary`] (per-year block statistics), [`climfile`] (reading a `climatology.nc`),
+//! [`write`] (events.nc and summary.nc), [`band`] (cutting the grid within `--max-mem`).
+
+pub mod band;
+pub mod climfile;
+pub mod detect;
+mod error;
+pub mod metrics;
+pub mod summary;
+pub mod write;
+
+pub use detect::{detect_cell, Scratch};
+pub use error::EventsError;
+pub use metrics::Event;
+
+/// Detection settings (marineHeatWaves' `minDuration`, `maxGap`, `coldSpells`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// Runs of exceeding days shorter than this are dropped (before joining).
+    pub min_duration: usize,
+    /// Events separated by at most this many days are joined (`None`: never joined).
+    pub max_gap: Option<usize>,
+    /// Cold spells: days below the (low) threshold, intensities reported negative.
+    pub cold: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { min_duration: 5, max_gap: Some(2), cold: false }
+    }
+}
+
+/// One cell's climatology: the mean and the threshold of each day of the climatological year
+/// (index = day of year - 1), NaN where the climatology has none.
+#[derive(Clone, Copy, Debug)]
+pub struct CellClim<'a> {
+    pub mean: &'a [f64],
+    pub thresh: &'a [f64],
+}
+
+impl CellClim<'_> {
+    /// Whether the climatology has any value for this cell (land has none).
+    pub fn has_values(&self) -> bool {
+        self.mean.iter().any(|m| !m.is_nan())
+    }
+}
+
+/// The days of an analysis series: for each day, its index into the climatological year and
+/// its year's index (0 = first analysis year).
+#[derive(Clone, Debug, Default)]
+pub struct Days {
+    pub doy_index: Vec<u16>,
+    pub year_index: Vec<u16>,
+    /// Days since 1970-01-01 of each day (for the outputs).
+    pub epoch_days: Vec<i64>,
+    pub n_years: usize,
+    pub first_year: i32,
+}
+
+impl Days {
+    /// Every day of the years `years`, days of year by `calendar`.
+    pub fn of_years(years: std::ops::RangeInclusive<i32>, calendar: crate::calendar::Calendar) -> Days {
+        use crate::calendar::{days_in_year, Date};
+        let mut d = Days { first_year: *years.start(), ..Days::default() };
+        for (yi, year) in years.enumerate() {
+            d.n_years = yi + 1;
+            for ordinal in 1..=days_in_year(year) {
+                let date = Date::from_ordinal(year, ordinal).expect("a day of the year");
+                d.doy_index.push(calendar.day_of_year(date) - 1);
+                d.year_index.push(yi as u16);
+                d.epoch_days.push(date.to_days());
+            }
+        }
+        d
+    }
+
+    pub fn len(&self) -> usize {
+        self.doy_index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.doy_index.is_empty()
+    }
+}

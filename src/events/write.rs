@@ -1,0 +1,372 @@
+//! Writing `events.nc` (one `event` dimension, marineHeatWaves' field names, sorted by cell
+//! then start) and `summary.nc` (blockAverage's statistics per year and cell), CF-1.8.
+//!
+//! Both are written band by band into a staging path the job chooses and renames into place
+//! when everything is written (`crate::output::publish`); the event dimension is unlimited
+//! because a band's event count is known only once it is detected.
+
+use std::path::{Path, PathBuf};
+
+use super::metrics::{Event, FLOAT_FIELDS};
+use super::summary::{stat_units, STATS};
+use super::{Days, EventsError, Params};
+use crate::input::Grid;
+
+/// What both files say of the job.
+#[derive(Clone, Debug)]
+pub struct Meta {
+    pub input_var: String,
+    pub units: String,
+    pub years: (i32, i32),
+    pub params: Params,
+    /// The threshold's statistic (e.g. `p90`).
+    pub threshold: String,
+    pub climatology: String,
+    pub provenance: Vec<(String, String)>,
+    pub history: String,
+}
+
+impl Meta {
+    fn kind(&self) -> &'static str {
+        if self.params.cold {
+            "marine cold spells"
+        } else {
+            "marine heatwaves"
+        }
+    }
+
+    fn globals(&self, file: &mut netcdf::FileMut, path: &Path, title: String) -> Result<(), EventsError> {
+        let fail = |var: &str| {
+            let (path, var) = (path.to_path_buf(), var.to_string());
+            move |cause| EventsError::Write { path, var, cause }
+        };
+        let mut attrs: Vec<(String, netcdf::AttributeValue)> = vec![
+            ("Conventions".into(), "CF-1.8".into()),
+            ("title".into(), title.into()),
+            ("source".into(), format!("sstclim {}", env!("CARGO_PKG_VERSION")).into()),
+            ("history".into(), self.history.clone().into()),
+            (
+                "references".into(),
+                "Hobday et al. 2016, Prog. Oceanogr. 141:227-238; marineHeatWaves detect() and blockAverage() \
+                 (github.com/ecjoliver/marineHeatWaves)"
+                    .into(),
+            ),
+            ("event_type".into(), if self.params.cold { "cold_spell" } else { "heatwave" }.into()),
+            ("input_variable".into(), self.input_var.clone().into()),
+            ("analysis_years".into(), format!("{}-{}", self.years.0, self.years.1).into()),
+            ("threshold".into(), self.threshold.clone().into()),
+            ("climatology_file".into(), self.climatology.clone().into()),
+            ("min_duration".into(), (self.params.min_duration as i32).into()),
+            ("max_gap".into(), self.params.max_gap.map_or(-1, |g| g as i32).into()),
+        ];
+        for (k, v) in &self.provenance {
+            attrs.push((format!("climatology_{}", k.trim_start_matches("climatology_")), v.clone().into()));
+        }
+        for (k, v) in attrs {
+            file.add_attribute(&k, v).map_err(fail(&k))?;
+        }
+        Ok(())
+    }
+}
+
+fn fail(path: &Path, var: &str) -> impl FnOnce(netcdf::Error) -> EventsError {
+    let (path, var) = (path.to_path_buf(), var.to_string());
+    move |cause| EventsError::Write { path, var, cause }
+}
+
+/// `events.nc`, being written.
+pub struct EventsFile {
+    path: PathBuf,
+    file: netcdf::FileMut,
+    written: usize,
+}
+
+const INT_FIELDS: [&str; 8] = [
+    "index_start",
+    "index_end",
+    "index_peak",
+    "duration",
+    "duration_moderate",
+    "duration_strong",
+    "duration_severe",
+    "duration_extreme",
+];
+
+/// Events a chunk of the event dimension holds.
+const CHUNK: usize = 1 << 14;
+
+impl EventsFile {
+    pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<EventsFile, EventsError> {
+        let mut file = netcdf::create(path).map_err(fail(path, ""))?;
+        file.add_unlimited_dimension("event").map_err(fail(path, "event"))?;
+        meta.globals(
+            &mut file,
+            path,
+            format!("{} of {} ({}-{}), one record per event", meta.kind(), meta.input_var, meta.years.0, meta.years.1),
+        )?;
+        let mut add = |name: &str, kind: char, attrs: Vec<(&str, netcdf::AttributeValue)>| {
+            let mut v = match kind {
+                'd' => file.add_variable::<f64>(name, &["event"]),
+                'i' => file.add_variable::<i32>(name, &["event"]),
+                _ => file.add_variable::<i8>(name, &["event"]),
+            }
+            .map_err(fail(path, name))?;
+            v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+            for (k, val) in attrs {
+                v.put_attribute(k, val).map_err(fail(path, name))?;
+            }
+            Ok::<(), EventsError>(())
+        };
+        let units_of = |c: &str| if c == "lat" { "degrees_north" } else { "degrees_east" };
+        for (name, std) in [("lat", "latitude"), ("lon", "longitude")] {
+            let dim = if name == "lat" { &grid.lat.dim } else { &grid.lon.dim };
+            add(
+                name,
+                'd',
+                vec![
+                    ("standard_name", std.into()),
+                    ("units", units_of(name).into()),
+                    ("long_name", format!("{std} of the event's cell (input dimension {dim})").into()),
+                ],
+            )?;
+            add(
+                &format!("{name}_index"),
+                'i',
+                vec![("long_name", format!("index of the event's cell along the input's {dim} (0-based)").into())],
+            )?;
+        }
+        for (name, what) in [("time_start", "first day"), ("time_end", "last day"), ("time_peak", "peak day")] {
+            add(
+                name,
+                'i',
+                vec![
+                    ("standard_name", "time".into()),
+                    ("long_name", format!("{what} of the event").into()),
+                    ("units", "days since 1970-01-01 00:00:00".into()),
+                    ("calendar", "proleptic_gregorian".into()),
+                ],
+            )?;
+        }
+        for name in INT_FIELDS {
+            let attrs: Vec<(&str, netcdf::AttributeValue)> = if name.starts_with("index_") {
+                vec![("long_name", format!("{name}: day of the analysis series (0 = {}-01-01)", meta.years.0).into())]
+            } else {
+                vec![("units", "days".into())]
+            };
+            add(name, 'i', attrs)?;
+        }
+        for name in FLOAT_FIELDS {
+            let units = if name.starts_with("intensity_cumulative") {
+                format!("{} days", meta.units)
+            } else if name.starts_with("rate_") {
+                format!("{} day-1", meta.units)
+            } else {
+                meta.units.clone()
+            };
+            add(name, 'd', vec![("units", units.into())])?;
+        }
+        add(
+            "category",
+            'b',
+            vec![
+                ("long_name", "category at the event's largest normalised exceedance".into()),
+                ("flag_values", vec![0i8, 1, 2, 3, 4].into()),
+                ("flag_meanings", "none moderate strong severe extreme".into()),
+            ],
+        )?;
+        Ok(EventsFile { path: path.into(), file, written: 0 })
+    }
+
+    /// Append `events` (cell index in the grid, event), in order.
+    pub fn append(&mut self, events: &[(usize, Event)], grid: &Grid, days: &Days) -> Result<(), EventsError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let r = self.written..self.written + events.len();
+        let nlon = grid.nlon();
+        let path = self.path.clone();
+        let mut put_f = |name: &str, vals: Vec<f64>| {
+            let mut v = self.file.variable_mut(name).expect("created");
+            v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
+        };
+        put_f("lat", events.iter().map(|(c, _)| grid.lat.values[c / nlon]).collect())?;
+        put_f("lon", events.iter().map(|(c, _)| grid.lon.values[c % nlon]).collect())?;
+        for (k, name) in FLOAT_FIELDS.iter().enumerate() {
+            put_f(name, events.iter().map(|(_, e)| e.floats()[k]).collect())?;
+        }
+        let mut put_i = |name: &str, vals: Vec<i32>| {
+            let mut v = self.file.variable_mut(name).expect("created");
+            v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
+        };
+        put_i("lat_index", events.iter().map(|(c, _)| (c / nlon) as i32).collect())?;
+        put_i("lon_index", events.iter().map(|(c, _)| (c % nlon) as i32).collect())?;
+        let day = |i: usize| days.epoch_days[i] as i32;
+        put_i("time_start", events.iter().map(|(_, e)| day(e.index_start)).collect())?;
+        put_i("time_end", events.iter().map(|(_, e)| day(e.index_end)).collect())?;
+        put_i("time_peak", events.iter().map(|(_, e)| day(e.index_peak)).collect())?;
+        let ints = |e: &Event| {
+            [
+                e.index_start as i32,
+                e.index_end as i32,
+                e.index_peak as i32,
+                e.duration as i32,
+                e.duration_moderate as i32,
+                e.duration_strong as i32,
+                e.duration_severe as i32,
+                e.duration_extreme as i32,
+            ]
+        };
+        for (k, name) in INT_FIELDS.iter().enumerate() {
+            put_i(name, events.iter().map(|(_, e)| ints(e)[k]).collect())?;
+        }
+        let cats: Vec<i8> = events.iter().map(|(_, e)| e.category as i8).collect();
+        let mut v = self.file.variable_mut("category").expect("created");
+        v.put_values(&cats, [r.clone()]).map_err(fail(&path, "category"))?;
+        self.written = r.end;
+        Ok(())
+    }
+
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Append every event of `part` (an events file of the same job, e.g. another MPI rank's),
+    /// variable by variable (read as float64, which holds every field exactly).
+    pub fn append_file(&mut self, part: &Path) -> Result<(), EventsError> {
+        let src = netcdf::open(part).map_err(|cause| EventsError::Open { path: part.into(), cause })?;
+        let n = src.dimension("event").map_or(0, |d| d.len());
+        if n == 0 {
+            return Ok(());
+        }
+        let r = self.written..self.written + n;
+        let names: Vec<String> = self.file.variables().map(|v| v.name()).collect();
+        for name in names {
+            let read = |cause| EventsError::Read { path: part.into(), var: name.clone(), cause };
+            let v = src.variable(&name).ok_or_else(|| EventsError::BadVariable {
+                path: part.into(),
+                var: name.clone(),
+                detail: "missing from the part".into(),
+            })?;
+            let vals: Vec<f64> = v.get_values(..).map_err(read)?;
+            let mut w = self.file.variable_mut(&name).expect("listed");
+            w.put_values(&vals, [r.clone()]).map_err(fail(&self.path, &name))?;
+        }
+        self.written = r.end;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<(), EventsError> {
+        let path = self.path.clone();
+        self.file.close().map_err(fail(&path, ""))
+    }
+}
+
+/// `summary.nc`, being written.
+pub struct SummaryFile {
+    path: PathBuf,
+    file: netcdf::FileMut,
+    n_years: usize,
+    nlon: usize,
+}
+
+impl SummaryFile {
+    pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<SummaryFile, EventsError> {
+        let mut file = netcdf::create(path).map_err(fail(path, ""))?;
+        let (y0, y1) = meta.years;
+        let ny = (y1 - y0 + 1) as usize;
+        let (lat_dim, lon_dim) = (grid.lat.dim.clone(), grid.lon.dim.clone());
+        for (name, len) in [("time", ny), ("nv", 2), (lat_dim.as_str(), grid.nlat()), (lon_dim.as_str(), grid.nlon())] {
+            file.add_dimension(name, len).map_err(fail(path, name))?;
+        }
+        meta.globals(
+            &mut file,
+            path,
+            format!("{} of {} per year ({y0}-{y1}): blockAverage statistics", meta.kind(), meta.input_var),
+        )?;
+        let jan1 = |y: i32| crate::calendar::Date::new(y, 1, 1).expect("a year").to_days() as f64;
+        {
+            let mut t = file.add_variable::<f64>("time", &["time"]).map_err(fail(path, "time"))?;
+            for (k, v) in [
+                ("standard_name", "time"),
+                ("units", "days since 1970-01-01 00:00:00"),
+                ("calendar", "proleptic_gregorian"),
+                ("bounds", "time_bnds"),
+                ("long_name", "year of the events' start (middle of the year; bounds: the year)"),
+            ] {
+                t.put_attribute(k, v).map_err(fail(path, "time"))?;
+            }
+            let mid: Vec<f64> = (y0..=y1).map(|y| 0.5 * (jan1(y) + jan1(y + 1))).collect();
+            t.put_values(&mid, ..).map_err(fail(path, "time"))?;
+        }
+        {
+            let mut b = file.add_variable::<f64>("time_bnds", &["time", "nv"]).map_err(fail(path, "time_bnds"))?;
+            let bounds: Vec<f64> = (y0..=y1).flat_map(|y| [jan1(y), jan1(y + 1)]).collect();
+            b.put_values(&bounds, ..).map_err(fail(path, "time_bnds"))?;
+        }
+        {
+            let mut v = file.add_variable::<i32>("year", &["time"]).map_err(fail(path, "year"))?;
+            v.put_values(&(y0..=y1).collect::<Vec<i32>>(), ..).map_err(fail(path, "year"))?;
+        }
+        for (dim, coord, std, units) in
+            [(&lat_dim, &grid.lat, "latitude", "degrees_north"), (&lon_dim, &grid.lon, "longitude", "degrees_east")]
+        {
+            let mut v = file.add_variable::<f64>(dim, &[dim.as_str()]).map_err(fail(path, dim))?;
+            if coord.from_file {
+                v.put_attribute("standard_name", std).map_err(fail(path, dim))?;
+                v.put_attribute("units", units).map_err(fail(path, dim))?;
+            }
+            v.put_values(&coord.values, ..).map_err(fail(path, dim))?;
+        }
+        for stat in STATS {
+            let mut v = file
+                .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
+                .map_err(fail(path, stat))?;
+            v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
+            v.put_attribute("units", stat_units(stat, &meta.units)).map_err(fail(path, stat))?;
+            let what = match stat {
+                "count" => "number of events starting in the year".to_string(),
+                "total_days" => "days of events in the year".to_string(),
+                "total_icum" => "sum of the events' cumulative intensity".to_string(),
+                "intensity_max_max" => "largest intensity_max of the year's events (at least 0)".to_string(),
+                s => format!("mean {s} of the events starting in the year"),
+            };
+            v.put_attribute("long_name", what).map_err(fail(path, stat))?;
+        }
+        Ok(SummaryFile { path: path.into(), file, n_years: ny, nlon: grid.nlon() })
+    }
+
+    /// Write latitude rows `rows`: `values[stat][year][cell of the band]`.
+    pub fn write_band(&mut self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
+        let per_stat = self.n_years * rows.len() * self.nlon;
+        for (k, stat) in STATS.iter().enumerate() {
+            let mut v = self.file.variable_mut(stat).expect("created");
+            v.put_values(&values[k * per_stat..(k + 1) * per_stat], [0..self.n_years, rows.clone(), 0..self.nlon])
+                .map_err(fail(&self.path, stat))?;
+        }
+        Ok(())
+    }
+
+    /// Copy latitude rows `rows` of every statistic from `part` (a summary file of the same
+    /// job that wrote those rows, e.g. another MPI rank's).
+    pub fn copy_rows(&mut self, part: &Path, rows: std::ops::Range<usize>) -> Result<(), EventsError> {
+        let src = netcdf::open(part).map_err(|cause| EventsError::Open { path: part.into(), cause })?;
+        for stat in STATS {
+            let read = |cause| EventsError::Read { path: part.into(), var: stat.into(), cause };
+            let v = src.variable(stat).ok_or_else(|| EventsError::BadVariable {
+                path: part.into(),
+                var: stat.into(),
+                detail: "missing from the part".into(),
+            })?;
+            let extents = [0..self.n_years, rows.clone(), 0..self.nlon];
+            let vals: Vec<f32> = v.get_values(extents.clone()).map_err(read)?;
+            let mut w = self.file.variable_mut(stat).expect("created");
+            w.put_values(&vals, extents).map_err(fail(&self.path, stat))?;
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<(), EventsError> {
+        let path = self.path.clone();
+        self.file.close().map_err(fail(&path, ""))
+    }
+}

@@ -1,0 +1,567 @@
+//! The compressed write path: outputs with `--deflate` are created chunked, shuffled and
+//! deflated by libnetcdf (the declared filters every reader applies), but their chunks are
+//! encoded, shuffled and deflated here, on every write thread, with libdeflate (byte planes
+//! that look random, the low mantissa bytes, go into deflate's stored blocks: see
+//! [`super::encode::zlib_planes`]), and handed to
+//! HDF5 already filtered with its direct chunk write (`H5Dwrite_chunk`), one call at a time
+//! under the library lock: HDF5 only files the bytes and indexes the chunk, it never
+//! compresses.
+//!
+//! A chunk is one day of a band of rows (see [`super::encode::chunk_shape`]). A tile that
+//! covers a chunk entirely compresses it at once; a chunk split between tiles (a job in bands
+//! of rows that do not fall on chunk edges) is kept encoded until its last rows arrive.
+//!
+//! Every file's storage is checked through HDF5 once, after creation, like the direct path's
+//! offsets: chunked with the planned chunk shape and type, filters exactly deflate (after
+//! shuffle where asked). A file that does not qualify goes through libnetcdf.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
+
+use super::encode::{shuffle, zlib_planes, EncodeError, Encoding, OutputType};
+use crate::input::direct::with_hdf5_file;
+use crate::input::format::NotDirect;
+use crate::input::Region;
+
+/// How a compressed output's chunks are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkPlan {
+    /// Rows and columns of a chunk (its time extent is one day).
+    pub rows: usize,
+    pub cols: usize,
+    pub level: u8,
+    pub shuffle: bool,
+}
+
+impl ChunkPlan {
+    /// Chunk bands along latitude and longitude of an `nlat` x `nlon` field.
+    pub fn counts(&self, nlat: usize, nlon: usize) -> (usize, usize) {
+        (nlat.div_ceil(self.rows), nlon.div_ceil(self.cols))
+    }
+}
+
+/// Check that `var` of `path` is stored as `plan` says (chunked `[1, rows, cols]`, of
+/// `ty`, little endian, filters shuffle (where asked) then deflate and nothing else), or why not.
+pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType, plan: &ChunkPlan) -> Result<(), NotDirect> {
+    use hdf5_metno_sys::{h5d, h5p, h5t, h5z};
+    let name = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+    with_hdf5_file(path, |f| {
+        // SAFETY: handles opened and closed here, on the open file, under the library lock.
+        unsafe {
+            let d = h5d::H5Dopen2(f, name.as_ptr(), h5p::H5P_DEFAULT);
+            if d < 0 {
+                return Err(format!("no HDF5 dataset /{var}"));
+            }
+            let plist = h5d::H5Dget_create_plist(d);
+            let layout = h5p::H5Pget_layout(plist);
+            let mut chunk = [0u64; 3];
+            let rank = if layout == h5d::H5D_layout_t::H5D_CHUNKED {
+                h5p::H5Pget_chunk(plist, 3, chunk.as_mut_ptr())
+            } else {
+                -1
+            };
+            let n = h5p::H5Pget_nfilters(plist);
+            let mut filters = Vec::new();
+            for i in 0..n.max(0) as u32 {
+                let (mut flags, mut nelmts, mut cd, mut fc) = (0u32, 1usize, [0u32; 1], 0u32);
+                let mut name = [0 as std::ffi::c_char; 32];
+                let id = h5p::H5Pget_filter2(
+                    plist,
+                    i,
+                    &mut flags,
+                    &mut nelmts,
+                    cd.as_mut_ptr(),
+                    name.len(),
+                    name.as_mut_ptr(),
+                    &mut fc,
+                );
+                filters.push(id);
+            }
+            h5p::H5Pclose(plist);
+            let dtype = h5d::H5Dget_type(d);
+            let class = h5t::H5Tget_class(dtype);
+            let size = h5t::H5Tget_size(dtype);
+            let order = h5t::H5Tget_order(dtype);
+            h5t::H5Tclose(dtype);
+            let space = h5d::H5Dget_space(d);
+            let mut dims = [0u64; 3];
+            let ndims = hdf5_metno_sys::h5s::H5Sget_simple_extent_ndims(space);
+            if ndims == 3 {
+                hdf5_metno_sys::h5s::H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut());
+            }
+            hdf5_metno_sys::h5s::H5Sclose(space);
+            h5d::H5Dclose(d);
+            if rank != 3 {
+                return Err("not chunked in three dimensions".into());
+            }
+            let want_chunk = [1, plan.rows as u64, plan.cols as u64];
+            if chunk != want_chunk {
+                return Err(format!("chunks {chunk:?}, expected {want_chunk:?}"));
+            }
+            let want: Vec<h5z::H5Z_filter_t> = if plan.shuffle {
+                vec![h5z::H5Z_FILTER_SHUFFLE, h5z::H5Z_FILTER_DEFLATE]
+            } else {
+                vec![h5z::H5Z_FILTER_DEFLATE]
+            };
+            if filters != want {
+                return Err(format!("filters {filters:?}, expected {want:?}"));
+            }
+            let class_ok = match ty {
+                OutputType::F64 | OutputType::F32 => class == h5t::H5T_class_t::H5T_FLOAT,
+                OutputType::I16 => class == h5t::H5T_class_t::H5T_INTEGER,
+            };
+            if !class_ok || size != ty.size() || order != h5t::H5T_order_t::H5T_ORDER_LE {
+                return Err(format!("HDF5 type {class:?} of {size} bytes ({order:?}), not {ty:?} little endian"));
+            }
+            if dims != shape.map(|n| n as u64) {
+                return Err(format!("dimensions {dims:?}, expected {shape:?}"));
+            }
+            Ok(())
+        }
+    })
+}
+
+/// Where a chunk goes: file `file`, day `t` of it, chunk band `(crow, ccol)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkKey {
+    pub file: usize,
+    pub t: usize,
+    pub crow: usize,
+    pub ccol: usize,
+}
+
+/// One day of one file to write: the region's values of target `t`.
+pub struct Field<'a> {
+    pub file: usize,
+    pub t: usize,
+    pub values: &'a [f64],
+}
+
+/// A chunk split between tiles, encoded so far.
+#[derive(Debug)]
+struct Pending {
+    bytes: Vec<u8>,
+    cells: usize,
+}
+
+/// Partly written chunks of a set of files, kept between calls.
+#[derive(Debug, Default)]
+pub struct Partial {
+    pending: HashMap<ChunkKey, Pending>,
+}
+
+impl Partial {
+    /// Chunks still waiting for rows (none once every tile is written).
+    pub fn waiting(&self) -> usize {
+        self.pending.len()
+    }
+}
+
+/// What failed while writing chunks.
+#[derive(Debug)]
+pub enum ChunkFailure {
+    /// Encoding file `.0`'s values.
+    Encode(usize, EncodeError),
+    /// HDF5 refused file `.0`'s chunk; `.1`: what was attempted, `.2`: bytes not written
+    /// (this chunk and the file's chunks not yet written in this call).
+    Write(usize, String, u64),
+}
+
+/// The shape and encoding shared by every file of a write.
+pub struct ChunkGeometry<'a> {
+    pub nlat: usize,
+    pub nlon: usize,
+    pub region: &'a Region,
+    pub plan: ChunkPlan,
+    pub enc: Encoding,
+}
+
+/// A chunk to compress: from a field's values, or already encoded.
+enum Source<'a> {
+    Field(&'a [f64]),
+    Encoded(Vec<u8>),
+}
+
+/// The rows and columns of chunk `(crow, ccol)` inside the field.
+fn chunk_extent(g: &ChunkGeometry<'_>, crow: usize, ccol: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let r0 = crow * g.plan.rows;
+    let c0 = ccol * g.plan.cols;
+    (r0..(r0 + g.plan.rows).min(g.nlat), c0..(c0 + g.plan.cols).min(g.nlon))
+}
+
+/// A chunk's bytes filled with the fill value (edge chunks keep it past the field's end).
+fn blank(g: &ChunkGeometry<'_>) -> Vec<u8> {
+    let mut one = Vec::new();
+    g.enc.fill_bytes(&mut one);
+    one.repeat(g.plan.rows * g.plan.cols)
+}
+
+/// Encode the part of `values` (the region's cells of one day) that falls in chunk
+/// `(crow, ccol)` into `bytes` (a whole chunk); the number of cells written.
+fn encode_part(
+    g: &ChunkGeometry<'_>,
+    crow: usize,
+    ccol: usize,
+    values: &[f64],
+    bytes: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let (rows, cols) = chunk_extent(g, crow, ccol);
+    let (rr, rc) = (&g.region.rows, &g.region.cols);
+    let (lo_r, hi_r) = (rows.start.max(rr.start), rows.end.min(rr.end));
+    let (lo_c, hi_c) = (cols.start.max(rc.start), cols.end.min(rc.end));
+    if lo_r >= hi_r || lo_c >= hi_c {
+        return Ok(0);
+    }
+    let size = g.enc.ty.size();
+    let width = rc.len();
+    for r in lo_r..hi_r {
+        let src = &values[(r - rr.start) * width + (lo_c - rc.start)..][..hi_c - lo_c];
+        let at = ((r - rows.start) * g.plan.cols + (lo_c - cols.start)) * size;
+        g.enc.encode_into(src, &mut bytes[at..at + src.len() * size])?;
+    }
+    Ok((hi_r - lo_r) * (hi_c - lo_c))
+}
+
+/// Write `fields` (each file's days of this region) as compressed chunks: chunks the region
+/// covers are encoded and compressed on up to `threads` threads while this thread hands them
+/// to HDF5; parts of chunks wait in `partial` until complete. `paths[f]` is file `f`'s
+/// staged path, `vars[f]` its variable.
+pub fn write_fields(
+    fields: &[Field<'_>],
+    g: &ChunkGeometry<'_>,
+    paths: &[&Path],
+    vars: &[&str],
+    threads: usize,
+    partial: &mut Partial,
+) -> Result<(), ChunkFailure> {
+    let (nr, nc) = g.plan.counts(g.nlat, g.nlon);
+    let mut tasks: Vec<(ChunkKey, Source)> = Vec::new();
+    for field in fields {
+        for crow in 0..nr {
+            for ccol in 0..nc {
+                let (rows, cols) = chunk_extent(g, crow, ccol);
+                let (rr, rc) = (&g.region.rows, &g.region.cols);
+                let overlaps = rows.start < rr.end && rr.start < rows.end && cols.start < rc.end && rc.start < cols.end;
+                if !overlaps {
+                    continue;
+                }
+                let key = ChunkKey { file: field.file, t: field.t, crow, ccol };
+                let covered =
+                    rr.start <= rows.start && rows.end <= rr.end && rc.start <= cols.start && cols.end <= rc.end;
+                if covered && !partial.pending.contains_key(&key) {
+                    tasks.push((key, Source::Field(field.values)));
+                    continue;
+                }
+                let p = partial.pending.entry(key).or_insert_with(|| Pending { bytes: blank(g), cells: 0 });
+                p.cells += encode_part(g, crow, ccol, field.values, &mut p.bytes)
+                    .map_err(|e| ChunkFailure::Encode(field.file, e))?;
+                if p.cells == rows.len() * cols.len() {
+                    let done = partial.pending.remove(&key).expect("just filled");
+                    tasks.push((key, Source::Encoded(done.bytes)));
+                }
+            }
+        }
+    }
+    if tasks.is_empty() {
+        return Ok(());
+    }
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let failed: Mutex<Option<ChunkFailure>> = Mutex::new(None);
+    let n = threads.clamp(1, tasks.len());
+    let (tx, rx) = mpsc::sync_channel::<(ChunkKey, Vec<u8>)>(2 * n);
+    let work = |tx: mpsc::SyncSender<(ChunkKey, Vec<u8>)>| {
+        let mut compressor =
+            libdeflater::Compressor::new(libdeflater::CompressionLvl::new(i32::from(g.plan.level)).unwrap_or_default());
+        let (mut encoded, mut shuffled) = (Vec::new(), Vec::new());
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((key, source)) = tasks.get(i) else { return };
+            let bytes: &[u8] = match source {
+                Source::Encoded(b) => b,
+                Source::Field(values) => {
+                    encoded.clear();
+                    encoded.resize(g.plan.rows * g.plan.cols * g.enc.ty.size(), 0);
+                    let (rows, cols) = chunk_extent(g, key.crow, key.ccol);
+                    if rows.len() < g.plan.rows || cols.len() < g.plan.cols {
+                        encoded = blank(g);
+                    }
+                    if let Err(e) = encode_part(g, key.crow, key.ccol, values, &mut encoded) {
+                        stop.store(true, Ordering::Relaxed);
+                        failed
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(ChunkFailure::Encode(key.file, e));
+                        return;
+                    }
+                    &encoded
+                }
+            };
+            let raw = if g.plan.shuffle {
+                shuffle(bytes, g.enc.ty.size(), &mut shuffled);
+                &shuffled[..]
+            } else {
+                bytes
+            };
+            let mut out = Vec::new();
+            zlib_planes(&mut compressor, raw, g.enc.ty.size(), g.plan.shuffle, &mut out);
+            if tx.send((*key, out)).is_err() {
+                return;
+            }
+        }
+    };
+    let written = std::thread::scope(|s| {
+        for k in 0..n {
+            let tx = tx.clone();
+            let work = &work;
+            // a thread that cannot start leaves its share to the others
+            let _ = std::thread::Builder::new().name(format!("deflate-{}", k + 1)).spawn_scoped(s, move || work(tx));
+        }
+        drop(tx);
+        let mut files = Files::default();
+        let mut result = Ok(());
+        for (key, bytes) in rx {
+            if result.is_err() {
+                continue;
+            }
+            if let Err(why) = files.write(paths[key.file], vars[key.file], key, g.plan, &bytes) {
+                stop.store(true, Ordering::Relaxed);
+                let left: u64 = bytes.len() as u64;
+                result = Err(ChunkFailure::Write(key.file, why, left));
+            }
+        }
+        let closed = files.close_all();
+        result.and(closed.map_err(|(file, why)| ChunkFailure::Write(file_of(paths, &file), why, 0)))
+    });
+    if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    written
+}
+
+fn file_of(paths: &[&Path], p: &Path) -> usize {
+    paths.iter().position(|q| *q == p).unwrap_or(0)
+}
+
+/// HDF5 files open for chunk writes during one call (opened on their first chunk).
+#[derive(Default)]
+struct Files {
+    open: Vec<(std::path::PathBuf, hdf5_metno_sys::h5i::hid_t, hdf5_metno_sys::h5i::hid_t)>,
+}
+
+impl Files {
+    fn write(&mut self, path: &Path, var: &str, key: ChunkKey, plan: ChunkPlan, bytes: &[u8]) -> Result<(), String> {
+        self.write_masked(path, var, key, plan, 0, bytes)
+    }
+
+    /// [`Files::write`] with HDF5's filter mask of the chunk (0: every filter applied).
+    fn write_masked(
+        &mut self,
+        path: &Path,
+        var: &str,
+        key: ChunkKey,
+        plan: ChunkPlan,
+        mask: u32,
+        bytes: &[u8],
+    ) -> Result<(), String> {
+        use hdf5_metno_sys::{h5d, h5f, h5p};
+        let _lock = hdf5_metno_sys::LOCK.lock();
+        let at = match self.open.iter().position(|(p, _, _)| p == path) {
+            Some(i) => i,
+            None => {
+                let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+                let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+                crate::input::silence_hdf5();
+                // SAFETY: plain HDF5 calls on handles created here (closed in `close_all`),
+                // under the library lock.
+                unsafe {
+                    hdf5_metno_sys::h5::H5open();
+                    let fapl = h5p::H5Pcreate(*h5p::H5P_CLS_FILE_ACCESS);
+                    if fapl >= 0 {
+                        // see `with_hdf5_file`: a forked reader may hold an inherited lock
+                        h5p::H5Pset_file_locking(fapl, 0, 1);
+                    }
+                    let f = h5f::H5Fopen(
+                        cpath.as_ptr(),
+                        h5f::H5F_ACC_RDWR,
+                        if fapl >= 0 { fapl } else { h5p::H5P_DEFAULT },
+                    );
+                    if fapl >= 0 {
+                        h5p::H5Pclose(fapl);
+                    }
+                    if f < 0 {
+                        return Err("HDF5 cannot open it for writing".into());
+                    }
+                    let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
+                    if d < 0 {
+                        h5f::H5Fclose(f);
+                        return Err(format!("no HDF5 dataset /{var}"));
+                    }
+                    self.open.push((path.to_path_buf(), f, d));
+                }
+                self.open.len() - 1
+            }
+        };
+        let d = self.open[at].2;
+        let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
+        // SAFETY: `d` is an open dataset; `offset` has its rank; `bytes` outlives the call.
+        let status = unsafe {
+            h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, mask, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast())
+        };
+        if status < 0 {
+            return Err(format!(
+                "HDF5's direct chunk write of day {} rows from {} failed",
+                key.t,
+                key.crow * plan.rows
+            ));
+        }
+        Ok(())
+    }
+
+    /// Close every file (HDF5 writes the chunk index then); the first that fails.
+    fn close_all(&mut self) -> Result<(), (std::path::PathBuf, String)> {
+        use hdf5_metno_sys::{h5d, h5f};
+        let _lock = hdf5_metno_sys::LOCK.lock();
+        let mut first = Ok(());
+        for (path, f, d) in self.open.drain(..) {
+            // SAFETY: handles opened in `write`, closed once here, under the lock.
+            let ok = unsafe { h5d::H5Dclose(d) >= 0 && h5f::H5Fclose(f) >= 0 };
+            if !ok && first.is_ok() {
+                first = Err((path, "HDF5 could not close it (writing its chunk index failed)".to_string()));
+            }
+        }
+        first
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        let _ = self.close_all();
+    }
+}
+
+/// Copy every stored chunk of `var` in `src` into `var` of `dst` as stored (compressed), `t0`
+/// days further along time: how rank 0 joins ranks' compressed slices of a stacked output
+/// without inflating and deflating them again. `dst`'s variable must have the same chunk shape
+/// and filters (see [`filters`]); returns the bytes copied.
+pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, String> {
+    use hdf5_metno_sys::{h5d, h5p};
+    let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+    let mut out = Files::default();
+    let mut copied = 0u64;
+    with_hdf5_file(src, |f| {
+        // SAFETY: handles opened and closed here, on the open file, under the library lock
+        // (`with_hdf5_file` holds it; `Files::write` takes it again, reentrantly).
+        unsafe {
+            let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
+            if d < 0 {
+                return Err(format!("no HDF5 dataset /{var} in {}", src.display()));
+            }
+            let mut n = 0u64;
+            let space = h5d::H5Dget_space(d);
+            h5d::H5Dget_num_chunks(d, space, &mut n);
+            let mut buf = Vec::new();
+            let mut result = Ok(());
+            for i in 0..n {
+                let (mut offset, mut mask, mut addr, mut size) = ([0u64; 3], 0u32, 0u64, 0u64);
+                if h5d::H5Dget_chunk_info(d, space, i, offset.as_mut_ptr(), &mut mask, &mut addr, &mut size) < 0 {
+                    result = Err(format!("{}: HDF5 cannot describe chunk {i} of /{var}", src.display()));
+                    break;
+                }
+                buf.resize(size as usize, 0);
+                let mut filters = 0u32;
+                if h5d::H5Dread_chunk(d, h5p::H5P_DEFAULT, offset.as_ptr(), &mut filters, buf.as_mut_ptr().cast()) < 0 {
+                    result = Err(format!("{}: HDF5 cannot read chunk {i} of /{var}", src.display()));
+                    break;
+                }
+                // the chunk's own row and column offsets: bands of one row and column make
+                // `write_masked` use them as they are
+                let key = ChunkKey {
+                    file: 0,
+                    t: offset[0] as usize + t0,
+                    crow: offset[1] as usize,
+                    ccol: offset[2] as usize,
+                };
+                let plan = ChunkPlan { rows: 1, cols: 1, level: 0, shuffle: false };
+                if let Err(why) = out.write_masked(dst, var, key, plan, filters, &buf) {
+                    result = Err(format!("{}: {why}", dst.display()));
+                    break;
+                }
+                copied += size;
+            }
+            hdf5_metno_sys::h5s::H5Sclose(space);
+            h5d::H5Dclose(d);
+            result
+        }
+    })?;
+    out.close_all().map_err(|(p, why)| format!("{}: {why}", p.display()))?;
+    Ok(copied)
+}
+
+/// Whether `var` of `path` is stored with the shuffle filter (for a copy to declare the same).
+pub fn shuffled(path: &Path, var: &str) -> Result<bool, String> {
+    use hdf5_metno_sys::{h5d, h5p, h5z};
+    let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
+    with_hdf5_file(path, |f| {
+        // SAFETY: handles opened and closed here, on the open file, under the library lock.
+        unsafe {
+            let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
+            if d < 0 {
+                return Err(format!("no HDF5 dataset /{var}"));
+            }
+            let plist = h5d::H5Dget_create_plist(d);
+            let (mut flags, mut nelmts, mut cd, mut name, mut fc) = (0u32, 0usize, [0u32; 1], [0i8; 8], 0u32);
+            let found = h5p::H5Pget_filter_by_id2(
+                plist,
+                h5z::H5Z_FILTER_SHUFFLE,
+                &mut flags,
+                &mut nelmts,
+                cd.as_mut_ptr(),
+                name.len(),
+                name.as_mut_ptr().cast(),
+                &mut fc,
+            ) >= 0;
+            h5p::H5Pclose(plist);
+            h5d::H5Dclose(d);
+            Ok(found)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry(region: &Region, rows: usize, cols: usize) -> ChunkGeometry<'_> {
+        ChunkGeometry {
+            nlat: 5,
+            nlon: 4,
+            region,
+            plan: ChunkPlan { rows, cols, level: 1, shuffle: true },
+            enc: Encoding::f64(-1.0),
+        }
+    }
+
+    /// Cells of a region land at their place in the chunk; edge chunks keep the fill.
+    #[test]
+    fn parts_land_in_their_chunk() {
+        let region = Region { rows: 2..5, cols: 0..4 };
+        let g = geometry(&region, 2, 4);
+        let values: Vec<f64> = (0..12).map(f64::from).collect();
+        // chunk band 1 holds rows 2-3: all of it from the region's first two rows
+        let mut bytes = blank(&g);
+        assert_eq!(encode_part(&g, 1, 0, &values, &mut bytes).unwrap(), 8);
+        let got: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        // band 2 holds row 4 and one row past the field's end
+        let mut bytes = blank(&g);
+        assert_eq!(encode_part(&g, 2, 0, &values, &mut bytes).unwrap(), 4);
+        let got: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, [8.0, 9.0, 10.0, 11.0, -1.0, -1.0, -1.0, -1.0]);
+        // band 0: no overlap
+        assert_eq!(encode_part(&g, 0, 0, &values, &mut blank(&g)).unwrap(), 0);
+    }
+}

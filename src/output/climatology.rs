@@ -1,0 +1,204 @@
+//! `--layout climatology`: ONE file, `climatology.nc`, holding every statistic over a `doy`
+//! dimension, with the attributes that say how it was made, so that a later step (event
+//! detection) reads a climatology back without repeating the flags. The format:
+//!
+//! * dimensions `doy` (the days written: 1..N, N = 366 under `hobday366`), `nv = 2`, `lat`, `lon`;
+//! * `doy(doy)` int32 1..N; `time(doy)` a CF climatological time (`climatology =
+//!   "climatology_bounds"`) with `climatology_bounds(doy, nv)`; `lat(lat)`, `lon(lon)`;
+//! * `{var}_mean(doy, lat, lon)` and `{var}_p{P}(doy, lat, lon)` float64, `_FillValue` where a
+//!   cell has no value;
+//! * global attributes `sstclim_layout = "climatology"`, `input_variable`,
+//!   `climatology_years = "Y0-Y1"`, `calendar_mode`, `window_half_width`, `window_edges`,
+//!   `feb29`, `smoothing_width` (1 = none), `percentile_method`, `percentiles` (float64),
+//!   `min_samples`, beside the provenance every output has.
+//!
+//! Written through libnetcdf (one file, every statistic; MPI ranks each write their slice of
+//! the days, which rank 0 joins along `doy`).
+
+use std::ops::Range;
+
+use netcdf::Extent;
+
+use super::{OutFile, OutputError, OutputMeta, OutputSpec};
+use crate::calendar::Date;
+use crate::engine::TileResult;
+use crate::input::Region;
+
+/// The file's name in the output directory.
+pub const FILE_NAME: &str = "climatology.nc";
+
+/// The data variable of each statistic: `{input_var}_{stat}` (`sst_mean`, `sst_p90`).
+pub fn var_names(meta: &OutputMeta) -> Vec<String> {
+    super::names(&meta.input_var, &meta.stats)
+}
+
+/// Create `f` (targets `f.targets` of the job's days) with its axes, coordinates, attributes
+/// and one variable per statistic.
+pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
+    let fail = |var: &str| {
+        let (path, var) = (f.path.clone(), var.to_string());
+        move |cause| OutputError::write(&path, &var, cause)
+    };
+    let (w, rules, stats) = (&meta.window, &meta.rules, &meta.stats);
+    let (y0, y1) = (*w.years.start(), *w.years.end());
+    let base = Date::new(y0, 1, 1).expect("valid year");
+    let h = i64::from(w.half_window);
+    let (nlat, nlon, n_t) = (meta.grid.nlat(), meta.grid.nlon(), f.targets.len());
+    let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
+    for (name, len) in [("doy", n_t), ("nv", 2), ("lat", nlat), ("lon", nlon)] {
+        file.add_dimension(name, len).map_err(fail(name))?;
+    }
+    let percentiles: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction() * 100.0).collect();
+    let globals: Vec<(&str, netcdf::AttributeValue)> = vec![
+        ("Conventions", "CF-1.8".into()),
+        ("title", format!("Day-of-year climatology of {} ({y0}-{y1})", meta.input_var).into()),
+        ("source", format!("sstclim {}", env!("CARGO_PKG_VERSION")).into()),
+        ("history", meta.history.clone().into()),
+        (
+            "references",
+            "Hobday et al. 2016, Prog. Oceanogr. 141:227-238 (marine heatwave threshold); Hyndman & Fan 1996, Am. Stat. 50:361-365 (sample quantiles)".into(),
+        ),
+        (
+            "comment",
+            format!(
+                "For each day of year D and cell: the valid samples at dates anchor(year, D) + o, o = -{h}..+{h}, for every year {y0}-{y1} (window edges: {}); mean = sum / number of valid samples; percentiles by {}; Feb 29: {}; then a periodic running mean of width {} over the day-of-year axis (1 = none).",
+                rules.edges.name(),
+                stats.method.description(),
+                rules.feb29.name(),
+                rules.smooth
+            )
+            .into(),
+        ),
+        ("sstclim_layout", "climatology".into()),
+        ("input_variable", meta.input_var.clone().into()),
+        ("input_files", meta.input_template.clone().into()),
+        ("missing_input_files", (meta.missing_files as i32).into()),
+        ("climatology_years", format!("{y0}-{y1}").into()),
+        ("calendar_mode", w.calendar.name().into()),
+        ("window_half_width", i32::from(w.half_window).into()),
+        ("window_edges", rules.edges.name().into()),
+        ("feb29", rules.feb29.name().into()),
+        ("smoothing_width", i32::from(rules.smooth).into()),
+        ("percentile_method", stats.method.description().into()),
+        ("percentiles", netcdf::AttributeValue::Doubles(percentiles.clone())),
+        ("min_samples", (stats.min_samples as i32).into()),
+    ];
+    for (name, value) in globals {
+        file.add_attribute(name, value).map_err(fail(name))?;
+    }
+    let (mut times, mut bounds, mut doys) = (Vec::new(), Vec::new(), Vec::new());
+    for t in f.targets.clone() {
+        let doy = w.doys[t];
+        let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor(y, doy)).collect();
+        let first = anchors.first().copied().unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
+        let last = anchors.last().copied().unwrap_or(first);
+        times.push((first.to_days() - base.to_days()) as f64);
+        bounds.push((first.add_days(-h).to_days() - base.to_days()) as f64);
+        bounds.push((last.add_days(h + 1).to_days() - base.to_days()) as f64);
+        doys.push(i32::from(doy));
+    }
+    let units = format!("days since {y0:04}-01-01 00:00:00");
+    {
+        let mut v = file.add_variable::<i32>("doy", &["doy"]).map_err(fail("doy"))?;
+        v.put_attribute("long_name", format!("day of year ({} convention)", w.calendar.name())).map_err(fail("doy"))?;
+        v.put_values(&doys, ..).map_err(fail("doy"))?;
+    }
+    {
+        let mut v = file.add_variable::<f64>("time", &["doy"]).map_err(fail("time"))?;
+        for (k, val) in [
+            ("standard_name", "time"),
+            ("units", units.as_str()),
+            ("calendar", "proleptic_gregorian"),
+            ("climatology", "climatology_bounds"),
+            ("axis", "T"),
+        ] {
+            v.put_attribute(k, val).map_err(fail("time"))?;
+        }
+        v.put_values(&times, ..).map_err(fail("time"))?;
+    }
+    {
+        let mut v =
+            file.add_variable::<f64>("climatology_bounds", &["doy", "nv"]).map_err(fail("climatology_bounds"))?;
+        v.put_attribute("units", units.as_str()).map_err(fail("climatology_bounds"))?;
+        v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
+    }
+    for (dim, coord, std_name, units, axis) in [
+        ("lat", &meta.grid.lat, "latitude", "degrees_north", "Y"),
+        ("lon", &meta.grid.lon, "longitude", "degrees_east", "X"),
+    ] {
+        let mut v = file.add_variable::<f64>(dim, &[dim]).map_err(fail(dim))?;
+        if coord.from_file {
+            v.put_attribute("standard_name", std_name).map_err(fail(dim))?;
+            v.put_attribute("units", units).map_err(fail(dim))?;
+            v.put_attribute("axis", axis).map_err(fail(dim))?;
+        } else {
+            v.put_attribute("long_name", format!("{std_name} index (the input had no coordinate variable)"))
+                .map_err(fail(dim))?;
+        }
+        v.put_values(&coord.values, ..).map_err(fail(dim))?;
+    }
+    let source = meta.var_meta.long_name.as_deref().unwrap_or(&meta.input_var);
+    for (stat, name) in var_names(meta).iter().enumerate() {
+        let mut v = file.add_variable::<f64>(name, &["doy", "lat", "lon"]).map_err(fail(name))?;
+        if let Some(level) = spec.deflate {
+            v.set_chunking(&[1, nlat, nlon]).map_err(fail(name))?;
+            v.set_compression(i32::from(level), true).map_err(fail(name))?;
+        }
+        v.set_fill_value(spec.fill_value).map_err(fail(name))?;
+        let what = match stat {
+            0 => "mean".to_string(),
+            _ => format!("{} percentile", stats.percentiles[stat - 1].text()),
+        };
+        v.put_attribute("long_name", format!("climatological {what} of {source}")).map_err(fail(name))?;
+        if let Some(units) = &meta.var_meta.units {
+            v.put_attribute("units", units.as_str()).map_err(fail(name))?;
+        }
+        if stat == 0 {
+            v.put_attribute("cell_methods", "time: mean over years").map_err(fail(name))?;
+        } else {
+            v.put_attribute("percentile", percentiles[stat - 1]).map_err(fail(name))?;
+        }
+    }
+    file.close().map_err(fail(""))
+}
+
+/// Write targets `targets` (job indices; `result` holds just those) of one tile into `f`,
+/// every statistic; missing values become the fill value, and a computed value equal to it is
+/// refused.
+pub(super) fn write_targets(
+    f: &OutFile,
+    names: &[String],
+    fill: f64,
+    region: &Region,
+    targets: Range<usize>,
+    result: &TileResult,
+) -> Result<(), OutputError> {
+    let (lo, hi) = (f.targets.start.max(targets.start), f.targets.end.min(targets.end));
+    if lo >= hi {
+        return Ok(());
+    }
+    let fail = |var: &str| {
+        let (path, var) = (f.path.clone(), var.to_string());
+        move |cause| OutputError::write(&path, &var, cause)
+    };
+    let mut file = netcdf::append(&f.tmp).map_err(fail(""))?;
+    let mut buf = Vec::with_capacity((hi - lo) * region.n_cells());
+    for (stat, name) in names.iter().enumerate() {
+        buf.clear();
+        for t in lo..hi {
+            let row = result.row(stat, t - targets.start);
+            if row.contains(&fill) {
+                return Err(OutputError::FillClash { path: f.path.clone(), var: name.clone(), fill });
+            }
+            buf.extend(row.iter().map(|&v| if v.is_nan() { fill } else { v }));
+        }
+        let mut var = file.variable_mut(name).ok_or(netcdf::Error::NotFound(name.clone())).map_err(fail(name))?;
+        let extents = vec![
+            Extent::SliceCount { start: lo - f.targets.start, count: hi - lo, stride: 1 },
+            Extent::SliceCount { start: region.rows.start, count: region.rows.len(), stride: 1 },
+            Extent::SliceCount { start: region.cols.start, count: region.cols.len(), stride: 1 },
+        ];
+        var.put_values(&buf, extents).map_err(fail(name))?;
+    }
+    file.close().map_err(fail(""))
+}

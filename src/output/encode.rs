@@ -1,0 +1,374 @@
+//! How a statistic's float64 values become the bytes stored in a file: the output type
+//! (`--output-type f64|f32|i16`, i16 packed with CF `scale_factor`/`add_offset`), a unit
+//! conversion (`--units degC` on kelvin input), and the fill value where a value is missing.
+//! Every write path (direct `pwrite`, compressed chunks, libnetcdf) encodes through here, so
+//! the three store the same bytes.
+
+use std::str::FromStr;
+
+/// The stored type of the statistics (`--output-type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputType {
+    /// float64: the computed values exactly.
+    F64,
+    /// float32: the computed values rounded to the nearest float32.
+    F32,
+    /// int16 packed with --output-scale S and --output-offset O: value = O + S x stored.
+    I16,
+}
+
+impl OutputType {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputType::F64 => "float64",
+            OutputType::F32 => "float32",
+            OutputType::I16 => "int16",
+        }
+    }
+
+    /// Bytes per stored value.
+    pub fn size(self) -> usize {
+        match self {
+            OutputType::F64 => 8,
+            OutputType::F32 => 4,
+            OutputType::I16 => 2,
+        }
+    }
+}
+
+/// The stored int16 that marks a missing value (NetCDF's default int16 fill); packed values
+/// use -32767..=32767.
+pub const I16_FILL: i16 = i16::MIN;
+
+/// Chunk shape of compressed outputs (`--chunks NLONxNLAT`; the time chunk is always one day).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChunkShape {
+    pub nlon: usize,
+    pub nlat: usize,
+}
+
+impl FromStr for ChunkShape {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("'{s}' is not a chunk shape like 1440x721 (longitudes x latitudes, each at least 1)");
+        let (a, b) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+        let (nlon, nlat): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+        if nlon < 1 || nlat < 1 {
+            return Err(bad());
+        }
+        Ok(ChunkShape { nlon, nlat })
+    }
+}
+
+/// Uncompressed bytes of a default chunk at most: a whole day's field up to this size (the
+/// 0.25° grid in float32, 4.2 MB, is one chunk), else bands of whole rows of about this size,
+/// so that a reader of one day's map decompresses one or two chunks and a reader of one
+/// region a few bands.
+pub const CHUNK_BYTES: usize = 4 << 20;
+
+/// The chunk shape (rows, columns) of a compressed output on an `nlat` x `nlon` grid.
+pub fn chunk_shape(nlat: usize, nlon: usize, ty: OutputType, asked: Option<ChunkShape>) -> (usize, usize) {
+    if let Some(c) = asked {
+        return (c.nlat.min(nlat).max(1), c.nlon.min(nlon).max(1));
+    }
+    let row = nlon * ty.size();
+    let rows = (CHUNK_BYTES / row.max(1)).max(1);
+    if rows >= nlat {
+        return (nlat, nlon);
+    }
+    // even bands: 721 rows of float64 in two bands of 361, not 520 + 201
+    let bands = nlat.div_ceil(rows);
+    (nlat.div_ceil(bands), nlon)
+}
+
+/// Everything that turns a computed value into stored bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Encoding {
+    pub ty: OutputType,
+    /// i16: value = offset + scale x stored.
+    pub scale: f64,
+    pub offset: f64,
+    /// Added to every computed value first (-273.15 for kelvin to degrees Celsius).
+    pub shift: f64,
+    /// `_FillValue` of float outputs (the i16 fill is [`I16_FILL`]).
+    pub fill: f64,
+}
+
+/// Why a value cannot be stored.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EncodeError {
+    /// A computed value equals the fill value once stored.
+    FillClash,
+    /// A value outside what int16 packing holds (`value`: the computed value, after the unit
+    /// conversion).
+    OutOfRange { value: f64 },
+}
+
+impl Encoding {
+    /// Plain float64, no conversion.
+    pub fn f64(fill: f64) -> Encoding {
+        Encoding { ty: OutputType::F64, scale: 1.0, offset: 0.0, shift: 0.0, fill }
+    }
+
+    /// The values int16 packing holds: `[offset - 32767 scale, offset + 32767 scale]`.
+    pub fn packed_range(&self) -> (f64, f64) {
+        (self.offset - 32767.0 * self.scale, self.offset + 32767.0 * self.scale)
+    }
+
+    /// `v` in the output units (without a conversion `v` itself: -0.0 + 0.0 would be +0.0).
+    fn shifted(&self, v: f64) -> f64 {
+        if self.shift == 0.0 {
+            v
+        } else {
+            v + self.shift
+        }
+    }
+
+    /// The stored bytes of a missing value.
+    pub fn fill_bytes(&self, out: &mut Vec<u8>) {
+        match self.ty {
+            OutputType::F64 => out.extend_from_slice(&self.fill.to_le_bytes()),
+            OutputType::F32 => out.extend_from_slice(&(self.fill as f32).to_le_bytes()),
+            OutputType::I16 => out.extend_from_slice(&I16_FILL.to_le_bytes()),
+        }
+    }
+
+    /// Little-endian stored bytes of `values` into `out` (whose length must be
+    /// `values.len()` x the type's size), NaN as the fill value.
+    pub fn encode_into(&self, values: &[f64], out: &mut [u8]) -> Result<(), EncodeError> {
+        debug_assert_eq!(out.len(), values.len() * self.ty.size());
+        let mut clash = false;
+        match self.ty {
+            OutputType::F64 => {
+                for (o, &v) in out.chunks_exact_mut(8).zip(values) {
+                    let s = if v.is_nan() {
+                        self.fill
+                    } else {
+                        let s = self.shifted(v);
+                        clash |= s == self.fill;
+                        s
+                    };
+                    o.copy_from_slice(&s.to_le_bytes());
+                }
+            }
+            OutputType::F32 => {
+                let fill = self.fill as f32;
+                for (o, &v) in out.chunks_exact_mut(4).zip(values) {
+                    let s = if v.is_nan() {
+                        fill
+                    } else {
+                        let s = self.shifted(v) as f32;
+                        clash |= s == fill;
+                        s
+                    };
+                    o.copy_from_slice(&s.to_le_bytes());
+                }
+            }
+            OutputType::I16 => {
+                for (o, &v) in out.chunks_exact_mut(2).zip(values) {
+                    let q = if v.is_nan() {
+                        I16_FILL
+                    } else {
+                        let x = self.shifted(v);
+                        let r = ((x - self.offset) / self.scale).round();
+                        if !(-32767.0..=32767.0).contains(&r) {
+                            return Err(EncodeError::OutOfRange { value: x });
+                        }
+                        r as i16
+                    };
+                    o.copy_from_slice(&q.to_le_bytes());
+                }
+            }
+        }
+        if clash {
+            Err(EncodeError::FillClash)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// HDF5's shuffle filter: byte `b` of every element together, for each `b` in turn
+/// (`size`: bytes per element; a trailing partial element is copied as is).
+pub fn shuffle(data: &[u8], size: usize, out: &mut Vec<u8>) {
+    out.clear();
+    out.resize(data.len(), 0);
+    let n = data.len() / size;
+    match size {
+        8 => shuffle_n::<8>(data, n, out),
+        4 => shuffle_n::<4>(data, n, out),
+        2 => shuffle_n::<2>(data, n, out),
+        _ => {
+            for b in 0..size {
+                for (i, d) in out[b * n..(b + 1) * n].iter_mut().enumerate() {
+                    *d = data[i * size + b];
+                }
+            }
+        }
+    }
+    out[n * size..].copy_from_slice(&data[n * size..]);
+}
+
+/// [`shuffle`] for `N`-byte values: one pass over the values, `N` output streams.
+fn shuffle_n<const N: usize>(data: &[u8], n: usize, out: &mut [u8]) {
+    let (planes, _) = out.split_at_mut(n * N);
+    let mut streams: Vec<&mut [u8]> = planes.chunks_exact_mut(n).collect();
+    for (i, v) in data[..n * N].chunks_exact(N).enumerate() {
+        for (b, s) in streams.iter_mut().enumerate() {
+            s[i] = v[b];
+        }
+    }
+}
+
+/// Bits per byte above which a shuffled byte plane is stored rather than compressed: deflate
+/// could gain at most (8 - H) / 8 of it (1 % here) and spends most of its time on such planes
+/// (the low mantissa bytes of measured values look random).
+const STORE_ENTROPY: f64 = 7.92;
+
+/// The zlib stream (the HDF5 deflate filter's format) of `raw`, the shuffled bytes of a chunk of
+/// `size`-byte values: the leading byte planes that look random (entropy above
+/// [`STORE_ENTROPY`]) as deflate's stored blocks, the rest compressed by libdeflate as one
+/// deflate stream after them (any inflater reads the concatenation: stored blocks end on a
+/// byte boundary and the compressed part refers to nothing before it). Unshuffled data, or data
+/// with no random leading plane, is compressed whole.
+pub fn zlib_planes(c: &mut libdeflater::Compressor, raw: &[u8], size: usize, shuffled: bool, out: &mut Vec<u8>) {
+    out.clear();
+    let n = raw.len() / size.max(1);
+    let mut stored = 0;
+    if shuffled && size > 1 && n >= 4096 {
+        // judged on a sample of each plane (64 Ki bytes spread over it): the histogram of a
+        // whole plane costs as much as storing it
+        while stored < size && entropy(&sample(&raw[stored * n..(stored + 1) * n])) > STORE_ENTROPY {
+            stored += 1;
+        }
+    }
+    if stored == 0 {
+        out.resize(c.zlib_compress_bound(raw.len()), 0);
+        let len = c.zlib_compress(raw, out).expect("the bound holds the compressed chunk");
+        out.truncate(len);
+        return;
+    }
+    let (head, rest) = raw.split_at(stored * n);
+    // zlib header: deflate, 32 KiB window, no dictionary, check bits (0x7801 % 31 == 0)
+    out.extend_from_slice(&[0x78, 0x01]);
+    for block in head.chunks(65_535) {
+        let len = block.len() as u16;
+        out.push(0); // not final, stored
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    if rest.is_empty() {
+        out.extend_from_slice(&[1, 0, 0, 0xFF, 0xFF]); // an empty final stored block
+    } else {
+        let at = out.len();
+        out.resize(at + c.deflate_compress_bound(rest.len()), 0);
+        let len = c.deflate_compress(rest, &mut out[at..]).expect("the bound holds the compressed planes");
+        out.truncate(at + len);
+    }
+    out.extend_from_slice(&libdeflater::adler32(raw).to_be_bytes());
+}
+
+/// Up to 64 Ki bytes of `plane`: runs of 4 Ki bytes evenly spread over it.
+fn sample(plane: &[u8]) -> Vec<u8> {
+    const RUN: usize = 4096;
+    if plane.len() <= 16 * RUN {
+        return plane.to_vec();
+    }
+    let step = plane.len() / 16;
+    (0..16).flat_map(|k| &plane[k * step..k * step + RUN]).copied().collect()
+}
+
+/// Shannon entropy of `bytes` in bits per byte.
+fn entropy(bytes: &[u8]) -> f64 {
+    let mut counts = [0u32; 256];
+    for &b in bytes {
+        counts[b as usize] += 1;
+    }
+    let n = bytes.len() as f64;
+    counts.iter().filter(|&&c| c > 0).map(|&c| f64::from(c) / n).map(|p| -p * p.log2()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_type_stores_what_readers_decode() {
+        let values = [1.5, f64::NAN, -2.25, 300.0];
+        let mut e = Encoding::f64(-999.0);
+        let mut out = vec![0; 32];
+        e.encode_into(&values, &mut out).unwrap();
+        let back: Vec<f64> = out.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(back, [1.5, -999.0, -2.25, 300.0]);
+        e.ty = OutputType::F32;
+        e.shift = -273.15;
+        let mut out = vec![0; 16];
+        e.encode_into(&values, &mut out).unwrap();
+        let back: Vec<f32> = out.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(back, [(1.5f64 - 273.15) as f32, -999.0, (-2.25f64 - 273.15) as f32, (300.0f64 - 273.15) as f32]);
+        let e = Encoding { ty: OutputType::I16, scale: 0.01, offset: 20.0, shift: 0.0, fill: f64::NAN };
+        let mut out = vec![0; 8];
+        e.encode_into(&[20.0, f64::NAN, 20.004, 19.996], &mut out).unwrap();
+        let back: Vec<i16> = out.chunks_exact(2).map(|c| i16::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(back, [0, I16_FILL, 0, 0]);
+        let (lo, hi) = e.packed_range();
+        assert!((lo - (20.0 - 327.67)).abs() < 1e-9 && (hi - (20.0 + 327.67)).abs() < 1e-9);
+        assert_eq!(e.encode_into(&[400.0], &mut [0; 2]), Err(EncodeError::OutOfRange { value: 400.0 }));
+        assert_eq!(e.encode_into(&[-400.0], &mut [0; 2]), Err(EncodeError::OutOfRange { value: -400.0 }));
+    }
+
+    #[test]
+    fn a_value_equal_to_the_fill_is_refused() {
+        let e = Encoding::f64(5.0);
+        assert_eq!(e.encode_into(&[f64::NAN, 5.0], &mut [0; 16]), Err(EncodeError::FillClash));
+        assert_eq!(e.encode_into(&[f64::NAN, 4.0], &mut [0; 16]), Ok(()));
+        let e = Encoding { ty: OutputType::F32, ..Encoding::f64(9.969_209_968_386_869e36) };
+        // rounds to float32's fill
+        assert_eq!(e.encode_into(&[9.969_21e36], &mut [0; 4]), Err(EncodeError::FillClash));
+    }
+
+    #[test]
+    fn default_chunks_are_a_day_or_even_bands() {
+        assert_eq!(chunk_shape(181, 360, OutputType::F64, None), (181, 360));
+        assert_eq!(chunk_shape(721, 1440, OutputType::F32, None), (721, 1440));
+        assert_eq!(chunk_shape(721, 1440, OutputType::F64, None), (361, 1440));
+        assert_eq!(chunk_shape(721, 1440, OutputType::F64, Some(ChunkShape { nlon: 100, nlat: 2000 })), (721, 100));
+        assert!("0x5".parse::<ChunkShape>().is_err());
+    }
+
+    /// Streams with stored random planes inflate (zlib, as HDF5's filter does) to the input.
+    #[test]
+    fn stored_planes_and_compressed_rest_inflate_to_the_chunk() {
+        let mut c = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(4).unwrap());
+        let mut d = libdeflater::Decompressor::new();
+        let n = 100_000usize;
+        let values: Vec<f64> =
+            (0..n).map(|i| 20.0 + (crate::util::rng::hash(&[i as u64]) % 1_000_000) as f64 * 1e-5).collect();
+        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut sh = Vec::new();
+        shuffle(&raw, 8, &mut sh);
+        let (mut out, mut back) = (Vec::new(), vec![0u8; sh.len()]);
+        for shuffled in [true, false] {
+            zlib_planes(&mut c, &sh, 8, shuffled, &mut out);
+            assert_eq!(d.zlib_decompress(&out, &mut back).unwrap(), sh.len());
+            assert_eq!(back, sh);
+        }
+        // the low mantissa planes are stored: about their size, and smaller than the chunk
+        assert!(entropy(&sh[..n]) > STORE_ENTROPY && out.len() < sh.len(), "{}", out.len());
+        // all planes random: every byte stored, an empty final block
+        let noise: Vec<u8> = (0..8 * 5000u64).map(|i| crate::util::rng::hash(&[i]) as u8).collect();
+        zlib_planes(&mut c, &noise, 8, true, &mut out);
+        assert_eq!(d.zlib_decompress(&out, &mut back[..noise.len()]).unwrap(), noise.len());
+        assert_eq!(&back[..noise.len()], &noise[..]);
+    }
+
+    #[test]
+    fn shuffle_groups_bytes() {
+        let mut out = Vec::new();
+        shuffle(&[1, 2, 3, 4, 5, 6, 7], 2, &mut out);
+        assert_eq!(out, [1, 3, 5, 2, 4, 6, 7]);
+    }
+}

@@ -1,0 +1,250 @@
+//! `sstclim events`: read the analysis series of the inputs band by band of cells, detect and
+//! measure every cell's marine heatwaves (or cold spells) against a climatology, and write the
+//! event catalogue and the per-year summaries ([`crate::events`]).
+//!
+//! Why a job of its own beside `run`: `run` cuts the days into segments and needs only a
+//! window of days at a time; events need each cell's whole series, so the grid is cut into
+//! bands of latitude rows within `--max-mem`, and each band's pool holds every day of every
+//! analysis year. The files are read by the pipeline's readers (the direct path, or libnetcdf
+//! in forked processes), the same as `run` reads them. Both outputs are staged and renamed into
+//! place only once complete (`crate::output::publish`).
+//!
+//! Under MPI the ranks take contiguous shares of the latitude rows instead of slices of days
+//! ([`ranks`]); `band` is one rank's share.
+
+mod band;
+mod ranks;
+
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::calendar::{Calendar, Date};
+use crate::discover::discover;
+use crate::dist::comm::Comm;
+use crate::error::Error;
+use crate::events::climfile::ClimFile;
+use crate::events::write::Meta;
+use crate::events::{Days, EventsError, Params};
+use crate::input::{self, Grid, VarLayout};
+use crate::output::publish;
+use crate::percentile::Percentile;
+use crate::report::progress::Ui;
+
+/// What `sstclim events` was asked to do.
+#[derive(Clone, Debug)]
+pub struct EventsOptions {
+    pub input: String,
+    pub output: PathBuf,
+    pub var: Option<String>,
+    pub years: RangeInclusive<i32>,
+    pub climatology: PathBuf,
+    /// The threshold's percentile (90 for heatwaves, 10 for cold spells by default).
+    pub percentile: Percentile,
+    pub params: Params,
+    pub calendar: Calendar,
+    pub max_mem: Option<u64>,
+    pub threads: usize,
+    pub allow_missing: bool,
+    pub overwrite: bool,
+    pub command_line: String,
+}
+
+/// What the job did.
+#[derive(Debug)]
+pub struct EventsOutcome {
+    pub events: usize,
+    pub cells: usize,
+    pub bands: usize,
+    pub files_read: usize,
+    pub outputs: Vec<PathBuf>,
+    pub read_seconds: f64,
+    pub detect_seconds: f64,
+    pub write_seconds: f64,
+    pub seconds: f64,
+    pub peak_rss: u64,
+}
+
+/// The job's errors: the shared stages' and the events stage's, and the few of its own.
+#[derive(Debug, thiserror::Error)]
+pub enum EventsJobError {
+    #[error(transparent)]
+    Job(#[from] Error),
+    #[error(transparent)]
+    Events(#[from] EventsError),
+    #[error("{missing} of the {total} input files of --years {years} do not exist (first: {}); the analysis years must lie within the input's (--allow-missing treats missing days as missing values)", first.display())]
+    YearsOutsideInput { missing: usize, total: usize, years: String, first: PathBuf },
+    #[error("{}: exists; pass --overwrite to replace it", path.display())]
+    Exists { path: PathBuf },
+    #[error("{0}")]
+    Ranks(String),
+    #[error("--max-mem {budget} bytes cannot hold one row of cells ({need} bytes: every day of every analysis year); raise --max-mem or shorten --years")]
+    Memory { budget: u64, need: u64 },
+}
+
+/// The output file names (`--cold` writes its own, so both can share a directory).
+pub fn output_names(cold: bool) -> [&'static str; 2] {
+    if cold {
+        ["events_cold.nc", "summary_cold.nc"]
+    } else {
+        ["events.nc", "summary.nc"]
+    }
+}
+
+/// Removes the staging directory (what is left in it once the outputs were published).
+struct Staged(PathBuf);
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// What every rank finds before anything is read: the days, the files, the variable, the
+/// grid and the climatology, all checked.
+pub(crate) struct Prepared {
+    days: Days,
+    /// Pool slot of each day of the series (`None`: no file, a missing day).
+    slot_of_day: Vec<Option<usize>>,
+    files: Vec<PathBuf>,
+    first: PathBuf,
+    layout: VarLayout,
+    grid: Grid,
+    clim: ClimFile,
+    targets: Vec<PathBuf>,
+    meta: Meta,
+}
+
+/// Discover the analysis period's files, inspect the first, open the climatology and check
+/// it against them, and check the outputs: every failure of the job's inputs happens here.
+fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
+    let days = Days::of_years(opts.years.clone(), opts.calendar);
+    let dates: Vec<Date> = days.epoch_days.iter().map(|&d| Date::from_days(d)).collect();
+    let inputs = discover(&opts.input, &dates, true).map_err(Error::from)?;
+    if !inputs.missing.is_empty() && !opts.allow_missing {
+        return Err(EventsJobError::YearsOutsideInput {
+            missing: inputs.missing.len(),
+            total: dates.len(),
+            years: format!("{}-{}", opts.years.start(), opts.years.end()),
+            first: inputs.missing[0].clone(),
+        });
+    }
+    let Some(first) = inputs.files.values().next().cloned() else {
+        return Err(Error::NoInputs(dates.len()).into());
+    };
+    // a damaged header can crash the libraries: a child reads it first
+    input::contain::survives(&first, "reading the header", || {
+        let _ = inspect(&first, opts.var.as_deref());
+    })
+    .map_err(Error::from)?;
+    let (layout, grid) = inspect(&first, opts.var.as_deref())?;
+    let stat = opts.percentile.stat_name();
+    let clim = ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, &stat)?;
+    // outputs: refuse to replace unless asked, before anything is read
+    crate::output::prepare_dir(&opts.output).map_err(Error::from)?;
+    let targets: Vec<PathBuf> = output_names(opts.params.cold).iter().map(|n| opts.output.join(n)).collect();
+    if !opts.overwrite {
+        if let Some(t) = targets.iter().find(|t| t.exists()) {
+            return Err(EventsJobError::Exists { path: t.clone() });
+        }
+    }
+    let slot_of_day: Vec<Option<usize>> = {
+        let mut next = 0;
+        dates
+            .iter()
+            .map(|d| {
+                inputs.files.contains_key(d).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    };
+    let meta = Meta {
+        input_var: layout.name.clone(),
+        units: layout.meta.units.clone().unwrap_or_default(),
+        years: (*opts.years.start(), *opts.years.end()),
+        params: opts.params,
+        threshold: stat,
+        climatology: opts.climatology.display().to_string(),
+        provenance: clim.provenance.clone(),
+        history: format!("{} {}", crate::output::utc_timestamp(), opts.command_line),
+    };
+    let files = inputs.files.into_values().collect();
+    Ok(Prepared { days, slot_of_day, files, first, layout, grid, clim, targets, meta })
+}
+
+/// Run `sstclim events` as rank `comm.rank()` of `comm.size()`: each rank takes a contiguous
+/// share of the latitude rows and writes its events and summaries into parts in the staging
+/// directory; rank 0 joins the parts in rank order (so the files are the same at any number of
+/// ranks) and publishes them. A single rank writes the staged outputs directly.
+pub fn events(opts: &EventsOptions, comm: &Comm, ui: &Ui) -> Result<EventsOutcome, EventsJobError> {
+    let t0 = Instant::now();
+    let (rank, size) = (comm.rank(), comm.size());
+    let prepared = ranks::agree_ok(comm, prepare(opts))?;
+    // rank 0 holds the output directory's lock and makes the staging directory
+    let mut held = None;
+    let staging = if rank == 0 {
+        let made = (|| {
+            let lock = crate::output::lock::JobLock::acquire(&opts.output, &opts.command_line).map_err(Error::from)?;
+            let staging = publish::staging_dir(&opts.output);
+            crate::util::signals::on_interrupt_remove(&staging);
+            std::fs::create_dir_all(&staging).map_err(|cause| Error::Io { path: staging.clone(), cause })?;
+            held = Some((lock, Staged(staging.clone())));
+            Ok::<PathBuf, EventsJobError>(staging)
+        })();
+        ranks::agree(comm, made)?.swap_remove(0)
+    } else {
+        ranks::agree(comm, Ok(PathBuf::new()))?.swap_remove(0)
+    };
+    let names = output_names(opts.params.cold);
+    let staged: Vec<PathBuf> = names.iter().map(|n| staging.join(n)).collect();
+    let parts = |r: usize| -> Vec<PathBuf> {
+        if size == 1 {
+            staged.clone()
+        } else {
+            names.iter().map(|n| staging.join(format!("rank{r}-{n}"))).collect()
+        }
+    };
+    let rows = ranks::rows_of(prepared.grid.nlat(), rank, size);
+    let share = band::compute_share(opts, &prepared, rows, &parts(rank), ui);
+    let shares = ranks::agree(comm, share)?;
+    let published = if rank == 0 {
+        (|| {
+            let t = Instant::now();
+            if size > 1 {
+                let all: Vec<(Vec<PathBuf>, std::ops::Range<usize>)> =
+                    (0..size).map(|r| (parts(r), ranks::rows_of(prepared.grid.nlat(), r, size))).collect();
+                ranks::join_parts(&all, &staged, &prepared.meta, &prepared.grid)?;
+            }
+            let pairs: Vec<(PathBuf, PathBuf)> = staged.iter().cloned().zip(prepared.targets.iter().cloned()).collect();
+            let published = publish::publish(&pairs, &staging.join(".previous"), 2).map_err(Error::from)?;
+            Ok::<_, EventsJobError>((published.commit(), t.elapsed().as_secs_f64()))
+        })()
+    } else {
+        Ok((Vec::new(), 0.0))
+    };
+    let (outputs, join_s) = ranks::agree(comm, published)?.swap_remove(0);
+    drop(held);
+    let mine = shares[rank];
+    Ok(EventsOutcome {
+        events: shares.iter().map(|s| s.events).sum(),
+        cells: prepared.grid.n_cells(),
+        bands: shares.iter().map(|s| s.bands).sum(),
+        files_read: prepared.files.len(),
+        outputs,
+        read_seconds: mine.read_seconds,
+        detect_seconds: mine.detect_seconds,
+        write_seconds: mine.write_seconds + join_s,
+        seconds: t0.elapsed().as_secs_f64(),
+        peak_rss: crate::report::timing::peak_rss_bytes(),
+    })
+}
+
+/// Open the first file and read the variable's layout and grid from it.
+fn inspect(first: &Path, var: Option<&str>) -> Result<(VarLayout, Grid), Error> {
+    let file = input::open(first)?;
+    let layout = VarLayout::inspect(&file, first, var, false)?;
+    let grid = Grid::read(&file, first, &layout)?;
+    Ok((layout, grid))
+}

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""What a user's tools make of sstclim's outputs, on every layout (run by scripts/test.sh).
+
+Usage: cf_outputs.py SSTCLIM_BINARY [WORK_DIR]
+
+On a small generated OSTIA-like dataset (128x64, so that compressed chunks hold random-looking
+byte planes stored as such; int16 kelvin, `analysed_sst`), the same job under the
+hobday366 calendar with --units degC is written in every layout: per-doy, stacked, stacked
+through MPI (2 ranks, where mpirun exists), and `climatology` (where the binary has it); and
+stored every way: float64, float64 deflated, float32 deflated, int16 packed, int16 deflated.
+
+1. The IOOS compliance checker (cf:1.8) reports nothing (no error, warning or suggestion) for
+   every file of every run.
+2. Read back through netCDF4-python, every stored form equals the float64 outputs: exactly
+   (float64, compressed or not, any layout), to float32 rounding (float32: the nearest float32
+   of the float64 value), within scale/2 (int16); missing cells agree.
+3. xarray + cf_xarray: every layout opens (with decode_coords="all", which follows CF's
+   `climatology` attribute; per-doy files with open_mfdataset, which needs an increasing time
+   axis), time and climatology_bounds decode to dates (the same calendar),
+   the bounds are found through time's `climatology` attribute and enclose each time (cf_xarray's
+   get_bounds follows `bounds` only, which CF 7.4 forbids on a climatological axis; cf_xarray
+   finds the T axis and the standard name), `doy` is a coordinate, a time slice across Feb 29 selects days
+   59-61, and the variables are named {input}_{stat} with units, standard_name, cell_methods.
+
+Exits non-zero with the failures listed.
+"""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import cf_xarray  # noqa: F401  (registers the .cf accessor)
+import netCDF4
+import numpy as np
+import xarray as xr
+
+BIN = os.path.abspath(sys.argv[1])
+WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="sstclim-cf-")
+YEARS, DOYS = "2003-2005", "55-70"
+JOB = ["--years", YEARS, "--doys", DOYS, "--half-window", "3", "--percentile", "10,90",
+       "--calendar", "hobday366", "--units", "degC", "--threads", "2", "--overwrite"]
+SCALE = 0.01
+FORMS = {
+    "f64": [],
+    "f64-deflate": ["--deflate", "4"],
+    "f32-deflate": ["--output-type", "f32", "--deflate", "1"],
+    "i16": ["--output-type", "i16", "--output-scale", str(SCALE)],
+    "i16-deflate": ["--output-type", "i16", "--output-scale", str(SCALE), "--deflate", "1", "--shuffle", "false"],
+}
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg, file=sys.stderr)
+
+
+def sh(args, **kw):
+    env = dict(os.environ, SSTCLIM_RATES="none", HDF5_USE_FILE_LOCKING="FALSE",
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    r = subprocess.run(args, capture_output=True, text=True, env=env, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def run(name, layout, extra, mpi=0):
+    out = os.path.join(WORK, name)
+    args = [BIN, "-q", "run", "--input", os.path.join(WORK, "data"), "--output", out,
+            "--layout", layout] + JOB + extra
+    if mpi:
+        args = ["mpirun", "--oversubscribe", "-np", str(mpi)] + args
+    sh(args)
+    return out
+
+
+def stat_var(ds):
+    names = [v for v in ds.variables if v.endswith(("_mean", "_p10", "_p90"))]
+    assert len(names) >= 1, list(ds.variables)
+    return names
+
+
+def values(path):
+    """{variable: float64 array with NaN where missing} of a file, through netCDF4-python; the
+    filters the file declares are the ones its run asked for (what `ncdump -hs` shows)."""
+    run = os.path.basename(os.path.dirname(path))
+    with netCDF4.Dataset(path) as ds:
+        out = {}
+        for v in stat_var(ds):
+            f = ds[v].filters() or {}
+            want_zlib = "deflate" in run
+            if bool(f.get("zlib")) != want_zlib or bool(f.get("shuffle")) != (want_zlib and "i16-deflate" not in run):
+                fail(f"{run}/{os.path.basename(path)}: {v} filters {f}")
+            a = ds[v][:]
+            out[v] = np.ma.filled(a.astype(np.float64), np.nan)
+        return out
+
+
+def stacked_values(d):
+    """{variable: (time, lat, lon)} of a run, whatever its layout."""
+    files = sorted(glob.glob(os.path.join(d, "*.nc")))
+    acc = {}
+    for f in files:
+        for v, a in values(f).items():
+            acc.setdefault(v, []).append(a)
+    return {v: np.concatenate(a, axis=0) if a[0].ndim == 3 else a[0] for v, a in acc.items()}
+
+
+def compare(name, got, ref, kind):
+    for v, r in ref.items():
+        if v not in got:
+            fail(f"{name}: no variable {v}")
+            continue
+        g = got[v]
+        if g.shape != r.shape:
+            fail(f"{name}: {v} shape {g.shape} vs {r.shape}")
+            continue
+        if not np.array_equal(np.isnan(g), np.isnan(r)):
+            fail(f"{name}: {v}: missing cells differ")
+            continue
+        ok = ~np.isnan(r)
+        if kind == "exact":
+            good = np.array_equal(g[ok].view(np.uint64), r[ok].view(np.uint64))
+        elif kind == "f32":
+            good = np.array_equal(g[ok].astype(np.float32), r[ok].astype(np.float32))
+        else:
+            good = np.max(np.abs(g[ok] - r[ok]), initial=0) <= SCALE / 2 * (1 + 1e-9)
+        if not good:
+            err = np.max(np.abs(g[ok] - r[ok]), initial=0)
+            fail(f"{name}: {v} differs from float64 ({kind}; max error {err})")
+
+
+def checker(files):
+    report = os.path.join(WORK, "checker.json")
+    cmd = [os.path.join(os.path.dirname(sys.executable), "compliance-checker"), "--test", "cf:1.8",
+           "-f", "json_new", "-o", report] + files
+    subprocess.run(cmd, capture_output=True, text=True)
+    with open(report) as f:
+        data = json.load(f)
+    for path, tests in data.items():
+        r = tests["cf:1.8"]
+        for prio in ("high_priorities", "medium_priorities", "low_priorities"):
+            for check in r[prio]:
+                if check["msgs"]:
+                    fail(f"compliance checker, {os.path.relpath(path, WORK)}: {check['name']}: {check['msgs']}")
+
+
+def xarray_round_trip(name, d, var):
+    files = sorted(glob.glob(os.path.join(d, "*.nc")))
+    groups = {}
+    for f in files:
+        groups.setdefault(os.path.basename(f).split("_doy")[0].split(".")[0], []).append(f)
+    for stat, fs in groups.items():
+        try:
+            if len(fs) > 1:
+                ds = xr.open_mfdataset(fs, combine="by_coords", data_vars="minimal", coords="minimal", decode_coords="all",
+                                       compat="override")
+            else:
+                ds = xr.open_dataset(fs[0], decode_coords="all")
+        except Exception as e:  # noqa: BLE001
+            fail(f"{name}/{stat}: xarray cannot open: {e}")
+            continue
+        with ds:
+            if "time" not in ds.dims and "doy" in ds.dims:
+                # the climatology layout: days along doy, time a coordinate of it
+                ds = ds.swap_dims({"doy": "time"})
+            want = f"{var}_{stat}"
+            stats = [v for v in ds.data_vars if v.endswith(("_mean", "_p10", "_p90"))]
+            if stat in ("mean", "p10", "p90") and stats != [want]:
+                fail(f"{name}/{stat}: data variables {stats}, expected [{want}]")
+            if "mean" in ds.data_vars:
+                fail(f"{name}/{stat}: a variable named 'mean' collides with Dataset.mean")
+            if not np.issubdtype(ds["time"].dtype, np.datetime64):
+                fail(f"{name}/{stat}: time decodes to {ds['time'].dtype}")
+            b = ds.get("climatology_bounds")
+            if b is None or not np.issubdtype(b.dtype, np.datetime64):
+                fail(f"{name}/{stat}: climatology_bounds not decoded to dates ({None if b is None else b.dtype})")
+            if not ds.indexes["time"].is_monotonic_increasing:
+                fail(f"{name}/{stat}: time is not increasing: {ds['time'].values}")
+            if "doy" not in ds.coords:
+                fail(f"{name}/{stat}: doy is not a coordinate")
+            # the bounds of a climatological axis: named by `climatology` (CF 7.4 forbids a
+            # `bounds` attribute there, the one cf_xarray's get_bounds follows), which xarray
+            # keeps in the encoding and makes a coordinate
+            bname = ds["time"].encoding.get("climatology")
+            if bname != "climatology_bounds" or bname not in ds.coords:
+                fail(f"{name}/{stat}: time's climatology names {bname}; coordinates {list(ds.coords)}")
+            elif not bool(((ds[bname][:, 0] <= ds["time"]) & (ds["time"] < ds[bname][:, 1])).all()):
+                fail(f"{name}/{stat}: a time lies outside its climatology bounds")
+            try:
+                if ds.cf["T"].name != "time":
+                    fail(f"{name}/{stat}: cf_xarray's T axis is {ds.cf['T'].name}")
+                sn = "sea_surface_foundation_temperature"
+                if stat in ("mean", "p10", "p90") and ds.cf[sn].name != want:
+                    fail(f"{name}/{stat}: cf_xarray's {sn} is {ds.cf[sn].name}")
+            except Exception as e:  # noqa: BLE001
+                fail(f"{name}/{stat}: cf_xarray: {e}")
+            leap = ds["time"].dt.year.values[0]
+            sel = ds.sel(time=slice(f"{leap}-02-28", f"{leap}-03-01"))
+            if list(sel["doy"].values) != [59, 60, 61]:
+                fail(f"{name}/{stat}: time slice Feb 28 - Mar 1 gives days {list(sel['doy'].values)}")
+            if want in ds:
+                a = ds[want].attrs
+                if a.get("units") != "degree_Celsius" or "standard_name" not in a or "cell_methods" not in a:
+                    fail(f"{name}/{stat}: {want} attributes {a}")
+                float(ds[want].sel(time=f"{leap}-02-29").mean())
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    data = os.path.join(WORK, "data")
+    sh([BIN, "-q", "generate", "-o", data, "--grid", "128x64", "--years", YEARS, "--doys", "45-80",
+        "--storage", "i16"])
+    var = "analysed_sst"
+    runs = {}
+    for form, extra in FORMS.items():
+        runs[f"stacked-{form}"] = run(f"stacked-{form}", "stacked", extra)
+    runs["per-doy-f64"] = run("per-doy-f64", "per-doy", [])
+    runs["per-doy-f32-deflate"] = run("per-doy-f32-deflate", "per-doy", FORMS["f32-deflate"])
+    runs["per-doy-i16"] = run("per-doy-i16", "per-doy", FORMS["i16"])
+    if shutil.which("mpirun"):
+        runs["mpi-stacked-f64-deflate"] = run("mpi-stacked-f64-deflate", "stacked", FORMS["f64-deflate"], mpi=2)
+        runs["mpi-stacked-f32-deflate"] = run("mpi-stacked-f32-deflate", "stacked", FORMS["f32-deflate"], mpi=2)
+        runs["mpi-per-doy-i16"] = run("mpi-per-doy-i16", "per-doy", FORMS["i16"], mpi=2)
+    else:
+        print("mpirun not found: the MPI-assembled layout is not checked", file=sys.stderr)
+    try:
+        runs["climatology-f32-deflate"] = run("climatology-f32-deflate", "climatology", FORMS["f32-deflate"])
+    except RuntimeError as e:
+        if "climatology" in str(e) and "invalid value" in str(e):
+            print("this build has no --layout climatology: not checked", file=sys.stderr)
+        else:
+            raise
+
+    ref = stacked_values(runs["stacked-f64"])
+    for name, d in runs.items():
+        kind = "exact" if "f64" in name else "f32" if "f32" in name else "i16"
+        got = stacked_values(d)
+        if name.startswith("climatology"):
+            # one file: every statistic beside the others, days along doy
+            got = {v: a for v, a in got.items() if v in ref}
+        compare(name, got, ref, kind)
+
+    checker(sorted(f for d in runs.values() for f in glob.glob(os.path.join(d, "*.nc"))))
+    for name, d in runs.items():
+        xarray_round_trip(name, d, var)
+
+    if failures:
+        print(f"{len(failures)} failure(s)", file=sys.stderr)
+        sys.exit(1)
+    print(f"OK: {len(runs)} runs ({', '.join(runs)}): CF-clean, equal to float64 as stored, read by xarray")
+
+
+if __name__ == "__main__":
+    main()
