@@ -262,6 +262,7 @@ fn compressed_outputs_are_written_in_chunks_directly() {
             let (st, targets) = match layout {
                 OutputLayout::PerDoy => (i / n, i % n..i % n + 1),
                 OutputLayout::Stacked => (i, 0..DOYS.len()),
+                OutputLayout::Climatology => unreachable!("one file of every statistic: tests/hobday.rs"),
             };
             let name = ["sst_mean", "sst_p90", "sst_p10"][st];
             assert_eq!(stat_bits(p, name), expected(st, targets, -999.0), "{}", p.display());

@@ -37,6 +37,7 @@ fn meta() -> OutputMeta {
         input_template: "in".into(),
         missing_files: 0,
         history: "test".into(),
+        rules: sstclim::smooth::DayRules::default(),
     }
 }
 

@@ -43,6 +43,7 @@ fn meta(units: &str) -> OutputMeta {
         input_template: "in".into(),
         missing_files: 0,
         history: "test".into(),
+        rules: sstclim::smooth::DayRules::default(),
     }
 }
 

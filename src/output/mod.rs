@@ -404,10 +404,9 @@ impl OutputSet {
     ) -> Result<(), OutputError> {
         debug_assert_eq!(result.n_targets, targets.len());
         if let Some(names) = &self.climatology {
-            return self
-                .files
-                .iter()
-                .try_for_each(|f| climatology::write_targets(f, names, self.enc.fill, region, targets.clone(), result));
+            return self.files.iter().try_for_each(|f| {
+                climatology::write_targets(f, names, self.enc.fill, region, targets.clone(), result)
+            });
         }
         self.locate();
         let mut buffers = std::mem::take(&mut self.buffers);
