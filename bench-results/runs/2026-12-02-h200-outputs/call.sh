@@ -29,7 +29,7 @@ if [ ! -f $W/data/.done ]; then
   echo "generate i16 1440x721 1991-2020 days 1-366: $(since $t0) s, $(du -sh $W/data | cut -f1)" | tee -a $S
 fi
 job=(--input $W/data --years 1991-2020 --doys 1-366 --half-window 5 --percentile 10,90 --calendar hobday366)
-declare -A FORM=([f64]="" [f32]="--output-type f32" [f32-deflate1]="--output-type f32 --deflate 1" [i16]="--output-type i16 --output-scale 0.001")
+declare -A FORM=([f64]="" [f32]="--output-type f32" [f32-deflate1]="--output-type f32 --deflate 1" [i16]="--output-type i16 --output-scale 0.001 --output-offset 290")
 run() { # form tag [extra]
   local f=$1 tag=$2; shift 2
   t0=$(now); $B --quiet run "${job[@]}" ${FORM[$f]} --output $W/out-$f --timing-json $OUT/j/$f-$tag.json "$@" > $OUT/j/$f-$tag.log 2>&1
@@ -38,7 +38,8 @@ run() { # form tag [extra]
   local mb=$(du -sm --apparent-size $W/out-$f | cut -f1)
   echo "$f $tag rc=$rc wall $(since $t0) s write-stage $ws s outputs $mb MB" | tee -a $S
 }
-floor() { # form tag
+floor() { # form tag (the previous floor's files removed first: the disk holds one copy)
+  rm -rf $W/floor
   $B bench-write-floor --like $W/out-$1 --dir $W/floor --repeats 1 --json $OUT/j/floor-$1-$2.json > $OUT/j/floor-$1-$2.log 2>&1
   echo "floor $1 $2 rc=$? $(cat $OUT/j/floor-$1-$2.log)" | tee -a $S
 }
