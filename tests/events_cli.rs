@@ -327,6 +327,8 @@ fn bad_inputs_give_one_line_and_no_outputs() {
         .map(|x| x.to_string())
         .collect();
     one_line_error(&args, &out, &["--climatology FILE", "--baseline YEARS"]);
+    // a climatology flag of --baseline beside a climatology file
+    one_line_error(&events_args(&data, &clim, &out, &["--smooth", "5"]), &out, &["--smooth", "--baseline only"]);
 }
 
 /// `events --baseline` computes the climatology in the same run: its outputs are bit for bit

@@ -132,6 +132,20 @@ impl EventsArgs {
         if self.min_duration == 0 {
             anyhow::bail!("--min-duration must be at least 1");
         }
+        // clap lets a flag's `requires` go when the required flag conflicts with a given one
+        if self.baseline.is_none() {
+            let given = [
+                ("--half-window", self.half_window.is_some()),
+                ("--method", self.method.is_some()),
+                ("--window-edges", self.window_edges.is_some()),
+                ("--feb29", self.feb29.is_some()),
+                ("--smooth", self.smooth.is_some()),
+                ("--min-samples", self.min_samples.is_some()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+                anyhow::bail!("{flag} applies to --baseline only (a climatology file was computed with its own)");
+            }
+        }
         let (climatology, computed_from) = match (&self.climatology, &self.baseline) {
             (Some(path), _) => (path.clone(), None),
             (None, Some(years)) => {
