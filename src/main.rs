@@ -109,12 +109,21 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
         Command::Events(args) => {
             let command_line =
                 std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
-            let done = sstclim::run_events::events(&args.options(command_line)?, comm, ui)?;
+            let opts = args.options(command_line.clone())?;
+            let done = match args.baseline_plan(&command_line)? {
+                Some((plan, given)) => sstclim::run_events::events_with_baseline(&opts, &plan, given, comm, ui)?,
+                None => sstclim::run_events::events(&opts, comm, ui)?,
+            };
             if comm.rank() > 0 {
                 return Ok(ExitCode::SUCCESS);
             }
+            let climatology = if done.baseline_seconds > 0.0 {
+                format!("climatology {:.1} s, ", done.baseline_seconds)
+            } else {
+                String::new()
+            };
             println!(
-                "{} events in {} cells ({} files, {} band(s)) in {:.1} s (read {:.1} s, detect {:.1} s, write {:.1} s; peak memory {:.2} GB)",
+                "{} events in {} cells ({} files, {} band(s)) in {:.1} s ({climatology}read {:.1} s, detect {:.1} s, write {:.1} s; peak memory {:.2} GB)",
                 done.events, done.cells, done.files_read, done.bands, done.seconds, done.read_seconds,
                 done.detect_seconds, done.write_seconds, done.peak_rss as f64 / 1e9
             );

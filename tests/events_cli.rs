@@ -321,10 +321,74 @@ fn bad_inputs_give_one_line_and_no_outputs() {
     one_line_error(&events_args(&data, &input, &out, &[]), &out, &["sst_1990_001.nc", "not a climatology"]);
     // a threshold the file does not have
     one_line_error(&events_args(&data, &clim, &out, &["--percentile", "95"]), &out, &["sst_p95", "not in the file"]);
-    // --baseline is not wired yet
-    let args: Vec<String> = ["-q", "events", "-i", &s(&data), "-o", &s(&out), "--baseline", "1990-1991"]
+    // neither a climatology nor a baseline
+    let args: Vec<String> = ["-q", "events", "-i", &s(&data), "-o", &s(&out), "--years", "1990-1991"]
         .iter()
         .map(|x| x.to_string())
         .collect();
-    one_line_error(&args, &out, &["--baseline not yet supported", "sstclim run --layout climatology"]);
+    one_line_error(&args, &out, &["--climatology FILE", "--baseline YEARS"]);
+    // a climatology flag of --baseline beside a climatology file
+    one_line_error(&events_args(&data, &clim, &out, &["--smooth", "5"]), &out, &["--smooth", "--baseline only"]);
+}
+
+/// `events --baseline` computes the climatology in the same run: its outputs are bit for bit
+/// those of `run --layout climatology` with marineHeatWaves' settings followed by `events
+/// --climatology`, and nothing of the climatology is left behind. A baseline outside the input
+/// fails in one line with no outputs.
+#[test]
+fn baseline_in_the_same_run_equals_run_then_events() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    // the windows extend into the years around the baseline (--window-edges extend)
+    let gen = ["--grid", "3x2", "--years", "1990-1993", "--doys", "1-366", "--land-fraction", "0"];
+    common::generate(
+        &data,
+        &[&gen[..], &["--all-missing-cells", "0", "--ice-missing-fraction", "0", "--seed", "5"]].concat(),
+    );
+    // the generated days are independent from day to day: runs of a day make events to compare
+    let base = |out: &Path| -> Vec<String> {
+        ["-q", "events", "-i", &s(&data), "-o", &s(out), "--years", "1990-1993", "--min-duration", "1"]
+            .iter()
+            .map(|x| x.to_string())
+            .collect()
+    };
+    let with = |mut v: Vec<String>, more: &[&str]| {
+        v.extend(more.iter().map(|x| x.to_string()));
+        v
+    };
+    // the climatology first, with marineHeatWaves' settings spelled out
+    let clim = dir.path().join("clim");
+    let settings = ["--calendar", "hobday366", "--half-window", "5", "--method", "7", "--window-edges", "extend"];
+    let run = common::run_args(&data, &clim, "1991-1992", "1-366");
+    ok(&with(with(run, &settings), &["--feb29", "interpolate", "--smooth", "31", "--layout", "climatology"]));
+    let two_steps = dir.path().join("two_steps");
+    ok(&with(base(&two_steps), &["--climatology", &s(&clim.join("climatology.nc"))]));
+    let one_step = dir.path().join("one_step");
+    ok(&with(base(&one_step), &["--baseline", "1991-1992"]));
+    let mut names = entries(&one_step);
+    names.sort();
+    assert_eq!(names, ["events.nc", "summary.nc"], "the baseline's directory and the lock are gone");
+    let (count, _) = read(&one_step.join("events.nc"), "duration");
+    assert!(!count.is_empty(), "no events to compare");
+    for file in ["events.nc", "summary.nc"] {
+        let vars: Vec<String> = netcdf::open(two_steps.join(file)).unwrap().variables().map(|v| v.name()).collect();
+        assert!(vars.len() > 10, "{file}: {vars:?}");
+        for var in vars {
+            let bits = |d: &Path| read(&d.join(file), &var).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&one_step), bits(&two_steps), "{file} {var}");
+        }
+    }
+    // another threshold's computation differs (the comparison above can fail)
+    let p80 = dir.path().join("p80");
+    ok(&with(base(&p80), &["--baseline", "1991-1992", "--percentile", "80"]));
+    let (more, _) = read(&p80.join("events.nc"), "duration");
+    assert!(more.len() > count.len(), "{} events at p80, {} at p90", more.len(), count.len());
+    // a baseline outside the input: one line, exit 2, nothing left
+    let bad = dir.path().join("bad");
+    one_line_error(
+        &with(base(&bad), &["--baseline", "1985-1992"]),
+        &bad,
+        &["--baseline 1985-1992", "missing", "sst_1984_"],
+    );
+    assert!(entries(&bad).is_empty(), "{:?}", entries(&bad));
 }

@@ -71,9 +71,11 @@ pub struct RunArgs {
     #[arg(long, short, help_heading = OUTPUT)]
     pub output: PathBuf,
 
-    /// per-doy (one file per statistic and day) or stacked (per statistic).
+    /// per-doy (a file per statistic and day), stacked, or climatology.
     ///
-    /// `stacked` files hold every target day along their time dimension.
+    /// `stacked`: a file per statistic holding every target day along its time dimension;
+    /// `climatology`: one climatology.nc with the mean and every percentile (what `sstclim
+    /// events` reads).
     #[arg(long, value_enum, default_value_t = OutputLayout::PerDoy, help_heading = OUTPUT, hide_possible_values = true)]
     pub layout: OutputLayout,
 
@@ -93,7 +95,7 @@ pub struct RunArgs {
     /// f32 rounds to float32; i16 packs with --output-scale S and --output-offset O (CF
     /// scale_factor/add_offset: value = O + S x stored, stored within -32767..32767, -32768 the
     /// fill value).
-    #[arg(long, value_enum, default_value_t = OutputType::F64, help_heading = OUTPUT)]
+    #[arg(long, value_enum, default_value_t = OutputType::F64, help_heading = OUTPUT, hide_possible_values = true)]
     pub output_type: OutputType,
 
     /// Scale of --output-type i16 packing (the resolution: values are within S/2).

@@ -31,20 +31,24 @@ pub struct WindowArgs {
     pub calendar: Calendar,
 
     // The Hobday climatology's rules beyond each day's window (see `crate::smooth`).
-    /// What a window does at the ends of the climatology years: clip (only dates inside the
-    /// years), extend (the input's dates before and after them, as marineHeatWaves), wrap
-    /// (the years as a circular series, as CDO's rm=c).
-    #[arg(long, value_enum, default_value_t = WindowEdges::Clip, help_heading = "Job")]
+    /// Windows at the ends of the years: clip, extend or wrap.
+    ///
+    /// clip (only dates inside the years), extend (the input's dates before and after them, as
+    /// marineHeatWaves), wrap (the years as a circular series, as CDO's rm=c).
+    #[arg(long, value_enum, value_name = "EDGES", default_value_t = WindowEdges::Clip, help_heading = "Job", hide_possible_values = true)]
     pub window_edges: WindowEdges,
 
-    /// Day 60 under --calendar hobday366: from its own window, or 0.5*day 59 + 0.5*day 61 for
-    /// the mean and every percentile (interpolate, as marineHeatWaves).
-    #[arg(long, value_enum, default_value_t = Feb29::Window, help_heading = "Job")]
+    /// Day 60 under hobday366: window or interpolate.
+    ///
+    /// From its own window, or 0.5*day 59 + 0.5*day 61 for the mean and every percentile
+    /// (interpolate, as marineHeatWaves).
+    #[arg(long, value_enum, default_value_t = Feb29::Window, help_heading = "Job", hide_possible_values = true)]
     pub feb29: Feb29,
 
-    /// Periodic running mean of this odd width over the day-of-year axis, for the mean and
-    /// every percentile, after Feb 29 is filled (31 as marineHeatWaves; 1 = none). Days outside
-    /// --doys that it needs are computed but not written.
+    /// Running mean of this odd width over the days of year (1 = none).
+    ///
+    /// Periodic, for the mean and every percentile, after Feb 29 is filled (31 as
+    /// marineHeatWaves). Days outside --doys that it needs are computed but not written.
     #[arg(long, default_value_t = 1, value_name = "W", help_heading = "Job")]
     pub smooth: u16,
 }

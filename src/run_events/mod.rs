@@ -10,10 +10,14 @@
 //! place only once complete (`crate::output::publish`).
 //!
 //! Under MPI the ranks take contiguous shares of the latitude rows instead of slices of days
-//! ([`ranks`]); `band` is one rank's share.
+//! ([`ranks`]); `band` is one rank's share. With `--baseline` the climatology is computed first,
+//! by the `run` job, into a hidden directory of the output directory ([`baseline`]).
 
 mod band;
+mod baseline;
 mod ranks;
+
+pub use baseline::events_with_baseline;
 
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -27,6 +31,7 @@ use crate::events::climfile::ClimFile;
 use crate::events::write::Meta;
 use crate::events::{Days, EventsError, Params};
 use crate::input::{self, Grid, VarLayout};
+use crate::output::lock::JobLock;
 use crate::output::publish;
 use crate::percentile::Percentile;
 use crate::report::progress::Ui;
@@ -39,6 +44,9 @@ pub struct EventsOptions {
     pub var: Option<String>,
     pub years: RangeInclusive<i32>,
     pub climatology: PathBuf,
+    /// Where the climatology came from when this run computed it (`--baseline`): what the
+    /// outputs' `climatology_file` attribute says instead of the temporary file's path.
+    pub computed_from: Option<String>,
     /// The threshold's percentile (90 for heatwaves, 10 for cold spells by default).
     pub percentile: Percentile,
     pub params: Params,
@@ -58,6 +66,8 @@ pub struct EventsOutcome {
     pub bands: usize,
     pub files_read: usize,
     pub outputs: Vec<PathBuf>,
+    /// Computing the climatology of `--baseline` (0 with `--climatology`).
+    pub baseline_seconds: f64,
     pub read_seconds: f64,
     pub detect_seconds: f64,
     pub write_seconds: f64,
@@ -78,6 +88,8 @@ pub enum EventsJobError {
     Exists { path: PathBuf },
     #[error("{0}")]
     Ranks(String),
+    #[error("computing the climatology of --baseline {years}: {message}")]
+    Baseline { years: String, message: String },
     #[error("--max-mem {budget} bytes cannot hold one row of cells ({need} bytes: every day of every analysis year); raise --max-mem or shorten --years")]
     Memory { budget: u64, need: u64 },
 }
@@ -118,17 +130,7 @@ pub(crate) struct Prepared {
 /// Discover the analysis period's files, inspect the first, open the climatology and check
 /// it against them, and check the outputs: every failure of the job's inputs happens here.
 fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
-    let days = Days::of_years(opts.years.clone(), opts.calendar);
-    let dates: Vec<Date> = days.epoch_days.iter().map(|&d| Date::from_days(d)).collect();
-    let inputs = discover(&opts.input, &dates, true).map_err(Error::from)?;
-    if !inputs.missing.is_empty() && !opts.allow_missing {
-        return Err(EventsJobError::YearsOutsideInput {
-            missing: inputs.missing.len(),
-            total: dates.len(),
-            years: format!("{}-{}", opts.years.start(), opts.years.end()),
-            first: inputs.missing[0].clone(),
-        });
-    }
+    let (days, dates, inputs) = find_analysis(opts)?;
     let Some(first) = inputs.files.values().next().cloned() else {
         return Err(Error::NoInputs(dates.len()).into());
     };
@@ -141,13 +143,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     let stat = opts.percentile.stat_name();
     let clim = ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, &stat)?;
     // outputs: refuse to replace unless asked, before anything is read
-    crate::output::prepare_dir(&opts.output).map_err(Error::from)?;
-    let targets: Vec<PathBuf> = output_names(opts.params.cold).iter().map(|n| opts.output.join(n)).collect();
-    if !opts.overwrite {
-        if let Some(t) = targets.iter().find(|t| t.exists()) {
-            return Err(EventsJobError::Exists { path: t.clone() });
-        }
-    }
+    let targets = check_targets(opts)?;
     let slot_of_day: Vec<Option<usize>> = {
         let mut next = 0;
         dates
@@ -166,7 +162,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
         years: (*opts.years.start(), *opts.years.end()),
         params: opts.params,
         threshold: stat,
-        climatology: opts.climatology.display().to_string(),
+        climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
         provenance: clim.provenance.clone(),
         history: format!("{} {}", crate::output::utc_timestamp(), opts.command_line),
     };
@@ -174,11 +170,52 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     Ok(Prepared { days, slot_of_day, files, first, layout, grid, clim, targets, meta })
 }
 
+/// The analysis period's days, their dates and files; an error unless every file exists
+/// (or --allow-missing).
+fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discover::Inputs), EventsJobError> {
+    let days = Days::of_years(opts.years.clone(), opts.calendar);
+    let dates: Vec<Date> = days.epoch_days.iter().map(|&d| Date::from_days(d)).collect();
+    let inputs = discover(&opts.input, &dates, true).map_err(Error::from)?;
+    if !inputs.missing.is_empty() && !opts.allow_missing {
+        return Err(EventsJobError::YearsOutsideInput {
+            missing: inputs.missing.len(),
+            total: dates.len(),
+            years: format!("{}-{}", opts.years.start(), opts.years.end()),
+            first: inputs.missing[0].clone(),
+        });
+    }
+    Ok((days, dates, inputs))
+}
+
+/// The outputs' final paths, once the output directory is writable and (without --overwrite)
+/// none of them exists.
+fn check_targets(opts: &EventsOptions) -> Result<Vec<PathBuf>, EventsJobError> {
+    crate::output::prepare_dir(&opts.output).map_err(Error::from)?;
+    let targets: Vec<PathBuf> = output_names(opts.params.cold).iter().map(|n| opts.output.join(n)).collect();
+    if !opts.overwrite {
+        if let Some(t) = targets.iter().find(|t| t.exists()) {
+            return Err(EventsJobError::Exists { path: t.clone() });
+        }
+    }
+    Ok(targets)
+}
+
 /// Run `sstclim events` as rank `comm.rank()` of `comm.size()`: each rank takes a contiguous
 /// share of the latitude rows and writes its events and summaries into parts in the staging
 /// directory; rank 0 joins the parts in rank order (so the files are the same at any number of
 /// ranks) and publishes them. A single rank writes the staged outputs directly.
 pub fn events(opts: &EventsOptions, comm: &Comm, ui: &Ui) -> Result<EventsOutcome, EventsJobError> {
+    events_locked(opts, comm, ui, None)
+}
+
+/// [`events`], with the output directory's lock already held by rank 0 when `lock` is given
+/// (the `--baseline` job takes it before it computes the climatology).
+fn events_locked(
+    opts: &EventsOptions,
+    comm: &Comm,
+    ui: &Ui,
+    lock: Option<JobLock>,
+) -> Result<EventsOutcome, EventsJobError> {
     let t0 = Instant::now();
     let (rank, size) = (comm.rank(), comm.size());
     let prepared = ranks::agree_ok(comm, prepare(opts))?;
@@ -186,7 +223,10 @@ pub fn events(opts: &EventsOptions, comm: &Comm, ui: &Ui) -> Result<EventsOutcom
     let mut held = None;
     let staging = if rank == 0 {
         let made = (|| {
-            let lock = crate::output::lock::JobLock::acquire(&opts.output, &opts.command_line).map_err(Error::from)?;
+            let lock = match lock {
+                Some(held) => held,
+                None => JobLock::acquire(&opts.output, &opts.command_line).map_err(Error::from)?,
+            };
             let staging = publish::staging_dir(&opts.output);
             crate::util::signals::on_interrupt_remove(&staging);
             std::fs::create_dir_all(&staging).map_err(|cause| Error::Io { path: staging.clone(), cause })?;
@@ -233,6 +273,7 @@ pub fn events(opts: &EventsOptions, comm: &Comm, ui: &Ui) -> Result<EventsOutcom
         bands: shares.iter().map(|s| s.bands).sum(),
         files_read: prepared.files.len(),
         outputs,
+        baseline_seconds: 0.0,
         read_seconds: mine.read_seconds,
         detect_seconds: mine.detect_seconds,
         write_seconds: mine.write_seconds + join_s,

@@ -1,0 +1,91 @@
+//! `sstclim events --baseline YEARS`: the climatology computed in the same run, then the events
+//! detected against it exactly as with `--climatology FILE`.
+//!
+//! Why through a file: the climatology is the `run` job's (`--layout climatology`), with every
+//! engine, tile and MPI path it has, and the events stage reads it back the one way it reads a
+//! climatology, so `events --baseline` equals `run --layout climatology` followed by `events
+//! --climatology` bit for bit. The file lives in a hidden directory of the output directory
+//! (shared by the ranks, named `.partial` so that a dead job's is cleaned with its other staged
+//! files), made while rank 0 holds the output directory's lock and removed whatever happens.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use tracing::info;
+
+use super::{check_targets, events_locked, find_analysis, ranks, EventsJobError, EventsOptions, EventsOutcome, Staged};
+use crate::dist::comm::Comm;
+use crate::dist::Given;
+use crate::error::Error;
+use crate::output::lock::JobLock;
+use crate::output::publish;
+use crate::plan::JobPlan;
+use crate::report::progress::Ui;
+
+/// Run `plan` (a `run --layout climatology` job over the baseline years; its output directory
+/// is replaced here) into a temporary directory, then [`super::events`] against its
+/// climatology.nc. Everything that can be checked before the climatology is computed (the
+/// analysis years' files, the outputs) is checked first.
+pub fn events_with_baseline(
+    opts: &EventsOptions,
+    plan: &JobPlan,
+    given: Given,
+    comm: &Comm,
+    ui: &Ui,
+) -> Result<EventsOutcome, EventsJobError> {
+    let t0 = Instant::now();
+    ranks::agree_ok(comm, find_analysis(opts).map(|_| ()))?;
+    // rank 0: the outputs checked, the lock taken for the whole job, the directory made
+    let (mut lock, mut guard) = (None, None);
+    let made = if comm.rank() == 0 {
+        (|| {
+            check_targets(opts)?;
+            let held = JobLock::acquire(&opts.output, &opts.command_line).map_err(Error::from)?;
+            let dir = opts.output.join(format!(".sstclim-baseline-{}.partial", publish::job_id()));
+            crate::util::signals::on_interrupt_remove(&dir);
+            std::fs::create_dir_all(&dir).map_err(|cause| Error::Io { path: dir.clone(), cause })?;
+            lock = Some(held);
+            guard = Some(Staged(dir.clone()));
+            Ok::<PathBuf, EventsJobError>(dir)
+        })()
+    } else {
+        Ok(PathBuf::new())
+    };
+    let dir = ranks::agree(comm, made)?.swap_remove(0);
+    let mut plan = plan.clone();
+    plan.output.dir = dir.clone();
+    let years = format!("{}-{}", plan.window.years.start(), plan.window.years.end());
+    crate::dist::run(&plan, given, comm, ui)
+        .map_err(|e| EventsJobError::Baseline { years: years.clone(), message: one_line(&e.to_string()) })?;
+    let baseline_seconds = t0.elapsed().as_secs_f64();
+    info!("the climatology of --baseline {years} computed in {baseline_seconds:.1} s");
+    let opts = EventsOptions { climatology: dir.join(crate::output::climatology::FILE_NAME), ..opts.clone() };
+    let outcome = events_locked(&opts, comm, ui, lock.take());
+    // every rank has passed the events job's last agreement: nobody reads the file any more
+    drop(guard);
+    outcome.map(|o| EventsOutcome { baseline_seconds, seconds: t0.elapsed().as_secs_f64(), ..o })
+}
+
+/// `run`'s message in one line: its first line and the first of the lines under it (`run`
+/// lists the missing files one a line), with how many more there were.
+fn one_line(message: &str) -> String {
+    let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut text = lines.next().unwrap_or_default().to_string();
+    if let Some(next) = lines.next() {
+        text.push_str(&format!("; {next}"));
+    }
+    match lines.count() {
+        0 => {}
+        n => text.push_str(&format!(" and {n} more")),
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_message_of_several_lines_becomes_one() {
+        assert_eq!(super::one_line("a: b"), "a: b");
+        assert_eq!(super::one_line("missing:\n  f1\n  f2\n  f3\n"), "missing:; f1 and 2 more");
+    }
+}
