@@ -473,7 +473,8 @@ pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, 
                 }
                 buf.resize(size as usize, 0);
                 let mut filters = 0u32;
-                if h5d::H5Dread_chunk1(d, h5p::H5P_DEFAULT, offset.as_ptr(), &mut filters, buf.as_mut_ptr().cast()) < 0 {
+                if h5d::H5Dread_chunk1(d, h5p::H5P_DEFAULT, offset.as_ptr(), &mut filters, buf.as_mut_ptr().cast()) < 0
+                {
                     result = Err(format!("{}: HDF5 cannot read chunk {i} of /{var}", src.display()));
                     break;
                 }
