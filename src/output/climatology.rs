@@ -87,12 +87,15 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         file.add_attribute(name, value).map_err(fail(name))?;
     }
     let (mut times, mut bounds, mut doys) = (Vec::new(), Vec::new(), Vec::new());
+    // an increasing time axis under every calendar, as the other layouts have it
+    let leap = super::create::time_year(w);
     for t in f.targets.clone() {
         let doy = w.doys[t];
         let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor(y, doy)).collect();
         let first = anchors.first().copied().unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
         let last = anchors.last().copied().unwrap_or(first);
-        times.push((first.to_days() - base.to_days()) as f64);
+        let at = leap.and_then(|year| Date::from_ordinal(year, doy)).unwrap_or(first);
+        times.push((at.to_days() - base.to_days()) as f64);
         bounds.push((first.add_days(-h).to_days() - base.to_days()) as f64);
         bounds.push((last.add_days(h + 1).to_days() - base.to_days()) as f64);
         doys.push(i32::from(doy));
@@ -119,7 +122,9 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     {
         let mut v =
             file.add_variable::<f64>("climatology_bounds", &["doy", "nv"]).map_err(fail("climatology_bounds"))?;
+        // the same units and calendar as time (CF 7.1), so that both decode alike
         v.put_attribute("units", units.as_str()).map_err(fail("climatology_bounds"))?;
+        v.put_attribute("calendar", "proleptic_gregorian").map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
     for (dim, coord, std_name, units, axis) in [
@@ -137,7 +142,6 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         }
         v.put_values(&coord.values, ..).map_err(fail(dim))?;
     }
-    let source = meta.var_meta.long_name.as_deref().unwrap_or(&meta.input_var);
     for (stat, name) in var_names(meta).iter().enumerate() {
         let mut v = file.add_variable::<f64>(name, &["doy", "lat", "lon"]).map_err(fail(name))?;
         if let Some(level) = spec.deflate {
@@ -145,18 +149,11 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
             v.set_compression(i32::from(level), true).map_err(fail(name))?;
         }
         v.set_fill_value(spec.fill_value).map_err(fail(name))?;
-        let what = match stat {
-            0 => "mean".to_string(),
-            _ => format!("{} percentile", stats.percentiles[stat - 1].text()),
-        };
-        v.put_attribute("long_name", format!("climatological {what} of {source}")).map_err(fail(name))?;
-        if let Some(units) = &meta.var_meta.units {
-            v.put_attribute("units", units.as_str()).map_err(fail(name))?;
-        }
-        if stat == 0 {
-            v.put_attribute("cell_methods", "time: mean over years").map_err(fail(name))?;
-        } else {
-            v.put_attribute("percentile", percentiles[stat - 1]).map_err(fail(name))?;
+        // the other layouts' attributes (units, standard_name, CF 7.4 cell_methods, the
+        // percentile), with time, not doy, the auxiliary coordinate: doy is the dimension here
+        for (name_, value) in super::create::stat_attributes(stat, meta, spec) {
+            let value = if name_ == "coordinates" { "time".into() } else { value };
+            v.put_attribute(name_, value).map_err(fail(name))?;
         }
     }
     file.close().map_err(fail(""))
