@@ -175,14 +175,25 @@ fn equals_library<T: Sample>(kind: Kind, region: &Region, opts: &ReaderOptions, 
     got.pool
 }
 
-/// Every child of this process has been reaped (none running, no zombie).
+/// Every child of this process has been reaped (none running, no zombie). Other lib tests that
+/// run at the same time in this process start children of their own (the output files'
+/// creator, generate's writers), which their owners reap within moments, so the check waits a
+/// while for the process to have none; a child the readers leaked stays a zombie forever and
+/// still fails it.
 fn no_children_left() {
-    // SAFETY: siginfo_t is plain data; waitid only writes it. WNOWAIT leaves any child alone.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
-    let err = std::io::Error::last_os_error();
-    assert_eq!(r, -1, "this process still has children");
-    assert_eq!(err.raw_os_error(), Some(libc::ECHILD), "{err}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        // SAFETY: siginfo_t is plain data; waitid only writes it. WNOWAIT leaves any child alone.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::waitid(libc::P_ALL, 0, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT) };
+        let err = std::io::Error::last_os_error();
+        if r == -1 || std::time::Instant::now() > deadline {
+            assert_eq!(r, -1, "this process still has children");
+            assert_eq!(err.raw_os_error(), Some(libc::ECHILD), "{err}");
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 fn full() -> Region {
