@@ -127,21 +127,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         v.put_attribute("calendar", "proleptic_gregorian").map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
-    for (dim, coord, std_name, units, axis) in [
-        ("lat", &meta.grid.lat, "latitude", "degrees_north", "Y"),
-        ("lon", &meta.grid.lon, "longitude", "degrees_east", "X"),
-    ] {
-        let mut v = file.add_variable::<f64>(dim, &[dim]).map_err(fail(dim))?;
-        if coord.from_file {
-            v.put_attribute("standard_name", std_name).map_err(fail(dim))?;
-            v.put_attribute("units", units).map_err(fail(dim))?;
-            v.put_attribute("axis", axis).map_err(fail(dim))?;
-        } else {
-            v.put_attribute("long_name", format!("{std_name} index (the input had no coordinate variable)"))
-                .map_err(fail(dim))?;
-        }
-        v.put_values(&coord.values, ..).map_err(fail(dim))?;
-    }
+    super::create::put_lat_lon(&mut file, meta, &f.path)?;
     for (stat, name) in var_names(meta).iter().enumerate() {
         let mut v = file.add_variable::<f64>(name, &["doy", "lat", "lon"]).map_err(fail(name))?;
         if let Some(level) = spec.deflate {

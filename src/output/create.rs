@@ -43,6 +43,31 @@ pub(super) fn time_year(w: &crate::window::WindowSpec) -> Option<i32> {
     }
 }
 
+/// The `lat` and `lon` coordinate variables of an output file: the input's values with CF
+/// attributes, or grid indices where the input had no coordinate variable.
+pub(super) fn put_lat_lon(
+    file: &mut netcdf::FileMut,
+    meta: &OutputMeta,
+    path: &std::path::Path,
+) -> Result<(), OutputError> {
+    for (dim, coord, std_name, units, axis) in [
+        ("lat", &meta.grid.lat, "latitude", "degrees_north", "Y"),
+        ("lon", &meta.grid.lon, "longitude", "degrees_east", "X"),
+    ] {
+        let mut v = file.add_variable::<f64>(dim, &[dim]).map_err(|e| OutputError::write(path, dim, e))?;
+        if coord.from_file {
+            v.put_attribute("standard_name", std_name).map_err(|e| OutputError::write(path, dim, e))?;
+            v.put_attribute("units", units).map_err(|e| OutputError::write(path, dim, e))?;
+            v.put_attribute("axis", axis).map_err(|e| OutputError::write(path, dim, e))?;
+        } else {
+            v.put_attribute("long_name", format!("{std_name} index (the input had no coordinate variable)"))
+                .map_err(|e| OutputError::write(path, dim, e))?;
+        }
+        v.put_values(&coord.values, ..).map_err(|e| OutputError::write(path, dim, e))?;
+    }
+    Ok(())
+}
+
 /// Create `f` with its metadata and coordinates. With `preallocate` (uncompressed outputs on the
 /// direct write path) the statistic's contiguous storage is allocated now and never filled: its
 /// `_FillValue` attribute stays (missing cells are written as that value), but HDF5's fill
@@ -156,21 +181,7 @@ pub(super) fn create_file(
         v.put_attribute("units", "1").map_err(fail("doy"))?;
         v.put_values(&doys, ..).map_err(fail("doy"))?;
     }
-    for (dim, coord, std_name, units, axis) in [
-        ("lat", &meta.grid.lat, "latitude", "degrees_north", "Y"),
-        ("lon", &meta.grid.lon, "longitude", "degrees_east", "X"),
-    ] {
-        let mut v = file.add_variable::<f64>(dim, &[dim]).map_err(fail(dim))?;
-        if coord.from_file {
-            v.put_attribute("standard_name", std_name).map_err(fail(dim))?;
-            v.put_attribute("units", units).map_err(fail(dim))?;
-            v.put_attribute("axis", axis).map_err(fail(dim))?;
-        } else {
-            v.put_attribute("long_name", format!("{std_name} index (the input had no coordinate variable)"))
-                .map_err(fail(dim))?;
-        }
-        v.put_values(&coord.values, ..).map_err(fail(dim))?;
-    }
+    put_lat_lon(&mut file, meta, &f.path)?;
 
     // the statistic
     let enc = spec.encoding(meta);
