@@ -3,48 +3,30 @@
 //! columns) and segments of target days, both layouts, NaN cells; files read back with the
 //! netcdf crate must hold exactly the expected values and the same dimensions and attributes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use sstclim::engine::{StatSpec, TileResult};
-use sstclim::input::{Coord, Grid, Region, VarMeta};
+use sstclim::engine::TileResult;
+use sstclim::input::{Coord, Grid, Region};
 use sstclim::output::{OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
-use sstclim::percentile::{Method, Percentile};
-use sstclim::window::WindowSpec;
 
 const NLAT: usize = 7;
 const NLON: usize = 12;
 const DOYS: [u16; 5] = [100, 101, 102, 103, 104];
 
 fn meta() -> OutputMeta {
+    let mut meta = common::output_meta(NLAT, NLON, &DOYS);
     let coord = |dim: &str, n: usize, step: f64| Coord {
         dim: dim.into(),
         values: (0..n).map(|i| i as f64 * step - 10.0).collect(),
         from_file: true,
     };
-    OutputMeta {
-        stats: StatSpec {
-            percentiles: vec!["90".parse::<Percentile>().unwrap(), "10".parse().unwrap()],
-            method: Method::new(5).unwrap(),
-            min_samples: 1,
-        },
-        window: WindowSpec {
-            years: 2001..=2003,
-            doys: DOYS.to_vec(),
-            half_window: 2,
-            calendar: sstclim::calendar::Calendar::Ordinal,
-        },
-        rules: sstclim::smooth::DayRules::default(),
-        grid: Grid { lat: coord("lat", NLAT, 2.5), lon: coord("lon", NLON, 1.5) },
-        input_var: "sst".into(),
-        var_meta: VarMeta {
-            units: Some("K".into()),
-            long_name: Some("sea surface temperature".into()),
-            standard_name: None,
-        },
-        input_template: "in_{year}_{doy}.nc".into(),
-        missing_files: 0,
-        history: "test".into(),
-    }
+    meta.grid = Grid { lat: coord("lat", NLAT, 2.5), lon: coord("lon", NLON, 1.5) };
+    meta.stats.percentiles.push("10".parse().unwrap());
+    meta.var_meta.long_name = Some("sea surface temperature".into());
+    meta.input_template = "in_{year}_{doy}.nc".into();
+    meta
 }
 
 fn spec(dir: &Path, layout: OutputLayout, path: WritePath, threads: usize, fill: f64) -> OutputSpec {

@@ -3,42 +3,21 @@
 //! libnetcdf all fail with an error naming the file (and, on the direct paths, how many bytes
 //! were not written), and nothing that looks finished is left in the output directory.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
-use sstclim::engine::{StatSpec, TileResult};
-use sstclim::input::{Coord, Grid, Region, VarMeta};
+use sstclim::engine::TileResult;
+use sstclim::input::Region;
 use sstclim::output::{OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, OutputType, WritePath};
-use sstclim::percentile::{Method, Percentile};
-use sstclim::window::WindowSpec;
 
 const NLAT: usize = 181;
 const NLON: usize = 360;
 const DOYS: [u16; 3] = [100, 101, 102];
 
 fn meta() -> OutputMeta {
-    let coord =
-        |dim: &str, n: usize| Coord { dim: dim.into(), values: (0..n).map(|i| i as f64).collect(), from_file: true };
-    OutputMeta {
-        stats: StatSpec {
-            percentiles: vec!["90".parse::<Percentile>().unwrap()],
-            method: Method::new(5).unwrap(),
-            min_samples: 1,
-        },
-        window: WindowSpec {
-            years: 2001..=2003,
-            doys: DOYS.to_vec(),
-            half_window: 2,
-            calendar: sstclim::calendar::Calendar::Ordinal,
-        },
-        grid: Grid { lat: coord("lat", NLAT), lon: coord("lon", NLON) },
-        input_var: "sst".into(),
-        var_meta: VarMeta { units: Some("K".into()), long_name: None, standard_name: None },
-        input_template: "in".into(),
-        missing_files: 0,
-        history: "test".into(),
-        rules: sstclim::smooth::DayRules::default(),
-    }
+    common::output_meta(NLAT, NLON, &DOYS)
 }
 
 /// A small tmpfs at `dir`, unmounted on drop; None where mounting is not allowed.

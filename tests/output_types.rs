@@ -4,47 +4,28 @@
 //! scale/2; a value int16 packing cannot hold, and `--units degC` on input that is not a
 //! temperature, are errors that leave nothing behind.
 
+mod common;
+
 use std::path::Path;
 
-use sstclim::engine::{StatSpec, TileResult};
-use sstclim::input::{Coord, Grid, Region, VarMeta};
+use sstclim::engine::TileResult;
+use sstclim::input::Region;
 use sstclim::output::{
     OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, OutputType, TargetUnits, WritePath,
 };
-use sstclim::percentile::{Method, Percentile};
-use sstclim::window::WindowSpec;
 
 const NLAT: usize = 9;
 const NLON: usize = 14;
 const DOYS: [u16; 4] = [59, 60, 61, 62];
 
 fn meta(units: &str) -> OutputMeta {
-    let coord =
-        |dim: &str, n: usize| Coord { dim: dim.into(), values: (0..n).map(|i| i as f64).collect(), from_file: true };
-    OutputMeta {
-        stats: StatSpec {
-            percentiles: vec!["90".parse::<Percentile>().unwrap()],
-            method: Method::new(5).unwrap(),
-            min_samples: 1,
-        },
-        window: WindowSpec {
-            years: 2001..=2004,
-            doys: DOYS.to_vec(),
-            half_window: 2,
-            calendar: sstclim::calendar::Calendar::Hobday366,
-        },
-        grid: Grid { lat: coord("lat", NLAT), lon: coord("lon", NLON) },
-        input_var: "analysed_sst".into(),
-        var_meta: VarMeta {
-            units: Some(units.into()),
-            long_name: None,
-            standard_name: Some("sea_surface_temperature".into()),
-        },
-        input_template: "in".into(),
-        missing_files: 0,
-        history: "test".into(),
-        rules: sstclim::smooth::DayRules::default(),
-    }
+    let mut meta = common::output_meta(NLAT, NLON, &DOYS);
+    meta.window.years = 2001..=2004;
+    meta.window.calendar = sstclim::calendar::Calendar::Hobday366;
+    meta.input_var = "analysed_sst".into();
+    meta.var_meta.units = Some(units.into());
+    meta.var_meta.standard_name = Some("sea_surface_temperature".into());
+    meta
 }
 
 fn value(s: usize, t: usize, cell: usize) -> f64 {

@@ -128,3 +128,32 @@ pub fn tmp() -> tempfile::TempDir {
 pub fn path(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)
 }
+
+/// The metadata of a small output set for the output writer tests: index coordinates on an
+/// `nlat` x `nlon` grid, P90 by method 5 within ±2 days over 2001-2003 (ordinal days), a
+/// kelvin variable `sst`. Tests change the fields they are about.
+pub fn output_meta(nlat: usize, nlon: usize, doys: &[u16]) -> sstclim::output::OutputMeta {
+    use sstclim::input::{Coord, Grid, VarMeta};
+    let coord =
+        |dim: &str, n: usize| Coord { dim: dim.into(), values: (0..n).map(|i| i as f64).collect(), from_file: true };
+    sstclim::output::OutputMeta {
+        stats: sstclim::engine::StatSpec {
+            percentiles: vec!["90".parse().unwrap()],
+            method: sstclim::percentile::Method::new(5).unwrap(),
+            min_samples: 1,
+        },
+        window: sstclim::window::WindowSpec {
+            years: 2001..=2003,
+            doys: doys.to_vec(),
+            half_window: 2,
+            calendar: sstclim::calendar::Calendar::Ordinal,
+        },
+        rules: sstclim::smooth::DayRules::default(),
+        grid: Grid { lat: coord("lat", nlat), lon: coord("lon", nlon) },
+        input_var: "sst".into(),
+        var_meta: VarMeta { units: Some("K".into()), long_name: None, standard_name: None },
+        input_template: "in".into(),
+        missing_files: 0,
+        history: "test".into(),
+    }
+}
