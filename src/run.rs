@@ -85,8 +85,9 @@ impl Job {
         let FoundInputs { inputs, first, layout, grid } = find_inputs(plan, &plan.window)?;
         let computed = plan.rules.computed_spec(&plan.window);
         let window = WindowPlan::build_with(&computed, plan.rules.edges, |d| inputs.files.contains_key(&d));
-        let files = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
-        Ok(Job { inputs, first, layout, grid, window, files })
+        let files: Vec<PathBuf> = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
+        let steps = vec![0; files.len()];
+        Ok(Job { inputs, first, layout, grid, window, files, steps })
     }
 }
 

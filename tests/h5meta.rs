@@ -328,6 +328,7 @@ fn unsupported_structures_fall_back_to_the_library() {
         dims: vec![("y".into(), 3), ("x".into(), 4)],
         lat_axis: 0,
         lon_axis: 1,
+        time_axis: None,
         packing: input::Packing {
             scale: 1.0,
             offset: 0.0,

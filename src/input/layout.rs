@@ -39,6 +39,10 @@ pub struct VarLayout {
     pub dims: Vec<(String, usize)>,
     pub lat_axis: usize,
     pub lon_axis: usize,
+    /// The time dimension (an index into `dims`), when the variable has one: a dimension
+    /// besides latitude and longitude that is named like time or whose coordinate variable has
+    /// time units or `axis = "T"`. Files of many steps are read one step at a time along it.
+    pub time_axis: Option<usize>,
     pub packing: Packing,
     pub meta: VarMeta,
 }
@@ -138,6 +142,7 @@ impl VarLayout {
             }
         };
         let (lat_axis, lon_axis) = (find(Axis::Lat)?, find(Axis::Lon)?);
+        let time_axis = (0..dims.len()).find(|&i| i != lat_axis && i != lon_axis && is_time(file, &dims[i].0));
         if dims[lat_axis].1 == 0 || dims[lon_axis].1 == 0 {
             return Err(bad(format!("dimensions {}: the grid has no cells", describe_dims(&dims))));
         }
@@ -173,7 +178,7 @@ impl VarLayout {
             long_name: text_attr(&variable, "long_name"),
             standard_name: text_attr(&variable, "standard_name"),
         };
-        Ok(VarLayout { name, storage, dims, lat_axis, lon_axis, packing, meta })
+        Ok(VarLayout { name, storage, dims, lat_axis, lon_axis, time_axis, packing, meta })
     }
 
     pub fn nlat(&self) -> usize {
@@ -194,6 +199,11 @@ impl VarLayout {
             .product()
     }
 
+    /// Number of time steps (1 without a time dimension).
+    pub fn steps(&self) -> usize {
+        self.time_axis.map_or(1, |t| self.dims[t].1)
+    }
+
     /// Whether latitude varies slower than longitude in the file (C order `(lat, lon)`).
     pub fn lat_is_slow(&self) -> bool {
         self.lat_axis < self.lon_axis
@@ -206,12 +216,19 @@ impl VarLayout {
 
     /// Hyperslab of rows (latitude indices) and columns (longitude indices), in file order.
     pub(crate) fn extents(&self, rows: &Range<usize>, cols: &Range<usize>) -> Vec<Extent> {
+        self.extents_at(0, rows, cols)
+    }
+
+    /// [`VarLayout::extents`] at time step `step` (along [`VarLayout::time_axis`]).
+    pub(crate) fn extents_at(&self, step: usize, rows: &Range<usize>, cols: &Range<usize>) -> Vec<Extent> {
         (0..self.dims.len())
             .map(|i| {
                 let (start, count) = if i == self.lat_axis {
                     (rows.start, rows.len())
                 } else if i == self.lon_axis {
                     (cols.start, cols.len())
+                } else if Some(i) == self.time_axis {
+                    (step, 1)
                 } else {
                     (0, 1)
                 };

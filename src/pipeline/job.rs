@@ -29,6 +29,8 @@ pub(crate) struct Job {
     pub window: WindowPlan,
     /// The input file of each pool slot.
     pub files: Vec<PathBuf>,
+    /// The time step within its file of each pool slot (0 for files of one step).
+    pub steps: Vec<usize>,
 }
 
 /// Bands of the grid along the files' slowest horizontal dimension, each within `budget` bytes
@@ -73,6 +75,7 @@ mod tests {
             storage: Storage::F64,
             lat_axis: usize::from(!lat_first),
             lon_axis: usize::from(lat_first),
+            time_axis: None,
             dims,
             packing: Packing::none(),
             meta: VarMeta::default(),

@@ -108,6 +108,9 @@ impl<'s, T: Sample> Rows<'s, T> {
 pub struct ReadJob<'a> {
     /// The input file of each pool slot.
     pub files: &'a [PathBuf],
+    /// The time step of each pool slot within its file (as long as `files`; 0 for files of
+    /// one step).
+    pub steps: &'a [usize],
     pub layout: &'a VarLayout,
     pub first: &'a std::path::Path,
     pub grid: &'a Grid,

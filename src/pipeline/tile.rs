@@ -194,6 +194,7 @@ fn read_job<'a>(ctx: &TileCtx<'a>, forked: bool) -> ReadJob<'a> {
     let (plan, job) = (ctx.plan, ctx.job);
     ReadJob {
         files: &job.files,
+        steps: &job.steps,
         layout: &job.layout,
         first: &job.first,
         grid: &job.grid,

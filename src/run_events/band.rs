@@ -98,6 +98,7 @@ pub fn compute_share(
     let mut share = Share { bands: bands.len(), ..Share::default() };
     let reading = Reading {
         files: &p.files,
+        steps: &p.steps,
         layout,
         first: &p.first,
         grid,
@@ -162,6 +163,8 @@ pub fn compute_share(
 /// How a band's files are read (the same for every band).
 struct Reading<'a> {
     files: &'a [PathBuf],
+    /// The time step of each file's day (0 for files of one step).
+    steps: &'a [usize],
     layout: &'a VarLayout,
     first: &'a Path,
     grid: &'a Grid,
@@ -186,6 +189,7 @@ impl Reading<'_> {
         let rows = Rows::new(&mut pool);
         let job = ReadJob {
             files: self.files,
+            steps: self.steps,
             layout: self.layout,
             first: self.first,
             grid: self.grid,

@@ -119,6 +119,8 @@ pub(crate) struct Prepared {
     /// Pool slot of each day of the series (`None`: no file, a missing day).
     slot_of_day: Vec<Option<usize>>,
     files: Vec<PathBuf>,
+    /// The time step within its file of each day read (0 for files of one step).
+    steps: Vec<usize>,
     first: PathBuf,
     layout: VarLayout,
     grid: Grid,
@@ -166,8 +168,9 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
         provenance: clim.provenance.clone(),
         history: format!("{} {}", crate::output::utc_timestamp(), opts.command_line),
     };
-    let files = inputs.files.into_values().collect();
-    Ok(Prepared { days, slot_of_day, files, first, layout, grid, clim, targets, meta })
+    let files: Vec<PathBuf> = inputs.files.into_values().collect();
+    let steps = vec![0; files.len()];
+    Ok(Prepared { days, slot_of_day, files, steps, first, layout, grid, clim, targets, meta })
 }
 
 /// The analysis period's days, their dates and files; an error unless every file exists
