@@ -143,7 +143,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = WritePath::Auto, help_heading = OUTPUT, hide_short_help = true)]
     pub write_path: WritePath,
 
-    /// Threads writing output files directly (default: the cores, at most 8).
+    /// Threads writing output files directly (default: the cores, at most 8), and compressing
+    /// chunks with --deflate (default: every core).
     #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub write_threads: Option<usize>,
 

@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use super::encode::{shuffle, zlib_planes, EncodeError, Encoding, OutputType};
@@ -273,6 +273,10 @@ pub fn write_fields(
     let failed: Mutex<Option<ChunkFailure>> = Mutex::new(None);
     let n = threads.clamp(1, tasks.len());
     let (tx, rx) = mpsc::sync_channel::<(ChunkKey, Vec<u8>)>(2 * n);
+    // where the call's time goes (debug log): encoding and compressing, summed over the
+    // threads, against the HDF5 calls on this thread, which take the library lock one at a time
+    let started = std::time::Instant::now();
+    let (compress_ns, raw_bytes) = (AtomicU64::new(0), AtomicU64::new(0));
     let work = |tx: mpsc::SyncSender<(ChunkKey, Vec<u8>)>| {
         let mut compressor =
             libdeflater::Compressor::new(libdeflater::CompressionLvl::new(i32::from(g.plan.level)).unwrap_or_default());
@@ -280,6 +284,7 @@ pub fn write_fields(
         while !stop.load(Ordering::Relaxed) {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some((key, source)) = tasks.get(i) else { return };
+            let t = std::time::Instant::now();
             let bytes: &[u8] = match source {
                 Source::Encoded(b) => b,
                 Source::Field(values) => {
@@ -308,6 +313,8 @@ pub fn write_fields(
             };
             let mut out = Vec::new();
             zlib_planes(&mut compressor, raw, g.enc.ty.size(), g.plan.shuffle, &mut out);
+            compress_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            raw_bytes.fetch_add(raw.len() as u64, Ordering::Relaxed);
             if tx.send((*key, out)).is_err() {
                 return;
             }
@@ -323,17 +330,34 @@ pub fn write_fields(
         drop(tx);
         let mut files = Files::default();
         let mut result = Ok(());
+        let (mut hdf5, mut stored, mut chunks) = (std::time::Duration::ZERO, 0u64, 0usize);
         for (key, bytes) in rx {
             if result.is_err() {
                 continue;
             }
-            if let Err(why) = files.write(paths[key.file], vars[key.file], key, g.plan, &bytes) {
+            let t = std::time::Instant::now();
+            let wrote = files.write(paths[key.file], vars[key.file], key, g.plan, &bytes);
+            hdf5 += t.elapsed();
+            stored += bytes.len() as u64;
+            chunks += 1;
+            if let Err(why) = wrote {
                 stop.store(true, Ordering::Relaxed);
                 let left: u64 = bytes.len() as u64;
                 result = Err(ChunkFailure::Write(key.file, why, left));
             }
         }
+        let t = std::time::Instant::now();
         let closed = files.close_all();
+        tracing::debug!(
+            "compressed write: {chunks} chunks of {} files, {:.1} MB -> {:.1} MB; encode+compress {:.3} s summed over {n} threads, HDF5 open+write {:.3} s and close {:.3} s on the writer thread, call {:.3} s",
+            paths.len(),
+            raw_bytes.load(Ordering::Relaxed) as f64 / 1e6,
+            stored as f64 / 1e6,
+            compress_ns.load(Ordering::Relaxed) as f64 / 1e9,
+            hdf5.as_secs_f64(),
+            t.elapsed().as_secs_f64(),
+            started.elapsed().as_secs_f64()
+        );
         result.and(closed.map_err(|(file, why)| ChunkFailure::Write(file_of(paths, &file), why, 0)))
     });
     if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {

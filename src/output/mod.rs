@@ -205,6 +205,9 @@ pub struct OutputSet {
     located: bool,
     /// Direct-writing threads.
     threads: usize,
+    /// Threads compressing chunks (`--deflate`): every core unless `--write-threads` says
+    /// otherwise, since compressing scales with cores where page-cache writes stop scaling.
+    compress_threads: usize,
     nlat: usize,
     nlon: usize,
     /// Encoding buffers of the direct-writing threads, kept between segments.
@@ -311,6 +314,10 @@ impl OutputSet {
                 && spec.layout != OutputLayout::Climatology,
             located: false,
             threads: spec.write_threads.unwrap_or_else(default_write_threads).max(1),
+            compress_threads: spec
+                .write_threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .max(1),
             nlat: meta.grid.nlat(),
             nlon: meta.grid.nlon(),
             buffers: Vec::new(),
@@ -459,7 +466,7 @@ impl OutputSet {
             let paths: Vec<&Path> = self.files.iter().map(|f| f.tmp.as_path()).collect();
             let vars: Vec<&str> = self.files.iter().map(|f| self.var_names[f.stat].as_str()).collect();
             let mut partial = std::mem::take(&mut self.partial);
-            let done = chunked::write_fields(&fields, &g, &paths, &vars, self.threads, &mut partial);
+            let done = chunked::write_fields(&fields, &g, &paths, &vars, self.compress_threads, &mut partial);
             self.partial = partial;
             done.map_err(|failure| match failure {
                 chunked::ChunkFailure::Encode(i, e) => self.encode_error(&self.files[i], e),
