@@ -28,7 +28,7 @@ mod packing;
 mod read;
 mod storage;
 
-pub use checked::{check_pool_packing, read_checked};
+pub use checked::{check_pool_packing, open_checked, read_checked, read_checked_at, read_step};
 /// Tests that fork take this lock (see `child::serial`: the forked readers' zombie check sees
 /// every child).
 #[cfg(test)]
@@ -39,5 +39,5 @@ pub use grid::{Coord, Grid};
 pub use layout::{VarLayout, VarMeta};
 pub use open::{open, silence_hdf5};
 pub use packing::{AttrValue, Packing};
-pub use read::{decode_region, read_canonical, read_region, RawData, Region};
+pub use read::{decode_region, read_canonical, read_region, read_region_at, RawData, Region};
 pub use storage::Storage;
