@@ -34,7 +34,9 @@ pub use checked::{check_pool_packing, open_checked, read_checked, read_checked_a
 #[cfg(test)]
 pub(crate) use child::serial as fork_serial;
 pub use error::InputError;
-pub use forked::{read_forked, read_forked_into, ReaderError, ReaderOptions, SharedRows};
+pub use forked::{
+    read_forked, read_forked_into, read_forked_steps_into, ReaderError, ReaderOptions, SharedRows, SlotStep,
+};
 pub use grid::{Coord, Grid};
 pub use layout::{VarLayout, VarMeta};
 pub use open::{open, silence_hdf5};
