@@ -284,3 +284,99 @@ fn chunks_of_five_steps_are_inflated_once_and_read_bitwise_equal_to_libnetcdf() 
         assert_eq!(stats[0].inflated, once as u64, "{name}: each chunk inflated once");
     }
 }
+
+/// The read stage alone (`read_all` on the direct path, pool i16, full grid) on a dataset of
+/// daily files against the same days in yearly files, alternating, with wall and CPU time
+/// (CPU time is what a loaded machine measures best). Run by hand:
+/// `TIMESERIES_BENCH=DIR cargo test --release --test timeseries_read -- --ignored --nocapture`
+/// where DIR holds `daily/sst_YYYY_DDD.nc` and yearly copies in `yearly-*/sst.day.mean.YYYY.nc`
+/// (bench-results/runs/2026-12-02-vm-timeseries-read).
+#[test]
+#[ignore]
+fn bench_read_stage_daily_against_yearly() {
+    let Ok(dir) = std::env::var("TIMESERIES_BENCH") else { return };
+    let dir = PathBuf::from(dir);
+    let repeats: usize = std::env::var("TIMESERIES_REPEATS").ok().and_then(|r| r.parse().ok()).unwrap_or(5);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // the slots of the job in [day][year] order, as the window plan orders them
+    let mut days: Vec<(u32, u32)> = std::fs::read_dir(dir.join("daily"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            let rest = name.strip_prefix("sst_")?.strip_suffix(".nc")?;
+            let (y, d) = rest.split_once('_')?;
+            Some((d.parse().ok()?, y.parse().ok()?))
+        })
+        .collect();
+    days.sort_unstable();
+    let mut sets: Vec<(String, Vec<PathBuf>, Vec<usize>)> = vec![(
+        "daily".into(),
+        days.iter().map(|(d, y)| dir.join(format!("daily/sst_{y}_{d:03}.nc"))).collect(),
+        vec![0; days.len()],
+    )];
+    let mut yearly: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("yearly"))
+        .collect();
+    yearly.sort();
+    for y in yearly {
+        let files = days.iter().map(|(_, year)| dir.join(format!("{y}/sst.day.mean.{year}.nc"))).collect();
+        sets.push((y, files, days.iter().map(|(d, _)| *d as usize - 1).collect()));
+    }
+    let cpu = || {
+        // SAFETY: getrusage fills the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+        let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+        t(u.ru_utime) + t(u.ru_stime)
+    };
+    let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); sets.len()];
+    for r in 0..=repeats {
+        for (k, (name, files, steps)) in sets.iter().enumerate() {
+            let (layout, grid) = {
+                let f = input::open(&files[0]).unwrap();
+                let layout = VarLayout::inspect(&f, &files[0], None, true).unwrap();
+                let grid = Grid::read(&f, &files[0], &layout).unwrap();
+                (layout, grid)
+            };
+            let region = Region { rows: 0..layout.nlat(), cols: 0..layout.nlon() };
+            let dl = direct::probe(&files[0], &layout).unwrap();
+            let mut pool: Pool<i16> = Pool::new(files.len(), region.n_cells()).unwrap();
+            let rows = Rows::new(&mut pool);
+            let job = ReadJob {
+                files,
+                steps,
+                layout: &layout,
+                first: &files[0],
+                grid: &grid,
+                region: &region,
+                check_grid: true,
+                threads,
+                direct: Some(&dl),
+                forked: false,
+                readers: threads,
+                tile: 0,
+            };
+            let (done, _got) = crossbeam_channel::unbounded();
+            let trace = Trace::new(Instant::now());
+            let (t0, c0) = (Instant::now(), cpu());
+            let stats = read_all(&job, None, &rows, &trace, &AtomicBool::new(false), &done).unwrap();
+            let (wall, cpu_s) = (t0.elapsed().as_secs_f64(), cpu() - c0);
+            assert_eq!(stats.direct_files, files.len());
+            if r > 0 {
+                // the first pass warms the page cache
+                println!("pass {r} {name}: wall {wall:.3} s, cpu {cpu_s:.3} s, inflated {} B", stats.inflated);
+                results[k].push((wall, cpu_s));
+            }
+        }
+    }
+    for ((name, files, _), res) in sets.iter().zip(&results) {
+        let range = |f: fn(&(f64, f64)) -> f64| {
+            let v: Vec<f64> = res.iter().map(f).collect();
+            (v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(0.0, f64::max))
+        };
+        let (w, c) = (range(|x| x.0), range(|x| x.1));
+        println!("{name}: {} slots, wall {:.3}-{:.3} s, cpu {:.3}-{:.3} s", files.len(), w.0, w.1, c.0, c.1);
+    }
+}
