@@ -55,8 +55,9 @@ pub fn open_checked(
 ) -> Result<(netcdf::File, VarLayout), InputError> {
     let file = open(path)?;
     // a file of many steps is read one step at a time: any number of them along its time
-    // dimension, every other dimension besides latitude and longitude of length 1
-    let mut layout = VarLayout::inspect(&file, path, Some(&expected.name), true)?;
+    // dimension (where the job's first file has several: a time series, whose dates discovery
+    // mapped to steps), every other dimension besides latitude and longitude of length 1
+    let mut layout = VarLayout::inspect(&file, path, Some(&expected.name), expected.steps() > 1)?;
     if let Some((dim, len)) = layout
         .dims
         .iter()
