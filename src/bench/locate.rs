@@ -149,7 +149,7 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
         let fallback = Mutex::new(Vec::new());
         locating.collect(&files, &tx, &fallback, &trace, 0);
         drop(tx);
-        let found: Vec<(usize, u64)> = rx.into_iter().map(|(slot, _, offset)| (slot, offset)).collect();
+        let found: Vec<(usize, u64)> = rx.into_iter().map(|l| (l.slot, l.offset)).collect();
         let missed = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
         if !missed.is_empty() || found.len() != files.len() {
             return Err(BenchError::NotLocated(missed.len()));

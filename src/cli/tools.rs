@@ -8,7 +8,7 @@ use clap::Args;
 use super::headings::{JOB, OUTPUT, PERFORMANCE};
 use crate::plan::values::{DoyList, GridSize, YearRange};
 use crate::tools::demo::DemoOptions;
-use crate::tools::generate::{Compression, DimOrder, GenStorage, GenerateOptions};
+use crate::tools::generate::{Compression, DimOrder, GenStorage, GenerateOptions, StepsPerFile};
 use crate::tools::quicklook::QuicklookOptions;
 
 /// Flags of `sstclim generate`.
@@ -98,6 +98,15 @@ pub struct GenerateArgs {
     #[arg(long, requires = "time_dim", help_heading = OUTPUT)]
     pub zlev_dim: bool,
 
+    /// Time steps per file: one file per day, or per year (sst.day.mean.YEAR.nc, every day of
+    /// --doys along its time dimension, as NOAA PSL ships them).
+    #[arg(long, value_enum, default_value_t = StepsPerFile::Day, help_heading = OUTPUT)]
+    pub steps_per_file: StepsPerFile,
+
+    /// Chunk length along time of yearly files (--steps-per-file year), e.g. 30.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "steps_per_file", help_heading = OUTPUT)]
+    pub time_chunk: usize,
+
     /// Internal: this process writes files index % count == index.
     #[arg(long, hide = true, requires = "worker_count", help_heading = PERFORMANCE)]
     pub worker_index: Option<usize>,
@@ -176,6 +185,8 @@ impl GenerateArgs {
             worker: self.worker_index.zip(self.worker_count),
             compression: Compression { deflate: self.deflate, shuffle: self.shuffle, chunks: self.chunks },
             zlev_dim: self.zlev_dim,
+            steps_per_file: self.steps_per_file,
+            time_chunk: self.time_chunk,
         }
     }
 }

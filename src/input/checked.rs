@@ -14,7 +14,7 @@ use super::grid::Grid;
 use super::layout::VarLayout;
 use super::open::open;
 use super::packing;
-use super::read::{read_region, RawData, Region};
+use super::read::{read_region_at, RawData, Region};
 
 /// Open `path` and read `region` of the variable `expected` describes (in the file's own
 /// storage), after the checks every input file gets against the first one (`first`): the
@@ -27,8 +27,53 @@ pub fn read_checked(
     grid: Option<&Grid>,
     region: &Region,
 ) -> Result<(VarLayout, RawData), InputError> {
+    read_checked_at(path, expected, first, grid, region, 0)
+}
+
+/// [`read_checked`] of time step `step` of the file.
+pub fn read_checked_at(
+    path: &Path,
+    expected: &VarLayout,
+    first: &Path,
+    grid: Option<&Grid>,
+    region: &Region,
+    step: usize,
+) -> Result<(VarLayout, RawData), InputError> {
+    let (file, layout) = open_checked(path, expected, first, grid)?;
+    let raw = read_step(&file, path, &layout, region, step)?;
+    Ok((layout, raw))
+}
+
+/// Open `path` and check it against the first file (see [`read_checked`]): the open file and
+/// its own layout, for reading as many of its steps as the job needs ([`read_step`]) with
+/// one open and one check.
+pub fn open_checked(
+    path: &Path,
+    expected: &VarLayout,
+    first: &Path,
+    grid: Option<&Grid>,
+) -> Result<(netcdf::File, VarLayout), InputError> {
     let file = open(path)?;
-    let mut layout = VarLayout::inspect(&file, path, Some(&expected.name), false)?;
+    // a file of many steps is read one step at a time: any number of them along its time
+    // dimension (where the job's first file has several: a time series, whose dates discovery
+    // mapped to steps), every other dimension besides latitude and longitude of length 1
+    let mut layout = VarLayout::inspect(&file, path, Some(&expected.name), expected.steps() > 1)?;
+    if let Some((dim, len)) = layout
+        .dims
+        .iter()
+        .enumerate()
+        .find(|&(i, d)| i != layout.lat_axis && i != layout.lon_axis && Some(i) != layout.time_axis && d.1 != 1)
+        .map(|(_, d)| d.clone())
+    {
+        return Err(InputError::BadVariable {
+            path: path.into(),
+            var: layout.name.clone(),
+            problem: format!(
+                "dimension {dim} has length {len} and is not a time dimension; sstclim reads one \
+                 latitude-longitude field per time step: select one {dim} (e.g. ncks -d {dim},0)"
+            ),
+        });
+    }
     // a lossy int16 packing is the job's, not the file's
     layout.packing.quantize = expected.packing.quantize;
     if layout.nlat() != expected.nlat() || layout.nlon() != expected.nlon() {
@@ -52,8 +97,19 @@ pub fn read_checked(
     if let Some(grid) = grid {
         grid.check_same(&Grid::read(&file, path, &layout)?, path, first)?;
     }
-    let raw = read_region(&file, path, &layout, region).map_err(|e| name_filters(e, path, &layout.name))?;
-    Ok((layout, raw))
+    Ok((file, layout))
+}
+
+/// Read `region` at time step `step` of a file opened and checked by [`open_checked`] (`layout`:
+/// its own layout).
+pub fn read_step(
+    file: &netcdf::File,
+    path: &Path,
+    layout: &VarLayout,
+    region: &Region,
+    step: usize,
+) -> Result<RawData, InputError> {
+    read_region_at(file, path, layout, region, step).map_err(|e| name_filters(e, path, &layout.name))
 }
 
 /// A failed read of a compressed variable names the filters sstclim does not decode (a

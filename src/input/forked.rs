@@ -121,6 +121,9 @@ struct Job<'a> {
     stop: bool,
 }
 
+/// A pool slot, the file it is read from and the time step within that file.
+pub type SlotStep = (usize, PathBuf, usize);
+
 /// Read `region` of every file in `files` (each with its pool slot) into `pool` using forked
 /// reader processes. Each file gets the checks of the library read path: the variable
 /// `expected.name` with the shape of `expected` (from `first`), and the grid `check_grid` when
@@ -178,6 +181,28 @@ pub unsafe fn read_forked_into<T: Sample>(
     opts: &ReaderOptions,
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<u64, ReaderError> {
+    let files: Vec<SlotStep> = files.iter().map(|(slot, path)| (*slot, path.clone(), 0)).collect();
+    // SAFETY: the caller's promise, passed on.
+    unsafe { read_forked_steps_into(&files, expected, first, check_grid, region, dest, opts, progress) }
+}
+
+/// [`read_forked_into`] of time step `step` of each `(slot, path, step)`. A reader process
+/// opens and checks a file once for consecutive entries of its batch that name it, so a
+/// batch of several steps of one file (a yearly file's days) costs one open.
+///
+/// # Safety
+/// As [`read_forked_into`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn read_forked_steps_into<T: Sample>(
+    files: &[SlotStep],
+    expected: &VarLayout,
+    first: &Path,
+    check_grid: Option<&Grid>,
+    region: &Region,
+    dest: SharedRows<T>,
+    opts: &ReaderOptions,
+    progress: &mut dyn FnMut(usize, u64),
+) -> Result<u64, ReaderError> {
     if !dest.shared {
         return Err(ReaderError::PrivatePool);
     }
@@ -185,7 +210,7 @@ pub unsafe fn read_forked_into<T: Sample>(
         return Err(ReaderError::PoolShape { pool_cells: dest.n_cells, region_cells: region.n_cells() });
     }
     let mut taken = vec![false; dest.n_slots];
-    for (slot, path) in files {
+    for (slot, path, _) in files {
         let problem = match taken.get_mut(*slot) {
             None => format!("is outside the pool ({} slots)", dest.n_slots),
             Some(true) => "is given to two files".into(),
@@ -220,7 +245,7 @@ pub unsafe fn read_forked_into<T: Sample>(
 struct Reader<'a> {
     pid: libc::pid_t,
     pipe: OwnedFd,
-    files: &'a [(usize, PathBuf)],
+    files: &'a [SlotStep],
     done: Vec<bool>,
     buf: Vec<u8>,
     /// When it last reported (or started).
@@ -229,7 +254,7 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn unfinished(&self) -> Vec<PathBuf> {
-        self.files.iter().zip(&self.done).filter(|(_, d)| !**d).map(|((_, p), _)| p.clone()).collect()
+        self.files.iter().zip(&self.done).filter(|(_, d)| !**d).map(|((_, p, _), _)| p.clone()).collect()
     }
 
     fn protocol(&self, detail: &str) -> ReaderError {
@@ -247,7 +272,7 @@ impl Reader<'_> {
                     let slot = u64_at(rest, 1) as usize;
                     let bytes = u64_at(rest, 9);
                     at += DONE_LEN;
-                    match self.files.iter().position(|(s, _)| *s == slot) {
+                    match self.files.iter().position(|(s, _, _)| *s == slot) {
                         Some(i) if !self.done[i] => {
                             self.done[i] = true;
                             on_done(slot, bytes);
@@ -262,8 +287,8 @@ impl Reader<'_> {
                         break Ok(());
                     }
                     let message = String::from_utf8_lossy(&rest[FAILED_HEAD..FAILED_HEAD + len]).into_owned();
-                    let path = match self.files.iter().find(|(s, _)| *s == slot) {
-                        Some((_, p)) => p.clone(),
+                    let path = match self.files.iter().find(|(s, _, _)| *s == slot) {
+                        Some((_, p, _)) => p.clone(),
                         None => break Err(self.protocol(&format!("slot {slot} is not one of its files"))),
                     };
                     break Err(ReaderError::File { path, slot, message });
@@ -304,7 +329,7 @@ impl Reader<'_> {
     /// `files`, or every file the reader held when it had reported them all.
     fn files_or_all(&self, files: Vec<PathBuf>) -> Vec<PathBuf> {
         if files.is_empty() {
-            self.files.iter().map(|(_, p)| p.clone()).collect()
+            self.files.iter().map(|(_, p, _)| p.clone()).collect()
         } else {
             files
         }
@@ -423,7 +448,7 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 
 /// Fork a reader for `batch`.
 fn spawn<'a, T: Sample>(
-    batch: &'a [(usize, PathBuf)],
+    batch: &'a [SlotStep],
     base: *mut T,
     n_cells: usize,
     job: &Job<'_>,
@@ -466,10 +491,12 @@ fn spawn<'a, T: Sample>(
 
 /// The body of a reader process: read, check and decode each file into its pool row, report
 /// it, and leave with `_exit` (never returning into the parent's code, never unwinding).
-fn reader_main<T: Sample>(batch: &[(usize, PathBuf)], fd: RawFd, base: *mut T, n_cells: usize, job: &Job<'_>) -> ! {
+fn reader_main<T: Sample>(batch: &[SlotStep], fd: RawFd, base: *mut T, n_cells: usize, job: &Job<'_>) -> ! {
     let current = std::cell::Cell::new(None);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<(), (usize, String)> {
-        for (slot, path) in batch {
+        // the file last opened and checked, kept for the next entries naming it
+        let mut open: Option<(&Path, netcdf::File, VarLayout)> = None;
+        for (slot, path, step) in batch {
             current.set(Some(*slot));
             if job.kill_slot == Some(*slot) {
                 // SAFETY: raising a signal on ourselves (the test hook).
@@ -481,7 +508,13 @@ fn reader_main<T: Sample>(batch: &[(usize, PathBuf)], fd: RawFd, base: *mut T, n
             // only, so this row is written by this process alone; the parent does not touch it
             // until the report below.
             let dest = unsafe { std::slice::from_raw_parts_mut(base.add(slot * n_cells), n_cells) };
-            let bytes = read_checked(path, job, dest).map_err(|e| (*slot, e.to_string()))?;
+            if open.as_ref().map_or(true, |(p, _, _)| *p != path.as_path()) {
+                drop(open.take()); // closed before the next one opens
+                let (file, layout) = open_checked::<T>(path, job).map_err(|e| (*slot, e.to_string()))?;
+                open = Some((path.as_path(), file, layout));
+            }
+            let (_, file, layout) = open.as_ref().expect("opened just above");
+            let bytes = read_step(file, path, layout, *step, job, dest).map_err(|e| (*slot, e.to_string()))?;
             let mut msg = [0u8; DONE_LEN];
             msg[0] = DONE;
             msg[1..9].copy_from_slice(&(*slot as u64).to_le_bytes());
@@ -540,12 +573,26 @@ fn send(fd: RawFd, msg: &[u8]) -> bool {
     true
 }
 
-/// Open `path`, check it like the first file (the variable's shape, and the grid when asked),
-/// read the region and decode it into `dest`. Returns the bytes of stored data read.
-fn read_checked<T: Sample>(path: &Path, job: &Job<'_>, dest: &mut [T]) -> Result<u64, InputError> {
-    let (layout, raw) = super::checked::read_checked(path, job.expected, job.first, job.check_grid, job.region)?;
+/// Open `path` and check it like the first file (the variable's shape, and the grid when
+/// asked; the pool's packing).
+fn open_checked<T: Sample>(path: &Path, job: &Job<'_>) -> Result<(netcdf::File, VarLayout), InputError> {
+    let (file, layout) = super::checked::open_checked(path, job.expected, job.first, job.check_grid)?;
     super::checked::check_pool_packing::<T>(path, &layout, job.expected, job.first)?;
-    decode_region(&layout, job.region, &raw, dest);
+    Ok((file, layout))
+}
+
+/// Read the region at `step` of a file opened by [`open_checked`] and decode it into `dest`.
+/// Returns the bytes of stored data read.
+fn read_step<T: Sample>(
+    file: &netcdf::File,
+    path: &Path,
+    layout: &VarLayout,
+    step: usize,
+    job: &Job<'_>,
+    dest: &mut [T],
+) -> Result<u64, InputError> {
+    let raw = super::checked::read_step(file, path, layout, job.region, step)?;
+    decode_region(layout, job.region, &raw, dest);
     Ok(raw.bytes() as u64)
 }
 

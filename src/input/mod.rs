@@ -28,16 +28,18 @@ mod packing;
 mod read;
 mod storage;
 
-pub use checked::{check_pool_packing, read_checked};
+pub use checked::{check_pool_packing, open_checked, read_checked, read_checked_at, read_step};
 /// Tests that fork take this lock (see `child::serial`: the forked readers' zombie check sees
 /// every child).
 #[cfg(test)]
 pub(crate) use child::serial as fork_serial;
 pub use error::InputError;
-pub use forked::{read_forked, read_forked_into, ReaderError, ReaderOptions, SharedRows};
+pub use forked::{
+    read_forked, read_forked_into, read_forked_steps_into, ReaderError, ReaderOptions, SharedRows, SlotStep,
+};
 pub use grid::{Coord, Grid};
 pub use layout::{VarLayout, VarMeta};
 pub use open::{open, silence_hdf5};
 pub use packing::{AttrValue, Packing};
-pub use read::{decode_region, read_canonical, read_region, RawData, Region};
+pub use read::{decode_region, read_canonical, read_region, read_region_at, RawData, Region};
 pub use storage::Storage;

@@ -156,13 +156,33 @@ pub fn read_region(
     layout: &VarLayout,
     region: &Region,
 ) -> Result<RawData, InputError> {
+    read_extents(file, path, layout, layout.extents(&region.rows, &region.cols))
+}
+
+/// [`read_region`] at time step `step` of the file (along [`VarLayout::time_axis`]).
+pub fn read_region_at(
+    file: &netcdf::File,
+    path: &Path,
+    layout: &VarLayout,
+    region: &Region,
+    step: usize,
+) -> Result<RawData, InputError> {
+    read_extents(file, path, layout, layout.extents_at(step, &region.rows, &region.cols))
+}
+
+/// The hyperslab `ext` of the variable, in its storage type.
+fn read_extents(
+    file: &netcdf::File,
+    path: &Path,
+    layout: &VarLayout,
+    ext: Vec<netcdf::Extent>,
+) -> Result<RawData, InputError> {
     let read_err = |cause| InputError::Read { path: path.into(), var: layout.name.clone(), cause };
     let var = file.variable(&layout.name).ok_or_else(|| InputError::NoSuchVariable {
         path: path.into(),
         var: layout.name.clone(),
         available: String::new(),
     })?;
-    let ext = layout.extents(&region.rows, &region.cols);
     Ok(match layout.storage {
         Storage::I8 => RawData::I8(var.get_values(ext).map_err(read_err)?),
         Storage::U8 => RawData::U8(var.get_values(ext).map_err(read_err)?),

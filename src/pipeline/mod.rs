@@ -48,6 +48,7 @@ pub mod stage;
 mod tile;
 pub mod trace;
 pub mod tuning;
+mod units;
 
 use std::time::{Duration, Instant};
 

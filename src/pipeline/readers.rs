@@ -8,20 +8,29 @@
 //! locating processes query libhdf5 and hand the located files to the readers (see
 //! [`super::locate`]). The rest go through libnetcdf, which is not thread-safe: in one thread
 //! with decoder threads beside it (`--read-path library`), or in forked reader processes.
+//!
+//! Every slot is read at its time step within its file (`ReadJob::steps`). On the direct path
+//! the slots are read in units ([`super::units`]): one slot each for files of one step or
+//! chunks of one step, else the slots of a file whose steps share chunks, every chunk inflated
+//! once for all of them; a file is located once for all its slots. The library paths open a
+//! file once for the steps they read from it in a row.
 
+use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crossbeam_channel::Sender;
 
-use super::locate::Locating;
+use super::locate::{LocatedSlot, Locating};
 use super::stage::Staging;
 use super::trace::Trace;
+use super::units::{library_order, Units};
 use crate::error::Error;
-use crate::input::direct::{self, ChunkBuffers, ChunkError, DirectBuffer, DirectLayout, Place};
+use crate::input::direct::{self, ChunkBuffers, ChunkError, DirectBuffer, DirectLayout, Located, Place};
 use crate::input::{
-    self, decode_region, read_forked_into, Grid, InputError, RawData, ReaderOptions, Region, SharedRows, VarLayout,
+    self, decode_region, read_forked_steps_into, Grid, InputError, RawData, ReaderOptions, Region, SharedRows,
+    SlotStep, VarLayout,
 };
 use crate::pool::{Decoding, PoolView, Sample};
 
@@ -158,14 +167,19 @@ pub fn read_all<T: Sample>(
     let mut library: Vec<usize> = (0..job.files.len()).collect();
     if let Some(dl) = job.direct {
         // all threads read; each file is located by the reader itself (parsed headers) or by
-        // the locating processes (through libhdf5)
+        // the locating processes (through libhdf5); slots of one file that share chunks are
+        // read together, and a file of many steps is located once (see `super::units`)
         let fallback = Mutex::new(Vec::new());
         let corrupt: Mutex<Option<InputError>> = Mutex::new(None);
         let failed = |c: &Mutex<Option<InputError>>| c.lock().unwrap_or_else(|e| e.into_inner()).is_some();
         let inflated = AtomicU64::new(0);
         let bytes = AtomicUsize::new(0);
         let next = AtomicUsize::new(0);
-        let (tx, rx) = crossbeam_channel::bounded::<(usize, std::fs::File, u64)>(4 * job.threads);
+        let units = match locating {
+            None => Units::plan(job.files, job.steps, dl.step_block),
+            Some(_) => Units::plan(&[], &[], 1),
+        };
+        let (tx, rx) = crossbeam_channel::bounded::<LocatedSlot>(4 * job.threads);
         let grid = job.check_grid.then_some(job.grid);
         std::thread::scope(|s| {
             let fallback_ref = &fallback;
@@ -183,52 +197,37 @@ pub fn read_all<T: Sample>(
                 None => drop(tx),
             }
             for t in 0..job.threads.max(1) {
-                let (fallback, bytes, rx, next) = (&fallback, &bytes, rx.clone(), &next);
+                let (fallback, bytes, rx, next, units) = (&fallback, &bytes, rx.clone(), &next, &units);
                 let (corrupt, inflated, failed) = (&corrupt, &inflated, &failed);
                 std::thread::Builder::new()
                     .name(format!("read-{t}"))
                     .spawn_scoped(s, move || {
                         lower_priority(reader_nice());
-                        let mut buf = DirectBuffer::new();
-                        let mut chunk_buf = ChunkBuffers::default();
-                        // read one located file; false stops this reader
-                        let mut read_one = |slot: usize, file: std::fs::File, place: Place| {
-                            let read = trace.span_cpu("read", job.tile, Some(slot), || {
-                                let bytes = direct::bytes_of(job.layout, job.region);
-                                // SAFETY: each slot is handed to exactly one reader.
-                                let r = unsafe {
-                                    rows.fill(slot, bytes, |row| match &place {
-                                        Place::Contiguous(offset) => direct::read_into(
-                                            &file, *offset, dl.order, job.layout, job.region, &mut buf, row,
-                                        )
-                                        .map_err(|e| ChunkError::Fallback(e.to_string())),
-                                        Place::Chunked(ch) => direct::read_chunked_into(
-                                            &file,
-                                            ch,
-                                            dl.order,
-                                            job.layout,
-                                            job.region,
-                                            &mut chunk_buf,
-                                            row,
-                                        ),
-                                    })
-                                };
-                                let n = r.as_ref().map_or(0, |n| *n);
+                        let mut bufs = Buffers::<T>::default();
+                        let to_library = |slots: &mut dyn Iterator<Item = usize>| {
+                            fallback.lock().unwrap_or_else(|e| e.into_inner()).extend(slots);
+                        };
+                        // read one located unit; false stops this reader
+                        let mut read_one = |slots: &[(usize, usize)], file: &File, located: &Located| {
+                            let mut report = |slot: usize, n: u64| done.send((slot, n)).is_ok();
+                            let read = trace.span_cpu("read", job.tile, Some(slots[0].0), || {
+                                let r = read_unit(job, dl, rows, slots, file, located, &mut bufs, &mut report);
+                                let n = r.as_ref().map_or(0, |r| r.0);
                                 (r, n)
                             });
                             match read {
-                                Ok(n) => {
+                                Ok((n, more)) => {
                                     bytes.fetch_add(n as usize, Ordering::Relaxed);
-                                    rows.is_staged() || done.send((slot, n)).is_ok()
+                                    more
                                 }
-                                Err(ChunkError::Fallback(_)) => {
-                                    fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+                                Err((ChunkError::Fallback(_), finished)) => {
+                                    to_library(&mut slots[finished..].iter().map(|s| s.0));
                                     true
                                 }
-                                Err(ChunkError::Corrupt(problem)) => {
+                                Err((ChunkError::Corrupt(problem), _)) => {
                                     // libnetcdf fails on it too: the job stops with this error
                                     let e = InputError::BadVariable {
-                                        path: job.files[slot].clone(),
+                                        path: job.files[slots[0].0].clone(),
                                         var: job.layout.name.clone(),
                                         problem,
                                     };
@@ -238,17 +237,20 @@ pub fn read_all<T: Sample>(
                             }
                         };
                         if in_thread {
-                            // the next file in date order, located here
+                            // the next unit in date order, its file located here (or by
+                            // another unit of the file)
                             while !stop.load(Ordering::Relaxed) && !failed(corrupt) {
-                                let slot = next.fetch_add(1, Ordering::Relaxed);
-                                let Some(path) = job.files.get(slot) else { break };
-                                let located = trace.span_cpu("locate", job.tile, Some(slot), || {
-                                    (direct::locate(path, dl, job.layout, grid), 0)
+                                let Some(unit) = units.units.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                                let path = units.paths[unit.file];
+                                let located = units.locate(unit, || {
+                                    trace.span_cpu("locate", job.tile, Some(unit.slots[0].0), || {
+                                        (direct::locate_file(path, dl, job.layout, grid), 0)
+                                    })
                                 });
                                 let more = match located {
-                                    Ok((file, place)) => read_one(slot, file, place),
+                                    Ok((file, located)) => read_one(&unit.slots, &file, &located),
                                     Err(_) => {
-                                        fallback.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+                                        to_library(&mut unit.slots.iter().map(|s| s.0));
                                         true
                                     }
                                 };
@@ -257,16 +259,18 @@ pub fn read_all<T: Sample>(
                                 }
                             }
                         } else {
-                            for (slot, file, offset) in rx {
+                            for l in rx {
+                                let located = Located { place: Place::Contiguous(l.offset), steps: l.steps };
+                                let step = job.steps.get(l.slot).copied().unwrap_or(0);
                                 if stop.load(Ordering::Relaxed)
                                     || failed(corrupt)
-                                    || !read_one(slot, file, Place::Contiguous(offset))
+                                    || !read_one(&[(l.slot, step)], &l.file, &located)
                                 {
                                     break;
                                 }
                             }
                         }
-                        inflated.fetch_add(chunk_buf.inflated(), Ordering::Relaxed);
+                        inflated.fetch_add(bufs.chunks.inflated(), Ordering::Relaxed);
                     })
                     .expect("spawning a reader thread");
             }
@@ -308,9 +312,11 @@ fn read_forked<T: Sample>(
     trace: &Trace,
     done: &Sender<(usize, u64)>,
 ) -> Result<u64, Error> {
-    let files: Vec<(usize, PathBuf)> = slots.iter().map(|&s| (s, job.files[s].clone())).collect();
     // a few batches per reader, so that short-lived processes share the work evenly
-    let per_child = files.len().div_ceil(4 * job.readers.max(1)).clamp(1, 64);
+    let per_child = slots.len().div_ceil(4 * job.readers.max(1)).clamp(1, 64);
+    // consecutive steps of a file in one batch: the reader opens it once for them
+    let order = library_order(job.files, job.steps, slots, per_child);
+    let files: Vec<SlotStep> = order.into_iter().map(|(s, step)| (s, job.files[s].clone(), step)).collect();
     let opts = ReaderOptions::new(job.readers, per_child).test_hook_from_env();
     let dest = SharedRows { base: rows.base, n_slots: rows.n_slots, n_cells: rows.n_cells, shared: rows.shared };
     let mut last = trace.now();
@@ -324,7 +330,7 @@ fn read_forked<T: Sample>(
     // SAFETY: the rows of `slots` are untouched by anyone else until reported finished, and
     // the pool outlives this call.
     let bytes =
-        unsafe { read_forked_into(&files, job.layout, job.first, grid, job.region, dest, &opts, &mut progress) }?;
+        unsafe { read_forked_steps_into(&files, job.layout, job.first, grid, job.region, dest, &opts, &mut progress) }?;
     Ok(bytes)
 }
 
@@ -366,30 +372,169 @@ fn read_library<T: Sample>(
         }
         drop(rx);
         let mut bytes = 0;
-        for &slot in slots {
+        let grid = job.check_grid.then_some(job.grid);
+        // each file opened and checked once for the steps read from it in a row
+        let order = library_order(job.files, job.steps, slots, LIBRARY_BLOCK);
+        for run in order.chunk_by(|a, b| job.files[a.0] == job.files[b.0]) {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let start = trace.now();
-            let path = &job.files[slot];
-            let grid = job.check_grid.then_some(job.grid);
+            let path = &job.files[run[0].0];
             if job.direct.is_some() {
                 // files the direct path refused are read here, in this process: a child reads
                 // each first, so that one that crashes the library is named instead (the pool
                 // is private or on the device, where forked readers cannot write)
                 input::contain::survives(path, "reading the variable", || {
-                    let _ = input::read_checked(path, job.layout, job.first, grid, job.region);
+                    let _ = input::read_checked_at(path, job.layout, job.first, grid, job.region, run[0].1);
                 })?;
             }
-            let (layout, raw) = input::read_checked(path, job.layout, job.first, grid, job.region)?;
+            let start = trace.now();
+            let (file, layout) = input::open_checked(path, job.layout, job.first, grid)?;
             input::check_pool_packing::<T>(path, &layout, job.layout, job.first)?;
-            bytes += raw.bytes() as u64;
-            if tx.send((slot, layout, raw, start)).is_err() {
-                return Err(Error::DecoderStopped);
+            for (i, &(slot, step)) in run.iter().enumerate() {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let start = if i == 0 { start } else { trace.now() };
+                let raw = input::read_step(&file, path, &layout, job.region, step)?;
+                bytes += raw.bytes() as u64;
+                if tx.send((slot, layout.clone(), raw, start)).is_err() {
+                    return Err(Error::DecoderStopped);
+                }
             }
         }
         Ok(bytes)
     })
+}
+
+/// Steps of one file the library path reads in a row (one open) before going on to the next
+/// file's.
+const LIBRARY_BLOCK: usize = 32;
+
+/// Per-thread buffers of the direct readers.
+struct Buffers<T> {
+    pub direct: DirectBuffer,
+    pub chunks: ChunkBuffers,
+    /// Rows decoded here before they go to a device-resident pool's staging rows.
+    staged: Vec<T>,
+}
+
+impl<T> Default for Buffers<T> {
+    fn default() -> Self {
+        Buffers { direct: DirectBuffer::new(), chunks: ChunkBuffers::default(), staged: Vec::new() }
+    }
+}
+
+/// Bytes of rows a reader thread decodes at once for a device-resident pool, whose staging rows
+/// are too few to hold every step of a chunk: a chunk of more steps is inflated once per so
+/// many rows.
+const STAGED_BATCH_BYTES: usize = 32 << 20;
+
+/// Why a unit was not read: the error, and how many of its slots (the first ones) were filled
+/// and reported before it.
+type Failed = (ChunkError, usize);
+
+/// Read unit `slots` of `file` (located at `located`) into `rows`, calling `report(slot,
+/// bytes)` as each slot is finished (host pools; a device-resident pool's upload thread
+/// reports its rows); `report` answers false when nobody listens any more. Returns the stored
+/// bytes read and whether to go on.
+#[allow(clippy::too_many_arguments)]
+fn read_unit<T: Sample>(
+    job: &ReadJob<'_>,
+    dl: &DirectLayout,
+    rows: &Rows<'_, T>,
+    slots: &[(usize, usize)],
+    file: &File,
+    located: &Located,
+    bufs: &mut Buffers<T>,
+    report: &mut dyn FnMut(usize, u64) -> bool,
+) -> Result<(u64, bool), Failed> {
+    let (layout, region) = (job.layout, job.region);
+    if let Some(&(_, step)) = slots.iter().find(|s| s.1 >= located.steps) {
+        // libnetcdf reads the file instead, and says what is wrong
+        return Err((ChunkError::Fallback(format!("no step {step} (the file holds {})", located.steps)), 0));
+    }
+    let one_bytes = direct::bytes_of(layout, region);
+    let mut total = 0;
+    let mut finished = 0;
+    // one slot at a time: each row filled and reported on its own
+    let mut each = |fill: &mut dyn FnMut(usize, &mut [T], &mut Buffers<T>) -> Result<u64, ChunkError>| {
+        for &(slot, step) in slots {
+            // SAFETY: each slot belongs to one unit, read by one thread.
+            let n = unsafe { rows.fill(slot, one_bytes, |row| fill(step, row, bufs)) }.map_err(|e| (e, finished))?;
+            total += n;
+            finished += 1;
+            if !rows.is_staged() && !report(slot, n) {
+                return Ok((total, false));
+            }
+        }
+        Ok((total, true))
+    };
+    let ch = match &located.place {
+        Place::Contiguous(offset) => {
+            return each(&mut |step, row, b| {
+                direct::read_step_into(file, *offset, step, dl.order, layout, region, &mut b.direct, row)
+                    .map_err(|e| ChunkError::Fallback(e.to_string()))
+            })
+        }
+        Place::Chunked(ch) if slots.len() == 1 => {
+            return each(&mut |step, row, b| {
+                direct::read_chunked_step_into(file, ch, dl.order, layout, region, step, &mut b.chunks, row)
+            })
+        }
+        Place::Chunked(ch) => ch,
+    };
+    // several steps of chunks that hold them all: each chunk inflated once for all
+    let steps: Vec<usize> = slots.iter().map(|s| s.1).collect();
+    if !rows.is_staged() {
+        // SAFETY: each slot belongs to one unit, read by one thread; the rows are distinct.
+        let mut dests: Vec<&mut [T]> = slots.iter().map(|&(slot, _)| unsafe { rows.row(slot) }).collect();
+        let stored =
+            direct::read_chunked_steps_into(file, ch, dl.order, layout, region, &steps, &mut bufs.chunks, &mut dests)
+                .map_err(|e| (e, 0))?;
+        drop(dests);
+        let share = stored / slots.len() as u64;
+        for &(slot, _) in slots {
+            if !report(slot, share) {
+                return Ok((stored, false));
+            }
+        }
+        return Ok((stored, true));
+    }
+    // a device-resident pool: batches of rows decoded here, then copied to staging rows
+    let n_cells = region.n_cells();
+    let per_batch = (STAGED_BATCH_BYTES / (n_cells * std::mem::size_of::<T>()).max(1)).max(1);
+    for (batch, batch_steps) in slots.chunks(per_batch).zip(steps.chunks(per_batch)) {
+        bufs.staged.resize(batch.len() * n_cells, T::from_f64(0.0));
+        let mut dests: Vec<&mut [T]> = bufs.staged.chunks_mut(n_cells).collect();
+        let stored = direct::read_chunked_steps_into(
+            file,
+            ch,
+            dl.order,
+            layout,
+            region,
+            batch_steps,
+            &mut bufs.chunks,
+            &mut dests,
+        )
+        .map_err(|e| (e, finished))?;
+        drop(dests);
+        let share = stored / batch.len() as u64;
+        for (i, &(slot, _)) in batch.iter().enumerate() {
+            let decoded = &bufs.staged[i * n_cells..(i + 1) * n_cells];
+            // SAFETY: each slot belongs to one unit, read by one thread.
+            let copied = unsafe {
+                rows.fill(slot, share, |row| {
+                    row.copy_from_slice(decoded);
+                    Ok::<(), ChunkError>(())
+                })
+            };
+            copied.map_err(|e| (e, finished))?;
+            finished += 1;
+        }
+        total += stored;
+    }
+    Ok((total, true))
 }
 
 /// `SSTCLIM_READER_NICE` (0 when unset or not a number from 0 to 19).

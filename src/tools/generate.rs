@@ -52,6 +52,18 @@ pub enum DimOrder {
     LonLat,
 }
 
+/// Time steps per generated file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepsPerFile {
+    /// One file per day (named by --naming).
+    #[default]
+    Day,
+    /// One file per year, `sst.day.mean.YEAR.nc`, every day along its time dimension (NOAA
+    /// PSL's layout).
+    Year,
+}
+
 /// What to generate (`sstclim generate`'s flags; the command line checks none of them, this
 /// module does).
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +101,10 @@ pub struct GenerateOptions {
     pub compression: Compression,
     /// A `zlev` dimension of length 1 after `time`: OISST v2.1's `(time, zlev, lat, lon)`.
     pub zlev_dim: bool,
+    /// One file per day or per year.
+    pub steps_per_file: StepsPerFile,
+    /// Chunk length along time of yearly files.
+    pub time_chunk: usize,
 }
 
 impl Default for GenerateOptions {
@@ -115,6 +131,8 @@ impl Default for GenerateOptions {
             worker: None,
             compression: Compression::default(),
             zlev_dim: false,
+            steps_per_file: StepsPerFile::Day,
+            time_chunk: 1,
         }
     }
 }
@@ -164,6 +182,19 @@ pub struct DatasetSpec {
     pub compression: Compression,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub zlev_dim: bool,
+    /// Left out for daily files (so their marker stays as before yearly ones existed).
+    #[serde(skip_serializing_if = "is_daily")]
+    pub steps_per_file: StepsPerFile,
+    #[serde(skip_serializing_if = "is_one")]
+    pub time_chunk: usize,
+}
+
+fn is_daily(s: &StepsPerFile) -> bool {
+    *s == StepsPerFile::Day
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 /// Bumped whenever the generated values change.
@@ -198,12 +229,26 @@ fn spec_of(args: &GenerateOptions) -> DatasetSpec {
         generator_version: GENERATOR_VERSION,
         compression: args.compression,
         zlev_dim: args.zlev_dim,
+        steps_per_file: args.steps_per_file,
+        time_chunk: args.time_chunk,
     }
 }
 
 /// The dates of the dataset, in (year, day) order.
 fn dates(args: &GenerateOptions) -> Vec<Date> {
     args.years.clone().flat_map(|y| args.doys.iter().filter_map(move |&d| Date::from_ordinal(y, d))).collect()
+}
+
+/// The dataset's files, each with its dates (one per day, or a year's for yearly files).
+fn files(args: &GenerateOptions, template: &Template) -> Vec<(PathBuf, Vec<Date>)> {
+    let all = dates(args);
+    match args.steps_per_file {
+        StepsPerFile::Day => all.into_iter().map(|d| (template.expand(d), vec![d])).collect(),
+        StepsPerFile::Year => all
+            .chunk_by(|a, b| a.year == b.year)
+            .map(|year| (args.output.join(format!("sst.day.mean.{}.nc", year[0].year)), year.to_vec()))
+            .collect(),
+    }
 }
 
 fn validate(args: &GenerateOptions) -> Result<Template, GenerateError> {
@@ -227,6 +272,9 @@ fn validate(args: &GenerateOptions) -> Result<Template, GenerateError> {
     }
     if args.zlev_dim && !args.time_dim {
         return Err(GenerateError::Storage("--zlev-dim needs --time-dim (OISST's (time, zlev, lat, lon))".into()));
+    }
+    if args.time_chunk == 0 {
+        return Err(GenerateError::Storage("--time-chunk: chunk lengths are at least 1".into()));
     }
     if args.naming.contains('/') || args.naming.contains("..") {
         return Err(GenerateError::NamingPath(args.naming.clone()));
@@ -262,7 +310,7 @@ pub fn generate(args: &GenerateOptions, ui: &Ui) -> Result<GenerateReport, Gener
         }
     }
     let _ = std::fs::remove_file(&marker);
-    let all = dates(args);
+    let all = files(args, &template);
     let processes = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -281,7 +329,7 @@ pub fn generate(args: &GenerateOptions, ui: &Ui) -> Result<GenerateReport, Gener
         run_workers(args, processes, &bar)?;
     }
     bar.finish_and_clear();
-    let bytes = all.iter().map(|d| std::fs::metadata(template.expand(*d)).map_or(0, |m| m.len())).sum();
+    let bytes = all.iter().map(|(path, _)| std::fs::metadata(path).map_or(0, |m| m.len())).sum();
     let text = serde_json::to_string_pretty(&spec).expect("a dataset's parameters are plain JSON");
     std::fs::write(&marker, text + "\n").map_err(io_err(&marker))?;
     Ok(GenerateReport { files: all.len(), bytes, seconds: start.elapsed().as_secs_f64(), processes, up_to_date: false })
@@ -339,6 +387,9 @@ fn worker_args(args: &GenerateOptions, index: usize, count: usize) -> Vec<String
     }
     if let Some([a, b]) = c.chunks {
         v.extend(["--chunks".into(), format!("{a}x{b}")]);
+    }
+    if args.steps_per_file == StepsPerFile::Year {
+        v.extend(["--steps-per-file".into(), "year".into(), "--time-chunk".into(), args.time_chunk.to_string()]);
     }
     v
 }
@@ -513,13 +564,9 @@ fn write_share(
 ) -> Result<GenerateReport, GenerateError> {
     let start = Instant::now();
     let field = Field::new(args);
-    let mut values = vec![0.0; field.nlat * field.nlon];
     let mut files = 0;
-    for (i, date) in dates(args).into_iter().enumerate().filter(|(i, _)| i % count == index) {
-        field.day(args, date, &mut values);
-        let path = template.expand(date);
-        write_file(args, &field, date, &values, &path)
-            .map_err(|cause| GenerateError::Write { path: path.clone(), cause })?;
+    for (i, (path, dates)) in self::files(args, template).into_iter().enumerate().filter(|(i, _)| i % count == index) {
+        write_file(args, &field, &dates, &path).map_err(|cause| GenerateError::Write { path: path.clone(), cause })?;
         files += 1;
         done(i);
     }

@@ -60,17 +60,36 @@ impl ChunkBuffers {
 }
 
 impl Chunked {
-    /// Stored bytes of the chunks that hold lines `slow` (for the run report).
+    /// Stored bytes of the chunks that hold lines `slow` of the first step (for the run report).
     pub fn stored_bytes(&self, layout: &VarLayout, slow: &std::ops::Range<usize>) -> u64 {
         let s = layout.lat_axis.min(layout.lon_axis);
-        self.chunks.iter().filter(|c| self.wanted(layout, c, s, slow)).map(|c| c.size).sum()
+        self.chunks.iter().filter(|c| self.wanted(layout, c, s, slow, |o| o == 0)).map(|c| c.size).sum()
     }
 
-    fn wanted(&self, layout: &VarLayout, c: &ChunkLoc, s: usize, slow: &std::ops::Range<usize>) -> bool {
-        let extra_at_zero =
-            (0..self.dims.len()).all(|k| k == layout.lat_axis || k == layout.lon_axis || c.offset[k] == 0);
+    /// Whether chunk `c` holds some of lines `slow` at a step that `has_step` accepts (given
+    /// the chunk's steps `first..first + n` along the time dimension; every other dimension
+    /// besides latitude and longitude at 0).
+    fn wanted(
+        &self,
+        layout: &VarLayout,
+        c: &ChunkLoc,
+        s: usize,
+        slow: &std::ops::Range<usize>,
+        has_step: impl Fn(u64) -> bool,
+    ) -> bool {
+        let extra_at_zero = (0..self.dims.len())
+            .all(|k| k == layout.lat_axis || k == layout.lon_axis || Some(k) == layout.time_axis || c.offset[k] == 0);
         let (lo, hi) = (c.offset[s], c.offset[s].saturating_add(self.chunk[s]));
-        extra_at_zero && lo < slow.end as u64 && hi > slow.start as u64
+        let at_step = match layout.time_axis {
+            Some(t) => has_step(c.offset[t]),
+            None => true,
+        };
+        extra_at_zero && at_step && lo < slow.end as u64 && hi > slow.start as u64
+    }
+
+    /// Time steps per chunk (1 without a time dimension).
+    fn step_len(&self, layout: &VarLayout) -> u64 {
+        layout.time_axis.and_then(|t| self.chunk.get(t)).map_or(1, |&n| n.max(1))
     }
 }
 
@@ -86,12 +105,31 @@ pub fn read_chunked_into<T: Sample>(
     buf: &mut ChunkBuffers,
     dest: &mut [T],
 ) -> Result<u64, ChunkError> {
+    read_chunked_step_into(file, ch, order, layout, region, 0, buf, dest)
+}
+
+/// [`read_chunked_into`] of time step `step`: the chunks whose time extent covers it, each
+/// inflated whole (chunks of many steps are better read by [`read_chunked_steps_into`] for
+/// all the steps a job needs of them at once).
+#[allow(clippy::too_many_arguments)]
+pub fn read_chunked_step_into<T: Sample>(
+    file: &File,
+    ch: &Chunked,
+    order: ByteOrder,
+    layout: &VarLayout,
+    region: &Region,
+    step: usize,
+    buf: &mut ChunkBuffers,
+    dest: &mut [T],
+) -> Result<u64, ChunkError> {
     let size = layout.storage.size();
     let (s, f) = (layout.lat_axis.min(layout.lon_axis), layout.lat_axis.max(layout.lon_axis));
     let (slow, fast_len) =
         if layout.lat_is_slow() { (region.rows.clone(), layout.nlon()) } else { (region.cols.clone(), layout.nlat()) };
     debug_assert_eq!(region.n_cells(), slow.len() * fast_len);
-    let mut wanted: Vec<&ChunkLoc> = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow)).collect();
+    let n_t = ch.step_len(layout);
+    let covers = |o: u64| o <= step as u64 && (step as u64) < o.saturating_add(n_t);
+    let mut wanted: Vec<&ChunkLoc> = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow, covers)).collect();
     wanted.sort_by_key(|c| (c.offset[s], c.offset[f]));
     if let Some(w) = wanted.windows(2).find(|w| (w[0].offset[s], w[0].offset[f]) == (w[1].offset[s], w[1].offset[f])) {
         return Err(ChunkError::Fallback(format!("two chunks at {:?} in the index", w[0].offset)));
@@ -104,6 +142,8 @@ pub fn read_chunked_into<T: Sample>(
     // (the chunk index bounds this: see h5meta's chunks())
     let chunk_len = ch.chunk.iter().product::<u64>() as usize * size;
     let (cs, cf) = (ch.chunk[s] as usize, ch.chunk[f] as usize);
+    // the step's place within its chunks
+    let in_step = |c: &ChunkLoc| layout.time_axis.map_or(0, |t| (step - c.offset[t] as usize) * stride[t]);
     // latitude-slow files are assembled one row of chunks at a time; transposed ones whole
     let groups: Vec<(usize, usize)> = if layout.lat_is_slow() {
         let mut g = Vec::new();
@@ -154,8 +194,9 @@ pub fn read_chunked_into<T: Sample>(
             let n_f = cf.min(fast_len.saturating_sub(o_f));
             let first = lines.start.max(o_s);
             let last = lines.end.min(o_s.saturating_add(cs));
+            let at_step = in_step(c);
             for line in first..last {
-                let src = (line - o_s) * stride[s] * size;
+                let src = ((line - o_s) * stride[s] + at_step) * size;
                 let dst = ((line - lines.start) * fast_len + o_f) * size;
                 if stride[f] == 1 {
                     bytes[dst..dst + n_f * size].copy_from_slice(&data[src..src + n_f * size]);
@@ -187,6 +228,107 @@ pub fn read_chunked_into<T: Sample>(
     }
     if done_lines != slow.len() {
         return Err(ChunkError::Fallback(format!("no chunk stored for line {}", slow.start + done_lines)));
+    }
+    Ok(stored_total)
+}
+
+/// Read `region` at each of `steps` (all in this file) into `dests` (one row per step), with
+/// every chunk the steps need inflated once: a chunk of many steps (CMIP6's (365, 60, 60),
+/// ERA5's) is scattered into the rows of all the steps it holds. Memory: one chunk and one
+/// chunk's decoded piece, whatever the number of steps. Returns the stored bytes read.
+#[allow(clippy::too_many_arguments)]
+pub fn read_chunked_steps_into<T: Sample>(
+    file: &File,
+    ch: &Chunked,
+    order: ByteOrder,
+    layout: &VarLayout,
+    region: &Region,
+    steps: &[usize],
+    buf: &mut ChunkBuffers,
+    dests: &mut [&mut [T]],
+) -> Result<u64, ChunkError> {
+    assert_eq!(steps.len(), dests.len(), "one row per step");
+    let size = layout.storage.size();
+    let (s, f) = (layout.lat_axis.min(layout.lon_axis), layout.lat_axis.max(layout.lon_axis));
+    let slow = if layout.lat_is_slow() { region.rows.clone() } else { region.cols.clone() };
+    let fast_len = if layout.lat_is_slow() { layout.nlon() } else { layout.nlat() };
+    debug_assert_eq!(region.n_cells(), slow.len() * fast_len);
+    let n_t = ch.step_len(layout);
+    let in_chunk = |o: u64, k: usize| o <= k as u64 && (k as u64) < o.saturating_add(n_t);
+    let wanted = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow, |o| steps.iter().any(|&k| in_chunk(o, k))));
+    let mut stride = vec![1usize; ch.chunk.len()];
+    for k in (0..ch.chunk.len().saturating_sub(1)).rev() {
+        stride[k] = stride[k + 1] * ch.chunk[k + 1] as usize;
+    }
+    let chunk_len = ch.chunk.iter().product::<u64>() as usize * size;
+    let (cs, cf) = (ch.chunk[s] as usize, ch.chunk[f] as usize);
+    let mut covered = vec![0usize; steps.len()];
+    let mut decoded: Vec<T> = Vec::new();
+    let mut stored_total = 0u64;
+    for c in wanted {
+        let partial = (0..ch.dims.len()).any(|k| c.offset[k].saturating_add(ch.chunk[k]) > ch.dims[k]);
+        buf.stored.resize(c.size as usize, 0);
+        file.read_exact_at(&mut buf.stored, c.addr).map_err(|e| {
+            ChunkError::Fallback(format!(
+                "reading the chunk at {:?} ({} bytes at byte {}): {e}",
+                c.offset, c.size, c.addr
+            ))
+        })?;
+        stored_total += c.size;
+        let pipeline: &[Filter] = if partial && ch.unfiltered_edges { &[] } else { &ch.pipeline };
+        let data = buf
+            .unfilter
+            .run(pipeline, c.mask, &mut buf.stored, chunk_len)
+            .map_err(|why| ChunkError::Corrupt(format!("the chunk at {:?}: {why}", c.offset)))?;
+        let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
+        let n_f = cf.min(fast_len.saturating_sub(o_f));
+        let lines = slow.start.max(o_s)..slow.end.min(o_s.saturating_add(cs));
+        // the chunk's piece of the region, in (lat, lon) terms
+        let piece = if layout.lat_is_slow() {
+            Region { rows: lines.clone(), cols: o_f..o_f + n_f }
+        } else {
+            Region { rows: o_f..o_f + n_f, cols: lines.clone() }
+        };
+        let o_t = layout.time_axis.map_or(0, |t| c.offset[t]);
+        for (i, &k) in steps.iter().enumerate() {
+            if !in_chunk(o_t, k) {
+                continue;
+            }
+            let at_step = layout.time_axis.map_or(0, |t| (k - o_t as usize) * stride[t]);
+            // the step's lines of the chunk, as stored ([slow][fast])
+            let raw = buf.band.get_or_insert_with(|| RawData::zeroed(layout.storage, 0));
+            raw.resize(layout.storage, lines.len() * n_f);
+            let bytes = raw.bytes_mut();
+            for (j, line) in lines.clone().enumerate() {
+                let src = ((line - o_s) * stride[s] + at_step) * size;
+                let dst = j * n_f * size;
+                if stride[f] == 1 {
+                    bytes[dst..dst + n_f * size].copy_from_slice(&data[src..src + n_f * size]);
+                } else {
+                    for e in 0..n_f {
+                        let at = src + e * stride[f] * size;
+                        bytes[dst + e * size..dst + (e + 1) * size].copy_from_slice(&data[at..at + size]);
+                    }
+                }
+            }
+            match order {
+                ByteOrder::Big => raw.swap_from_big_endian(),
+                ByteOrder::Little => raw.swap_from_little_endian(),
+            }
+            decoded.resize(piece.n_cells(), T::from_f64(0.0));
+            decode_region(layout, &piece, raw, &mut decoded);
+            // into the row, region-shaped and (lat, lon) ordered
+            let (width, pw) = (region.cols.len(), piece.cols.len());
+            let dest = &mut *dests[i];
+            for (j, r) in piece.rows.clone().enumerate() {
+                let at = (r - region.rows.start) * width + (piece.cols.start - region.cols.start);
+                dest[at..at + pw].copy_from_slice(&decoded[j * pw..(j + 1) * pw]);
+            }
+            covered[i] += piece.n_cells();
+        }
+    }
+    if covered.iter().any(|&n| n != region.n_cells()) {
+        return Err(ChunkError::Fallback("a chunk the tile needs was never written (fill values)".into()));
     }
     Ok(stored_total)
 }

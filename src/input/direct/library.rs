@@ -16,14 +16,15 @@ use crate::input::layout::VarLayout;
 use crate::input::packing::{AttrValue, CHECKED_ATTRIBUTES};
 use crate::input::storage::Storage;
 
-/// Where `layout`'s variable starts in `path` and its byte order, as libhdf5 reports them, after
-/// the checks every located HDF5 variable passes (with `grid`, its coordinates too).
+/// Where `layout`'s variable starts in `path`, its byte order and its number of time steps, as
+/// libhdf5 reports them, after the checks every located HDF5 variable passes (with `grid`, its
+/// coordinates too).
 pub(super) fn locate_hdf5(
     path: &Path,
     layout: &VarLayout,
     bytes: u64,
     grid: Option<&Grid>,
-) -> Result<(u64, ByteOrder), NotDirect> {
+) -> Result<(u64, ByteOrder, usize), NotDirect> {
     use hdf5_metno_sys::{h5, h5d, h5p, h5s, h5t};
     let dataset = |name: &str| CString::new(format!("/{name}")).map_err(|e| e.to_string());
     let cvar = dataset(&layout.name)?;
@@ -45,7 +46,7 @@ pub(super) fn locate_hdf5(
             stored: s.stored,
             offset: (s.offset != h5::HADDR_UNDEF).then_some(s.offset),
         };
-        let (offset, order) = check_found(&found, layout, bytes)?;
+        let (offset, order, steps) = check_found(&found, layout, bytes)?;
         // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
         let attrs = unsafe { hdf5_attributes(f, &cvar) }?;
         check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
@@ -80,7 +81,7 @@ pub(super) fn locate_hdf5(
                 return Err(format!("coordinate {} differs from the first file's", coord.dim));
             }
         }
-        Ok((offset, order))
+        Ok((offset, order, steps))
     })
 }
 

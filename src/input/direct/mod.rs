@@ -52,11 +52,13 @@ use parsed::locate_parsed;
 
 // the types this path's results carry, defined below it (the header parsers use them too)
 use super::format::{ByteOrder, Format, NotDirect};
-pub use chunked::{read_chunked_into, ChunkBuffers, ChunkError, Chunked};
+pub use chunked::{
+    read_chunked_into, read_chunked_step_into, read_chunked_steps_into, ChunkBuffers, ChunkError, Chunked,
+};
 pub use filters::{filter_name, fletcher32, unshuffle, unsupported_filter, Unfilter};
 pub(crate) use library::{dataset_storage, with_hdf5_file};
 pub use library::{hdf5_chunks, hdf5_storage, Hdf5Storage};
-pub use pread::{bytes_of, read_into, DirectBuffer};
+pub use pread::{bytes_of, read_into, read_step_into, DirectBuffer};
 
 /// Where a located file keeps its variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +67,26 @@ pub enum Place {
     Contiguous(u64),
     /// Chunks (compressed or not), found through the file's chunk index.
     Chunked(Box<Chunked>),
+}
+
+/// A located file: where its variable is and how many time steps it holds (files of one
+/// product may hold different numbers: monthly files, a short last year).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    pub place: Place,
+    /// The length of the file's own time dimension (1 without one).
+    pub steps: usize,
+}
+
+impl Located {
+    /// Steps of the file that one decompressed chunk holds (1 for contiguous variables and
+    /// chunks of one step): slots whose steps share such a block are read together.
+    pub fn step_block(&self, layout: &VarLayout) -> usize {
+        match (&self.place, layout.time_axis) {
+            (Place::Chunked(ch), Some(t)) => ch.chunk.get(t).map_or(1, |&n| n.max(1) as usize),
+            _ => 1,
+        }
+    }
 }
 
 impl Place {
@@ -89,6 +111,10 @@ pub struct DirectLayout {
     pub parsed: bool,
     /// The first file's variable is chunked (its chunks decoded here; `offset` is 0).
     pub chunked: bool,
+    /// Time steps per decompressed chunk in the first file (1 for contiguous variables, files
+    /// of one step and chunks of one step): the readers group the slots of a file by blocks of
+    /// this many steps, so that each chunk is inflated once for all the steps it holds.
+    pub step_block: usize,
 }
 
 /// Whether HDF5 metadata is parsed here (else read through libhdf5): `SSTCLIM_H5META=off`
@@ -144,7 +170,7 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
         return Err("neither an HDF5 file without user block nor NetCDF-3".into());
     };
     let (offset, order) = match locate_in(&file, path, format, layout, None, Via::Library) {
-        Ok((place, order)) => (place.offset().unwrap_or(0), order),
+        Ok((located, order)) => (located.place.offset().unwrap_or(0), order),
         Err(why) if format == Format::Hdf5 && parser_enabled() => return probe_chunked(&file, path, layout, why),
         Err(why) => return Err(why.text()),
     };
@@ -153,9 +179,9 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
         Format::Hdf5 if !parser_enabled() => false,
         // both check the dimensions against `layout`'s: agreeing on them is succeeding
         Format::Hdf5 => match locate_in(&file, path, format, layout, None, Via::ParserOnly) {
-            Ok((Place::Contiguous(o), ord)) if (o, ord) == (offset, order) => true,
-            Ok((place, ord)) => {
-                let o = place.offset().map_or("chunks".to_string(), |o| format!("byte {o}"));
+            Ok((Located { place: Place::Contiguous(o), .. }, ord)) if (o, ord) == (offset, order) => true,
+            Ok((located, ord)) => {
+                let o = located.place.offset().map_or("chunks".to_string(), |o| format!("byte {o}"));
                 tracing::warn!(
                     "{}: the HDF5 metadata parser finds {} at {o} ({ord:?}), libhdf5 at byte {offset} \
                      ({order:?}): locating every file through libhdf5",
@@ -178,20 +204,22 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
             }
         },
     };
-    Ok(DirectLayout { format, order, offset, parsed, chunked: false })
+    Ok(DirectLayout { format, order, offset, parsed, chunked: false, step_block: 1 })
 }
 
 /// The first file's variable is not contiguous for libhdf5 (`refused` says why): it takes
 /// the direct path where the parser reads its chunks and decodes its whole field bitwise
 /// equal to libnetcdf's read of it (libnetcdf stays the oracle).
 fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused) -> Result<DirectLayout, NotDirect> {
-    let (ch, order) = match locate_in(file, path, Format::Hdf5, layout, None, Via::ParserOnly) {
-        Ok((Place::Chunked(ch), order)) => (ch, order),
+    let (located, order) = match locate_in(file, path, Format::Hdf5, layout, None, Via::ParserOnly) {
+        Ok(found @ (Located { place: Place::Chunked(_), .. }, _)) => found,
         // the library's verdict stands
-        Ok((Place::Contiguous(_), _)) => return Err(refused.text()),
+        Ok((Located { place: Place::Contiguous(_), .. }, _)) => return Err(refused.text()),
         // the library's reason, with the parser's where it read further
         Err(Refused::Unsupported(why) | Refused::Not(why)) => return Err(format!("{} ({why})", refused.text())),
     };
+    let step_block = located.step_block(layout);
+    let Place::Chunked(ch) = located.place else { unreachable!("matched above") };
     let region = super::read::Region { rows: 0..layout.nlat(), cols: 0..layout.nlon() };
     let mut ours = vec![0f32; region.n_cells()];
     let mut theirs = vec![0f32; region.n_cells()];
@@ -209,7 +237,7 @@ fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused)
         );
         return Err("stored in chunks whose values decoded here differ from libnetcdf's".into());
     }
-    Ok(DirectLayout { format: Format::Hdf5, order, offset: 0, parsed: true, chunked: true })
+    Ok(DirectLayout { format: Format::Hdf5, order, offset: 0, parsed: true, chunked: true, step_block })
 }
 
 /// Where `layout`'s variable starts in `path`, after checking that the file stores it the way
@@ -223,7 +251,17 @@ pub fn locate(
     layout: &VarLayout,
     grid: Option<&Grid>,
 ) -> Result<(File, Place), NotDirect> {
-    locate_via(path, direct, layout, grid, if direct.parsed { Via::Parser } else { Via::Library })
+    locate_file(path, direct, layout, grid).map(|(f, l)| (f, l.place))
+}
+
+/// [`locate`], with the number of time steps the file holds.
+pub fn locate_file(
+    path: &Path,
+    direct: &DirectLayout,
+    layout: &VarLayout,
+    grid: Option<&Grid>,
+) -> Result<(File, Located), NotDirect> {
+    locate_file_via(path, direct, layout, grid, if direct.parsed { Via::Parser } else { Via::Library })
 }
 
 /// [`locate`] with the way HDF5 files are inspected chosen (NetCDF-3 files are always parsed).
@@ -234,12 +272,23 @@ pub fn locate_via(
     grid: Option<&Grid>,
     via: Via,
 ) -> Result<(File, Place), NotDirect> {
+    locate_file_via(path, direct, layout, grid, via).map(|(f, l)| (f, l.place))
+}
+
+/// [`locate_via`], with the number of time steps the file holds.
+pub fn locate_file_via(
+    path: &Path,
+    direct: &DirectLayout,
+    layout: &VarLayout,
+    grid: Option<&Grid>,
+    via: Via,
+) -> Result<(File, Located), NotDirect> {
     let file = File::open(path).map_err(|e| e.to_string())?;
-    let (place, order) = locate_in(&file, path, direct.format, layout, grid, via).map_err(Refused::text)?;
+    let (located, order) = locate_in(&file, path, direct.format, layout, grid, via).map_err(Refused::text)?;
     if order != direct.order {
         return Err(format!("byte order {order:?}, the first file {:?}", direct.order));
     }
-    Ok((file, place))
+    Ok((file, located))
 }
 
 fn locate_in(
@@ -249,13 +298,12 @@ fn locate_in(
     layout: &VarLayout,
     grid: Option<&Grid>,
     via: Via,
-) -> Result<(Place, ByteOrder), Refused> {
-    if layout.extra_len() != 1 {
-        return Err("the variable has more than one step".to_string().into());
-    }
+) -> Result<(Located, ByteOrder), Refused> {
+    one_field_per_step(layout)?;
     let size = file.metadata().map_err(|e| e.to_string())?.len();
+    // bytes of one step's field
     let bytes = layout.storage.size() as u64 * (layout.nlat() * layout.nlon()) as u64;
-    let (place, order) = match (format, via) {
+    let (place, order, steps) = match (format, via) {
         (Format::Hdf5, Via::Library) => contiguous(locate_hdf5(path, layout, bytes, grid)?),
         (Format::Hdf5, Via::ParserOnly) => locate_parsed(file, layout, bytes, grid)?,
         (Format::Hdf5, Via::Parser) => match locate_parsed(file, layout, bytes, grid) {
@@ -269,10 +317,7 @@ fn locate_in(
             let mut buf = vec![0u8; size.min(1 << 20) as usize];
             file.read_exact_at(&mut buf, 0).map_err(|e| e.to_string())?;
             let v = netcdf3_variable(&buf, &layout.name)?;
-            let want: Vec<u64> = layout.dims.iter().map(|d| d.1 as u64).collect();
-            if v.dims != want {
-                return Err(format!("dimensions {:?}, expected {want:?}", v.dims).into());
-            }
+            let steps = steps_of(&v.dims, layout)?;
             match v.storage {
                 Ok(found) if found == layout.storage => {}
                 Ok(found) => {
@@ -283,13 +328,22 @@ fn locate_in(
                 Err(why) => return Err(format!("the variable {why}").into()),
             }
             check_packing(layout.storage, |n| lookup(&v.attrs, n), layout)?;
-            (Place::Contiguous(v.begin), ByteOrder::Big)
+            (Place::Contiguous(v.begin), ByteOrder::Big, steps)
         }
     };
     match &place {
         Place::Contiguous(offset) => {
-            if !matches!(offset.checked_add(bytes), Some(end) if end <= size) {
-                return Err(format!("the variable's {bytes} bytes at offset {offset} pass the end of the file").into());
+            if steps > 1 && layout.time_axis.is_some_and(|t| t > layout.lat_axis.min(layout.lon_axis)) {
+                return Err("its time dimension comes after latitude or longitude: a step is not one run of bytes"
+                    .to_string()
+                    .into());
+            }
+            let all = bytes.checked_mul(steps as u64);
+            if !matches!(all.and_then(|all| offset.checked_add(all)), Some(end) if end <= size) {
+                return Err(format!(
+                    "the variable's {steps} step(s) of {bytes} bytes at offset {offset} pass the end of the file"
+                )
+                .into());
             }
         }
         Place::Chunked(ch) => {
@@ -302,11 +356,36 @@ fn locate_in(
             }
         }
     }
-    Ok((place, order))
+    Ok((Located { place, steps }, order))
 }
 
-fn contiguous((offset, order): (u64, ByteOrder)) -> (Place, ByteOrder) {
-    (Place::Contiguous(offset), order)
+/// Files of many steps are read one step per pool slot along the time dimension: every other
+/// dimension besides latitude and longitude must have length 1.
+fn one_field_per_step(layout: &VarLayout) -> Result<(), NotDirect> {
+    let extra = layout
+        .dims
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != layout.lat_axis && i != layout.lon_axis && Some(i) != layout.time_axis);
+    match extra.map(|(_, d)| d).find(|(_, len)| *len != 1) {
+        Some((name, len)) => Err(format!("dimension {name} has length {len}: more than one field per time step")),
+        None => Ok(()),
+    }
+}
+
+/// A file's dimension lengths `found` against the first file's: equal, except the time
+/// dimension, whose length (the file's number of steps) is returned.
+pub(super) fn steps_of(found: &[u64], layout: &VarLayout) -> Result<usize, NotDirect> {
+    let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
+    let same = found.len() == want.len() && (0..want.len()).all(|i| Some(i) == layout.time_axis || found[i] == want[i]);
+    if !same {
+        return Err(format!("dimensions {found:?}, expected {want:?}"));
+    }
+    Ok(layout.time_axis.map_or(1, |t| found[t] as usize))
+}
+
+fn contiguous((offset, order, steps): (u64, ByteOrder, usize)) -> (Place, ByteOrder, usize) {
+    (Place::Contiguous(offset), order, steps)
 }
 
 /// What either way of inspecting an HDF5 dataset reports, for the same checks.
@@ -328,9 +407,9 @@ pub(super) struct Found {
     pub(super) offset: Option<u64>,
 }
 
-/// The checks every located HDF5 variable passes: its offset and byte order.
-pub(super) fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(u64, ByteOrder), NotDirect> {
-    let want: Vec<u64> = layout.dims.iter().map(|x| x.1 as u64).collect();
+/// The checks every located HDF5 variable passes (`bytes`: one step's field): its offset,
+/// byte order and number of time steps.
+pub(super) fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(u64, ByteOrder, usize), NotDirect> {
     let storage = layout.storage;
     if !s.contiguous {
         return Err(format!("stored {}, not contiguous", s.layout));
@@ -343,10 +422,8 @@ pub(super) fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(
         Ok(found) => return Err(format!("stored as {}, the first file as {}", found.name(), storage.name())),
         Err(why) => return Err(format!("the variable {why}")),
     }
-    if s.dims != want {
-        return Err(format!("dimensions {:?}, expected {want:?}", s.dims));
-    }
-    let Some(offset) = s.offset.filter(|_| s.stored == bytes) else {
+    let steps = steps_of(&s.dims, layout)?;
+    let Some(offset) = s.offset.filter(|_| Some(s.stored) == bytes.checked_mul(steps as u64)) else {
         return Err("storage not allocated (never written)".into());
     };
     let order = match &s.order {
@@ -354,7 +431,7 @@ pub(super) fn check_found(s: &Found, layout: &VarLayout, bytes: u64) -> Result<(
         Err(_) if s.type_size == 1 => ByteOrder::Little, // single bytes have no order
         Err(other) => return Err(format!("byte order {other}")),
     };
-    Ok((offset, order))
+    Ok((offset, order, steps))
 }
 
 /// Check that a file's own decoding attributes (`attr`, for a variable stored as `storage`)

@@ -24,7 +24,7 @@ pub(super) fn locate_parsed(
     layout: &VarLayout,
     bytes: u64,
     grid: Option<&Grid>,
-) -> Result<(Place, ByteOrder), Refused> {
+) -> Result<(Place, ByteOrder, usize), Refused> {
     let refused = |e: MetaError| match e {
         MetaError::Unsupported(why) => Refused::Unsupported(why),
         other => Refused::Not(other.to_string()),
@@ -64,13 +64,17 @@ pub(super) fn locate_parsed(
         storage,
         order: ds.dtype.order.ok_or_else(|| "VAX".to_string()),
         dims: ds.dims.clone(),
-        stored: if chunked.is_some() { bytes } else { ds.storage_size().unwrap_or(0) },
+        // (a chunked variable's bytes are counted by its chunks)
+        stored: match chunked {
+            Some(_) => bytes.saturating_mul(layout.time_axis.and_then(|t| ds.dims.get(t)).copied().unwrap_or(1)),
+            None => ds.storage_size().unwrap_or(0),
+        },
         offset: if chunked.is_some() { Some(0) } else { ds.offset() },
     };
-    let (offset, order) = check_found(&found, layout, bytes)?;
+    let (offset, order, steps) = check_found(&found, layout, bytes)?;
     let located = match chunked {
-        Some(ch) => (Place::Chunked(Box::new(ch)), order),
-        None => (Place::Contiguous(offset), order),
+        Some(ch) => (Place::Chunked(Box::new(ch)), order, steps),
+        None => (Place::Contiguous(offset), order, steps),
     };
     check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
     // the coordinates, compared with the first file's

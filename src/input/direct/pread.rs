@@ -52,7 +52,25 @@ pub fn read_into<T: Sample>(
     buf: &mut DirectBuffer,
     dest: &mut [T],
 ) -> std::io::Result<u64> {
+    read_step_into(file, offset, 0, order, layout, region, buf, dest)
+}
+
+/// [`read_into`] of time step `step`: the steps of a contiguous variable whose time dimension
+/// is the outer one follow each other, one field's bytes apart (the locating checked that
+/// the file holds them all).
+#[allow(clippy::too_many_arguments)]
+pub fn read_step_into<T: Sample>(
+    file: &File,
+    offset: u64,
+    step: usize,
+    order: ByteOrder,
+    layout: &VarLayout,
+    region: &Region,
+    buf: &mut DirectBuffer,
+    dest: &mut [T],
+) -> std::io::Result<u64> {
     let size = layout.storage.size();
+    let offset = offset + (step * layout.nlat() * layout.nlon() * size) as u64;
     let (nlat, nlon) = (layout.nlat(), layout.nlon());
     // the stored field is [slow][fast]; the region is a band of full lines along the slow axis
     let (slow, fast_len) = if layout.lat_is_slow() { (region.rows.clone(), nlon) } else { (region.cols.clone(), nlat) };

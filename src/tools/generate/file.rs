@@ -1,5 +1,6 @@
-//! Writing one generated day's file: coordinates, the data variable (float64, or int16 packed
-//! as OSTIA packs it) and, as compressed products store it, chunked, deflated and shuffled.
+//! Writing one generated file (a day's, or a year's of every day along its time dimension):
+//! coordinates, the data variable (float64, or int16 packed as OSTIA packs it) and, as
+//! compressed products store it, chunked, deflated and shuffled.
 //!
 //! Why it exists apart from the generator: the file's layout (dimensions, attributes,
 //! storage) is what the read paths are tested and benchmarked on; the generator decides the
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Date, DimOrder, Field, GenStorage, GenerateOptions};
+use super::{Date, DimOrder, Field, GenStorage, GenerateOptions, StepsPerFile};
 
 /// The storage of the generated data variable, as compressed products store it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -30,14 +31,18 @@ impl Compression {
     }
 }
 
-/// One day's file, written under a temporary name and renamed when complete.
+/// One file of `dates` (a day, or a year's days along time), written under a temporary name
+/// and renamed when complete. A yearly file's values are computed and written a chunk's
+/// steps at a time (the memory of one block of steps, each chunk written whole).
 pub(super) fn write_file(
     args: &GenerateOptions,
     field: &Field,
-    date: Date,
-    values: &[f64],
+    dates: &[Date],
     path: &Path,
 ) -> Result<(), netcdf::Error> {
+    let yearly = args.steps_per_file == StepsPerFile::Year;
+    let time_dim = args.time_dim || yearly;
+    let date = dates[0];
     let tmp = path.with_file_name(format!(
         ".{}.partial",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
@@ -45,8 +50,8 @@ pub(super) fn write_file(
     let mut file = netcdf::create(&tmp)?;
     let lat_lon = args.dim_order == DimOrder::LatLon;
     let mut dims: Vec<&str> = Vec::new();
-    if args.time_dim {
-        file.add_dimension("time", 1)?;
+    if time_dim {
+        file.add_dimension("time", dates.len())?;
         dims.push("time");
     }
     if args.zlev_dim {
@@ -59,12 +64,19 @@ pub(super) fn write_file(
     file.add_attribute("Conventions", "CF-1.8")?;
     file.add_attribute("title", "sstclim synthetic daily sea surface temperature")?;
     file.add_attribute("source", format!("sstclim {} generate (seed {})", env!("CARGO_PKG_VERSION"), args.seed))?;
-    file.add_attribute("date", date.to_string())?;
-    if args.time_dim {
+    if !yearly {
+        file.add_attribute("date", date.to_string())?;
+    }
+    if time_dim {
         let mut t = file.add_variable::<i32>("time", &["time"])?;
         t.put_attribute("units", "days since 1970-01-01 00:00:00")?;
         t.put_attribute("standard_name", "time")?;
-        t.put_values(&[date.to_days() as i32], ..)?;
+        if yearly {
+            t.put_attribute("calendar", "standard")?;
+            t.put_attribute("axis", "T")?;
+        }
+        let days: Vec<i32> = dates.iter().map(|d| d.to_days() as i32).collect();
+        t.put_values(&days, ..)?;
     }
     if args.zlev_dim {
         let mut z = file.add_variable::<f32>("zlev", &["zlev"])?;
@@ -97,20 +109,20 @@ pub(super) fn write_file(
             (c % nlat) * nlon + c / nlat
         }
     };
+    let time_chunk = if yearly { args.time_chunk.clamp(1, dates.len()) } else { 1 };
+    let name = if args.storage == GenStorage::I16 { "analysed_sst" } else { "sst" };
     match args.storage {
         GenStorage::F64 => {
-            let mut v = file.add_variable::<f64>("sst", &dims)?;
-            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon)?;
+            let mut v = file.add_variable::<f64>(name, &dims)?;
+            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon, time_chunk)?;
             v.set_fill_value(f64::NAN)?;
             v.put_attribute("standard_name", "sea_surface_temperature")?;
             v.put_attribute("long_name", "sea surface temperature")?;
             v.put_attribute("units", "degree_Celsius")?;
-            let data: Vec<f64> = (0..values.len()).map(|c| values[order(c)]).collect();
-            v.put_values(&data, ..)?;
         }
         GenStorage::I16 => {
-            let mut v = file.add_variable::<i16>("analysed_sst", &dims)?;
-            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon)?;
+            let mut v = file.add_variable::<i16>(name, &dims)?;
+            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon, time_chunk)?;
             v.set_fill_value(-32768i16)?;
             v.put_attribute("standard_name", "sea_surface_foundation_temperature")?;
             v.put_attribute("long_name", "analysed sea surface temperature")?;
@@ -119,38 +131,66 @@ pub(super) fn write_file(
             v.put_attribute("add_offset", 273.15f32)?;
             v.put_attribute("valid_min", -300i16)?;
             v.put_attribute("valid_max", 4500i16)?;
-            let data: Vec<i16> = (0..values.len())
-                .map(|c| {
+        }
+    }
+    let cells = nlat * nlon;
+    let mut values = vec![0.0; cells];
+    let mut v = file.variable_mut(name).expect("just added");
+    for (b, block) in dates.chunks(time_chunk).enumerate() {
+        let mut f64s = Vec::new();
+        let mut i16s = Vec::new();
+        for &d in block {
+            field.day(args, d, &mut values);
+            match args.storage {
+                GenStorage::F64 => f64s.extend((0..cells).map(|c| values[order(c)])),
+                GenStorage::I16 => i16s.extend((0..cells).map(|c| {
                     let x = values[order(c)];
                     if x.is_nan() {
                         -32768
                     } else {
                         (x * 100.0).round() as i16
                     }
-                })
-                .collect();
-            v.put_values(&data, ..)?;
+                })),
+            }
+        }
+        // the block's steps, every other dimension whole
+        let first = b * time_chunk;
+        let extents: Vec<std::ops::Range<usize>> = dims
+            .iter()
+            .map(|&d| match d {
+                "time" => first..first + block.len(),
+                "zlev" => 0..1,
+                "lat" => 0..nlat,
+                _ => 0..nlon,
+            })
+            .collect();
+        match args.storage {
+            GenStorage::F64 => v.put_values(&f64s, extents)?,
+            GenStorage::I16 => v.put_values(&i16s, extents)?,
         }
     }
     file.close()?;
     std::fs::rename(&tmp, path).map_err(|e| netcdf::Error::Str(e.to_string()))
 }
 
-/// Store `v` (of dimensions `dims`, the last two the grid's) as `c` asks: chunked (leading
-/// dimensions by 1, the grid's by `c.chunks`, else whole), deflated and shuffled.
+/// Store `v` (of dimensions `dims`, the last two the grid's) as `c` asks: chunked (time by
+/// `time_chunk`, zlev by 1, the grid's by `c.chunks`, else whole), deflated and shuffled.
 fn compress(
     v: &mut netcdf::VariableMut<'_>,
     c: Compression,
     dims: &[&str],
     [nlat, nlon]: [usize; 2],
     lat_lon: bool,
+    time_chunk: usize,
 ) -> Result<(), netcdf::Error> {
     if c.is_contiguous() {
         return Ok(());
     }
     let grid = if lat_lon { [nlat, nlon] } else { [nlon, nlat] };
     let [a, b] = c.chunks.unwrap_or(grid);
-    let mut chunks = vec![1usize; dims.len() - 2];
+    // time by `time_chunk` steps, zlev by 1
+    let mut chunks: Vec<usize> =
+        dims[..dims.len() - 2].iter().map(|&d| if d == "time" { time_chunk } else { 1 }).collect();
     chunks.extend([a.min(grid[0]), b.min(grid[1])]);
     v.set_chunking(&chunks)?;
     if c.deflate.is_some() || c.shuffle {
