@@ -54,10 +54,24 @@ fn write_set(
     var_attrs: &[(&str, &str)],
     values: &dyn Fn(i32, i32) -> Vec<f32>,
 ) -> PathBuf {
+    let days: Vec<(i32, i32)> = YEARS.iter().flat_map(|&y| DOYS.map(move |d| (y, d))).collect();
+    write_days(dir, var, [time_dim, row, col], header, var_attrs, values, &days)
+}
+
+/// [`write_set`] of the days `days` (year, day of year).
+fn write_days(
+    dir: &Path,
+    var: &str,
+    [time_dim, row, col]: [&str; 3],
+    header: &dyn Fn(&mut netcdf::FileMut),
+    var_attrs: &[(&str, &str)],
+    values: &dyn Fn(i32, i32) -> Vec<f32>,
+    days: &[(i32, i32)],
+) -> PathBuf {
     sstclim::input::silence_hdf5();
     std::fs::create_dir_all(dir).unwrap();
-    for y in YEARS {
-        for d in DOYS {
+    for &(y, d) in days {
+        {
             let mut f = netcdf::create(dir.join(format!("{var}_{y}_{d:03}.nc"))).unwrap();
             f.add_unlimited_dimension(time_dim).unwrap();
             f.add_dimension(row, NROW).unwrap();
@@ -438,4 +452,72 @@ fn a_file_with_other_2d_coordinates_is_refused() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("tos_2002_105.nc") && err.contains("longitude") && err.contains("differs"), "{err}");
     assert!(entries(&out).is_empty(), "{:?}", entries(&out));
+}
+
+#[test]
+fn events_on_a_curvilinear_grid_carry_its_coordinates() {
+    let dir = tmp();
+    let leap = |y: i32| y % 4 == 0;
+    let days: Vec<(i32, i32)> =
+        (2003..=2005).flat_map(|y| (1..=if leap(y) { 366 } else { 365 }).map(move |d| (y, d))).collect();
+    // a heatwave in 2005 in cells (1, 2) and (4, 3): 20 degrees above the usual for 10 days
+    let values = |y: i32, d: i32| -> Vec<f32> {
+        let mut f = field(y, d);
+        if y == 2005 && (200..210).contains(&d) {
+            f[NCOL + 2] += 20.0;
+            f[4 * NCOL + 3] += 20.0;
+        }
+        f
+    };
+    let data = write_days(
+        &dir.path().join("cmip6"),
+        "tos",
+        ["time", "j", "i"],
+        &cmip6_header,
+        &[("coordinates", "latitude longitude")],
+        &values,
+        &days,
+    );
+    let clim = dir.path().join("clim");
+    let run =
+        with(run_args(&data, &clim, "2003-2004", "1-366"), &["--layout", "climatology", "--calendar", "hobday366"]);
+    ok(&run);
+    let clim_file = clim.join("climatology.nc");
+    assert_eq!(read(&clim_file, "latitude").0, grid2(lat2));
+    assert_eq!(text(&clim_file, "tos_p90", "coordinates").as_deref(), Some("time latitude longitude"));
+    let out = dir.path().join("events");
+    let events = |out: &Path| -> Vec<String> {
+        ["-q", "events", "-i", &s(&data), "-o", &s(out), "--years", "2005", "--climatology", &s(&clim_file)]
+            .iter()
+            .map(|x| x.to_string())
+            .collect()
+    };
+    ok(&events(&out));
+    // each event's latitude and longitude: the 2-D coordinates at its cell
+    let ev = out.join("events.nc");
+    let (rows, cols) = (read(&ev, "lat_index").0, read(&ev, "lon_index").0);
+    let (lat, lon) = (read(&ev, "lat").0, read(&ev, "lon").0);
+    assert!(!rows.is_empty());
+    for k in 0..rows.len() {
+        let (r, c) = (rows[k] as usize, cols[k] as usize);
+        assert_eq!((lat[k], lon[k]), (lat2(r, c), lon2(r, c)), "event {k} at ({r}, {c})");
+    }
+    for cell in [(1.0, 2.0), (4.0, 3.0)] {
+        assert!((0..rows.len()).any(|k| (rows[k], cols[k]) == cell), "no event at {cell:?}");
+    }
+    let summary = out.join("summary.nc");
+    let (_, dims) = read(&summary, "count");
+    assert_eq!(dims[1..], [("j".to_string(), NROW), ("i".to_string(), NCOL)]);
+    assert_eq!(read(&summary, "longitude").0, grid2(lon2));
+    assert_eq!(text(&summary, "count", "coordinates").as_deref(), Some("latitude longitude"));
+    // a climatology of another grid is refused
+    {
+        let mut f = netcdf::append(&clim_file).unwrap();
+        f.variable_mut("latitude").unwrap().put_values(&[-89.5], [3, 1]).unwrap();
+    }
+    let bad = dir.path().join("bad");
+    let argv = events(&bad);
+    let err = fails(&argv.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(err.contains("climatology.nc") && err.contains("latitude") && err.contains("-89.5"), "{err}");
+    assert!(entries(&bad).is_empty());
 }
