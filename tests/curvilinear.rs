@@ -293,7 +293,8 @@ fn cesm_nlat_nlon_and_nemo_y_x_equal_the_regular_grid() {
         &field,
     );
     let out = dir.path().join("out-cesm");
-    run(&data, &out, "per-doy", &["--var", "SST"]);
+    // the data variable is found beside TLAT, TLONG, ULAT, ULONG
+    run(&data, &out, "per-doy", &[]);
     same_values(&out, &ref_out, "nlat", "nlon");
     for file in nc_files(&out) {
         assert_eq!(read(&file, "TLAT").0, grid2(lat2));

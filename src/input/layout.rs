@@ -99,13 +99,13 @@ pub(crate) fn coordinates_of(var: &netcdf::Variable<'_>) -> Vec<String> {
     text_attr(var, "coordinates").map(|c| c.split_whitespace().map(String::from).collect()).unwrap_or_default()
 }
 
-/// Whether `var` holds latitudes (`Some(true)`) or longitudes (`Some(false)`): by its
-/// standard_name, else its units, else its name (`latitude`, `lat`, `nav_lat`, `TLAT`, ...).
-pub(crate) fn lat_or_lon(var: &netcdf::Variable<'_>) -> Option<bool> {
+/// Whether `var` holds latitudes (`Some(true)`) or longitudes (`Some(false)`) by its
+/// standard_name, else its units (`degrees_north`, `degrees_east`).
+fn lat_or_lon_by_attributes(var: &netcdf::Variable<'_>) -> Option<bool> {
     let standard = text_attr(var, "standard_name").unwrap_or_default().to_ascii_lowercase();
     match standard.as_str() {
-        "latitude" => return Some(true),
-        "longitude" => return Some(false),
+        "latitude" | "grid_latitude" => return Some(true),
+        "longitude" | "grid_longitude" => return Some(false),
         _ => {}
     }
     let units = text_attr(var, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
@@ -114,6 +114,15 @@ pub(crate) fn lat_or_lon(var: &netcdf::Variable<'_>) -> Option<bool> {
     }
     if units.starts_with("degreee") || units.starts_with("degreese") {
         return Some(false);
+    }
+    None
+}
+
+/// Whether `var` holds latitudes (`Some(true)`) or longitudes (`Some(false)`): by its
+/// standard_name, else its units, else its name (`latitude`, `lat`, `nav_lat`, `TLAT`, ...).
+pub(crate) fn lat_or_lon(var: &netcdf::Variable<'_>) -> Option<bool> {
+    if let Some(kind) = lat_or_lon_by_attributes(var) {
+        return Some(kind);
     }
     let name = var.name().to_ascii_lowercase();
     if name.contains("lat") {
@@ -357,10 +366,8 @@ fn detect_variable(file: &netcdf::File, path: &Path) -> Result<String, InputErro
                 && dims.len() >= 2
                 && !dims.iter().any(|d| d.name() == name)
                 && !auxiliary.contains(&name)
-                && !matches!(
-                    text_attr(v, "standard_name").as_deref(),
-                    Some("latitude" | "longitude" | "grid_latitude" | "grid_longitude")
-                )
+                // latitudes and longitudes no coordinates attribute names (CESM's ULAT, ULONG)
+                && lat_or_lon_by_attributes(v).is_none()
                 && (aux_lat_lon(file, v).is_some()
                     || dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lat))
                         && dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lon)))
