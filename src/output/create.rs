@@ -43,8 +43,11 @@ pub(super) fn time_year(w: &crate::window::WindowSpec) -> Option<i32> {
     }
 }
 
-/// The horizontal dimensions and coordinate variables of an output file (the input's names
-/// and order; see [`super::coords`]). Returns the dimension names for the statistics.
+/// The `lat` and `lon` coordinate variables of an output file: the input's values with CF
+/// attributes, or grid indices where the input had no coordinate variable.
+///
+/// With the input's dimension names and order, its 2-D coordinates and grid mapping (see
+/// [`super::coords`]). Returns the dimension names for the statistics.
 pub(super) fn put_lat_lon(
     file: &mut netcdf::FileMut,
     meta: &OutputMeta,
