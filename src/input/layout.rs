@@ -1,5 +1,7 @@
 //! Which variable holds the data, its storage type, and which of its dimensions are latitude
-//! and longitude (read from names and coordinate attributes, never assumed from order).
+//! and longitude (read from names and coordinate attributes, never assumed from order). On a
+//! curvilinear grid (2-D latitude and longitude named by the variable's `coordinates`
+//! attribute) the two dimensions those span are the horizontal ones, the first the row.
 
 use std::ops::Range;
 use std::path::Path;
@@ -37,7 +39,10 @@ pub struct VarLayout {
     pub storage: Storage,
     /// All dimensions of the variable, in file order: (name, length).
     pub dims: Vec<(String, usize)>,
+    /// The grid's row dimension: latitude, or on a curvilinear grid the first of the two
+    /// dimensions the 2-D latitude and longitude span (`j`, `nlat`, `y`).
     pub lat_axis: usize,
+    /// The grid's column dimension: longitude, or the curvilinear grid's second (`i`, `x`).
     pub lon_axis: usize,
     /// The time dimension (an index into `dims`), when the variable has one: a dimension
     /// besides latitude and longitude that is named like time or whose coordinate variable has
