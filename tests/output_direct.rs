@@ -17,12 +17,9 @@ const DOYS: [u16; 5] = [100, 101, 102, 103, 104];
 
 fn meta() -> OutputMeta {
     let mut meta = common::output_meta(NLAT, NLON, &DOYS);
-    let coord = |dim: &str, n: usize, step: f64| Coord {
-        dim: dim.into(),
-        values: (0..n).map(|i| i as f64 * step - 10.0).collect(),
-        from_file: true,
-    };
-    meta.grid = Grid { lat: coord("lat", NLAT, 2.5), lon: coord("lon", NLON, 1.5) };
+    let coord =
+        |dim: &str, n: usize, step: f64| Coord::new(dim, (0..n).map(|i| i as f64 * step - 10.0).collect(), true);
+    meta.grid = Grid::regular(coord("lat", NLAT, 2.5), coord("lon", NLON, 1.5));
     meta.stats.percentiles.push("10".parse().unwrap());
     meta.var_meta.long_name = Some("sea surface temperature".into());
     meta.input_template = "in_{year}_{doy}.nc".into();

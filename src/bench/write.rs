@@ -155,10 +155,8 @@ fn bands(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
 
 pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
     let (nlat, nlon) = (args.grid.nlat, args.grid.nlon);
-    let coord = |dim: &str, n: usize, span: f64| Coord {
-        dim: dim.into(),
-        values: (0..n).map(|i| -span / 2.0 + span * i as f64 / (n - 1).max(1) as f64).collect(),
-        from_file: true,
+    let coord = |dim: &str, n: usize, span: f64| {
+        Coord::new(dim, (0..n).map(|i| -span / 2.0 + span * i as f64 / (n - 1).max(1) as f64).collect(), true)
     };
     let p90 = "90".parse::<Percentile>().expect("90 is a percentile");
     let method = Method::new(5).expect("method 5 exists");
@@ -172,7 +170,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
             calendar: Calendar::Ordinal,
         },
         rules: crate::smooth::DayRules::default(),
-        grid: Grid { lat: coord("lat", nlat, 180.0), lon: coord("lon", nlon, 360.0) },
+        grid: Grid::regular(coord("lat", nlat, 180.0), coord("lon", nlon, 360.0)),
         input_var: "sst".into(),
         var_meta: VarMeta { units: Some("degree_Celsius".into()), long_name: None, standard_name: None },
         input_template: "synthetic".into(),

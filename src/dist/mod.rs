@@ -463,7 +463,7 @@ pub fn describe_failures(failures: &[(usize, String)], size: usize) -> String {
 
 fn coords_hash(grid: &Grid) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for v in grid.lat.values.iter().chain(&grid.lon.values) {
+    for v in grid.all_values() {
         v.to_bits().hash(&mut h);
     }
     h.finish()

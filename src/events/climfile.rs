@@ -2,7 +2,8 @@
 //! checked against the job (layout, calendar, variable, grid, the threshold asked for), then
 //! the mean and threshold of a band of latitude rows.
 //!
-//! The format (fixed for the project): dims `doy` then the input's lat and lon dims;
+//! The format (fixed for the project): dims `doy` then the input's lat and lon dims (row and
+//! column dims, with 2-D latitude and longitude variables, on a curvilinear grid);
 //! `{var}_mean(doy,lat,lon)` and `{var}_p{P}(doy,lat,lon)`; global attributes
 //! `sstclim_layout = "climatology"`, `input_variable`, `calendar_mode` and the rest. Values may
 //! be packed (`scale_factor`, `add_offset`) and missing (`_FillValue`, `missing_value`, NaN).
@@ -143,6 +144,29 @@ impl ClimFile {
                     what: "grid",
                     detail: format!("{dim}[{i}] is {} in the climatology, {} in the input", theirs[i], mine[i]),
                 });
+            }
+        }
+        // a curvilinear grid: the 2-D latitude and longitude, stored as the input stores them
+        for aux in grid.aux.iter().flatten() {
+            let mismatch = |detail: String| EventsError::Mismatch { path: path.into(), what: "grid", detail };
+            let Some(v) = file.variable(&aux.name) else {
+                return Err(mismatch(format!("the input's 2-D {} is not in the climatology", aux.name)));
+            };
+            let theirs: Vec<f64> = v.get_values(..).map_err(|cause| EventsError::Read {
+                path: path.into(),
+                var: aux.name.clone(),
+                cause,
+            })?;
+            let mine = &aux.values;
+            let differs = |i: usize| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0);
+            if theirs.len() != mine.len() {
+                return Err(mismatch(format!("{} has {} values, {} in the input", aux.name, theirs.len(), mine.len())));
+            }
+            if let Some(i) = (0..mine.len()).find(|&i| differs(i)) {
+                return Err(mismatch(format!(
+                    "{}[{i}] is {} in the climatology, {} in the input",
+                    aux.name, theirs[i], mine[i]
+                )));
             }
         }
         let provenance =

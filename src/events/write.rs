@@ -189,8 +189,9 @@ impl EventsFile {
             let mut v = self.file.variable_mut(name).expect("created");
             v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
         };
-        put_f("lat", events.iter().map(|(c, _)| grid.lat.values[c / nlon]).collect())?;
-        put_f("lon", events.iter().map(|(c, _)| grid.lon.values[c % nlon]).collect())?;
+        // the cell's latitude and longitude (2-D on a curvilinear grid)
+        put_f("lat", events.iter().map(|(c, _)| grid.lat_at(*c)).collect())?;
+        put_f("lon", events.iter().map(|(c, _)| grid.lon_at(*c)).collect())?;
         for (k, name) in FLOAT_FIELDS.iter().enumerate() {
             put_f(name, events.iter().map(|(_, e)| e.floats()[k]).collect())?;
         }
@@ -274,8 +275,7 @@ impl SummaryFile {
         let mut file = netcdf::create(path).map_err(fail(path, ""))?;
         let (y0, y1) = meta.years;
         let ny = (y1 - y0 + 1) as usize;
-        let (lat_dim, lon_dim) = (grid.lat.dim.clone(), grid.lon.dim.clone());
-        for (name, len) in [("time", ny), ("nv", 2), (lat_dim.as_str(), grid.nlat()), (lon_dim.as_str(), grid.nlon())] {
+        for (name, len) in [("time", ny), ("nv", 2)] {
             file.add_dimension(name, len).map_err(fail(path, name))?;
         }
         meta.globals(
@@ -307,16 +307,10 @@ impl SummaryFile {
             let mut v = file.add_variable::<i32>("year", &["time"]).map_err(fail(path, "year"))?;
             v.put_values(&(y0..=y1).collect::<Vec<i32>>(), ..).map_err(fail(path, "year"))?;
         }
-        for (dim, coord, std, units) in
-            [(&lat_dim, &grid.lat, "latitude", "degrees_north"), (&lon_dim, &grid.lon, "longitude", "degrees_east")]
-        {
-            let mut v = file.add_variable::<f64>(dim, &[dim.as_str()]).map_err(fail(path, dim))?;
-            if coord.from_file {
-                v.put_attribute("standard_name", std).map_err(fail(path, dim))?;
-                v.put_attribute("units", units).map_err(fail(path, dim))?;
-            }
-            v.put_values(&coord.values, ..).map_err(fail(path, dim))?;
-        }
+        // the input's horizontal dimensions and coordinates (2-D ones and grid mapping too)
+        let [lat_dim, lon_dim] =
+            crate::output::coords::put_grid(&mut file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
+        let coordinates = crate::output::coords::coordinates(grid, "");
         for stat in STATS {
             let mut v = file
                 .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
@@ -331,6 +325,12 @@ impl SummaryFile {
                 s => format!("mean {s} of the events starting in the year"),
             };
             v.put_attribute("long_name", what).map_err(fail(path, stat))?;
+            if !coordinates.is_empty() {
+                v.put_attribute("coordinates", coordinates.as_str()).map_err(fail(path, stat))?;
+            }
+            if let Some(mapping) = crate::output::coords::grid_mapping(grid) {
+                v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
+            }
         }
         Ok(SummaryFile { path: path.into(), file, n_years: ny, nlon: grid.nlon() })
     }

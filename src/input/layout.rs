@@ -1,5 +1,7 @@
 //! Which variable holds the data, its storage type, and which of its dimensions are latitude
-//! and longitude (read from names and coordinate attributes, never assumed from order).
+//! and longitude (read from names and coordinate attributes, never assumed from order). On a
+//! curvilinear grid (2-D latitude and longitude named by the variable's `coordinates`
+//! attribute) the two dimensions those span are the horizontal ones, the first the row.
 
 use std::ops::Range;
 use std::path::Path;
@@ -37,7 +39,10 @@ pub struct VarLayout {
     pub storage: Storage,
     /// All dimensions of the variable, in file order: (name, length).
     pub dims: Vec<(String, usize)>,
+    /// The grid's row dimension: latitude, or on a curvilinear grid the first of the two
+    /// dimensions the 2-D latitude and longitude span (`j`, `nlat`, `y`).
     pub lat_axis: usize,
+    /// The grid's column dimension: longitude, or the curvilinear grid's second (`i`, `x`).
     pub lon_axis: usize,
     /// The time dimension (an index into `dims`), when the variable has one: a dimension
     /// besides latitude and longitude that is named like time or whose coordinate variable has
@@ -83,13 +88,107 @@ fn axis_of(file: &netcdf::File, dim: &str) -> Option<Axis> {
         }
     }
     let name = dim.to_ascii_lowercase();
-    if name.starts_with("lat") || name == "y" || name == "nlat" || name == "rlat" {
+    // the index dimensions of curvilinear ocean grids play latitude's (row) and longitude's
+    // (column) roles: CMIP6 `j`/`i`, CESM `nlat`/`nlon`, NEMO `y`/`x`, GFDL `yh`/`xh`
+    if name.starts_with("lat") || ["y", "nlat", "rlat", "j", "nj", "yh"].contains(&name.as_str()) {
         Some(Axis::Lat)
-    } else if name.starts_with("lon") || name == "x" || name == "nlon" || name == "rlon" {
+    } else if name.starts_with("lon") || ["x", "nlon", "rlon", "i", "ni", "xh"].contains(&name.as_str()) {
         Some(Axis::Lon)
     } else {
         None
     }
+}
+
+/// The names listed in the variable's `coordinates` attribute (CF 5: auxiliary coordinates).
+pub(crate) fn coordinates_of(var: &netcdf::Variable<'_>) -> Vec<String> {
+    text_attr(var, "coordinates").map(|c| c.split_whitespace().map(String::from).collect()).unwrap_or_default()
+}
+
+/// Whether `var` holds latitudes (`Some(true)`) or longitudes (`Some(false)`) by its
+/// standard_name, else its units (`degrees_north`, `degrees_east`).
+fn lat_or_lon_by_attributes(var: &netcdf::Variable<'_>) -> Option<bool> {
+    let standard = text_attr(var, "standard_name").unwrap_or_default().to_ascii_lowercase();
+    match standard.as_str() {
+        "latitude" | "grid_latitude" => return Some(true),
+        "longitude" | "grid_longitude" => return Some(false),
+        _ => {}
+    }
+    let units = text_attr(var, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
+    if units.starts_with("degreen") || units.starts_with("degreesn") {
+        return Some(true);
+    }
+    if units.starts_with("degreee") || units.starts_with("degreese") {
+        return Some(false);
+    }
+    None
+}
+
+/// Whether `var` holds latitudes (`Some(true)`) or longitudes (`Some(false)`): by its
+/// standard_name, else its units, else its name (`latitude`, `lat`, `nav_lat`, `TLAT`, ...).
+pub(crate) fn lat_or_lon(var: &netcdf::Variable<'_>) -> Option<bool> {
+    if let Some(kind) = lat_or_lon_by_attributes(var) {
+        return Some(kind);
+    }
+    let name = var.name().to_ascii_lowercase();
+    if name.contains("lat") {
+        Some(true)
+    } else if name.contains("lon") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The 2-D latitude and longitude variables the data variable's `coordinates` attribute names
+/// (a curvilinear grid), both over the same two of its dimensions: (latitude, longitude).
+pub(crate) fn aux_lat_lon<'f>(
+    file: &'f netcdf::File,
+    var: &netcdf::Variable<'_>,
+) -> Option<(netcdf::Variable<'f>, netcdf::Variable<'f>)> {
+    let var_dims: Vec<String> = var.dimensions().iter().map(|d| d.name()).collect();
+    let (mut lat, mut lon) = (None, None);
+    for name in coordinates_of(var) {
+        let Some(c) = file.variable(&name) else { continue };
+        let dims: Vec<String> = c.dimensions().iter().map(|d| d.name()).collect();
+        if dims.len() != 2 || dims[0] == dims[1] || !dims.iter().all(|d| var_dims.contains(d)) {
+            continue;
+        }
+        match lat_or_lon(&c) {
+            Some(true) if lat.is_none() => lat = Some(c),
+            Some(false) if lon.is_none() => lon = Some(c),
+            _ => {}
+        }
+    }
+    let (lat, lon) = (lat?, lon?);
+    let dims = |v: &netcdf::Variable<'_>| {
+        let mut d: Vec<String> = v.dimensions().iter().map(|d| d.name()).collect();
+        d.sort();
+        d
+    };
+    (dims(&lat) == dims(&lon)).then_some((lat, lon))
+}
+
+/// The variable's horizontal dimensions (row, column): the two dimensions its 2-D auxiliary
+/// latitude and longitude span (in the variable's order: the slower one is the row), else the
+/// one dimension recognised as latitude and the one as longitude. Err: which one is unclear.
+fn horizontal(file: &netcdf::File, var: &netcdf::Variable<'_>) -> Result<(usize, usize), Axis> {
+    let dims: Vec<String> = var.dimensions().iter().map(|d| d.name()).collect();
+    if let Some((lat, _)) = aux_lat_lon(file, var) {
+        let spans: Vec<String> = lat.dimensions().iter().map(|d| d.name()).collect();
+        let mut at: Vec<usize> = (0..dims.len()).filter(|&i| spans.contains(&dims[i])).collect();
+        at.sort_unstable();
+        if let [row, col] = at[..] {
+            return Ok((row, col));
+        }
+    }
+    let axes: Vec<Option<Axis>> = dims.iter().map(|n| axis_of(file, n)).collect();
+    let find = |axis: Axis| -> Result<usize, Axis> {
+        match (0..dims.len()).filter(|&i| axes[i] == Some(axis)).collect::<Vec<_>>()[..] {
+            [i] => Ok(i),
+            _ => Err(axis),
+        }
+    };
+    Ok((find(Axis::Lat)?, find(Axis::Lon)?))
 }
 
 /// Whether `dim` is a time dimension: named like one, or its coordinate variable has time
@@ -129,19 +228,16 @@ impl VarLayout {
         let vartype = variable.vartype();
         let storage = Storage::from_nc(&vartype).ok_or_else(|| bad(unread(&nc_type_name(&vartype))))?;
         let dims: Vec<(String, usize)> = variable.dimensions().iter().map(|d| (d.name(), d.len())).collect();
-        let axes: Vec<Option<Axis>> = dims.iter().map(|(n, _)| axis_of(file, n)).collect();
-        let find = |axis: Axis| -> Result<usize, InputError> {
-            let hits: Vec<usize> = (0..dims.len()).filter(|&i| axes[i] == Some(axis)).collect();
-            match hits[..] {
-                [i] => Ok(i),
-                _ => Err(bad(format!(
-                    "dimensions {}: cannot tell which is {}",
-                    describe_dims(&dims),
-                    if axis == Axis::Lat { "latitude" } else { "longitude" }
-                ))),
-            }
-        };
-        let (lat_axis, lon_axis) = (find(Axis::Lat)?, find(Axis::Lon)?);
+        // lat_axis and lon_axis are the grid's row and column dimensions: on a curvilinear
+        // grid (2-D latitude and longitude) the first horizontal dimension plays latitude's role
+        let (lat_axis, lon_axis) = horizontal(file, &variable).map_err(|axis| {
+            bad(format!(
+                "dimensions {}: cannot tell which is {} (neither by name, nor by a coordinate variable, nor by \
+                 2-D latitude/longitude variables named in its coordinates attribute)",
+                describe_dims(&dims),
+                if axis == Axis::Lat { "latitude" } else { "longitude" }
+            ))
+        })?;
         let time_axis = (0..dims.len()).find(|&i| i != lat_axis && i != lon_axis && is_time(file, &dims[i].0));
         if dims[lat_axis].1 == 0 || dims[lon_axis].1 == 0 {
             return Err(bad(format!("dimensions {}: the grid has no cells", describe_dims(&dims))));
@@ -255,6 +351,17 @@ fn detect_variable(file: &netcdf::File, path: &Path) -> Result<String, InputErro
             return Ok(preferred.into());
         }
     }
+    // what other variables name as their coordinates, bounds or grid mapping (2-D latitude
+    // and longitude, vertices) is not data
+    let mut auxiliary: Vec<String> = Vec::new();
+    for v in file.variables() {
+        auxiliary.extend(coordinates_of(&v));
+        for attr in ["bounds", "grid_mapping"] {
+            if let Some(t) = text_attr(&v, attr) {
+                auxiliary.extend(t.split_whitespace().next().map(|n| n.trim_end_matches(':').to_string()));
+            }
+        }
+    }
     let candidates: Vec<String> = file
         .variables()
         .filter(|v| {
@@ -263,8 +370,12 @@ fn detect_variable(file: &netcdf::File, path: &Path) -> Result<String, InputErro
             Storage::from_nc(&v.vartype()).is_some()
                 && dims.len() >= 2
                 && !dims.iter().any(|d| d.name() == name)
-                && dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lat))
-                && dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lon))
+                && !auxiliary.contains(&name)
+                // latitudes and longitudes no coordinates attribute names (CESM's ULAT, ULONG)
+                && lat_or_lon_by_attributes(v).is_none()
+                && (aux_lat_lon(file, v).is_some()
+                    || dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lat))
+                        && dims.iter().any(|d| axis_of(file, &d.name()) == Some(Axis::Lon)))
         })
         .map(|v| v.name())
         .collect();

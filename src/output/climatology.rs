@@ -2,9 +2,11 @@
 //! dimension, with the attributes that say how it was made, so that a later step (event
 //! detection) reads a climatology back without repeating the flags. The format:
 //!
-//! * dimensions `doy` (the days written: 1..N, N = 366 under `hobday366`), `nv = 2`, `lat`, `lon`;
+//! * dimensions `doy` (the days written: 1..N, N = 366 under `hobday366`), `nv = 2`, and the
+//!   input's two horizontal dimensions (`lat`, `lon`; `j`, `i` on a curvilinear grid);
 //! * `doy(doy)` int32 1..N; `time(doy)` a CF climatological time (`climatology =
-//!   "climatology_bounds"`) with `climatology_bounds(doy, nv)`; `lat(lat)`, `lon(lon)`;
+//!   "climatology_bounds"`) with `climatology_bounds(doy, nv)`; `lat(lat)`, `lon(lon)` (or the
+//!   input's 2-D latitude and longitude, and its grid mapping: `super::coords`);
 //! * `{var}_mean(doy, lat, lon)` and `{var}_p{P}(doy, lat, lon)` float64, `_FillValue` where a
 //!   cell has no value;
 //! * global attributes `sstclim_layout = "climatology"`, `input_variable`,
@@ -45,7 +47,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     let h = i64::from(w.half_window);
     let (nlat, nlon, n_t) = (meta.grid.nlat(), meta.grid.nlon(), f.targets.len());
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
-    for (name, len) in [("doy", n_t), ("nv", 2), ("lat", nlat), ("lon", nlon)] {
+    for (name, len) in [("doy", n_t), ("nv", 2)] {
         file.add_dimension(name, len).map_err(fail(name))?;
     }
     let percentiles: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction() * 100.0).collect();
@@ -127,9 +129,9 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         v.put_attribute("calendar", "proleptic_gregorian").map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
-    super::create::put_lat_lon(&mut file, meta, &f.path)?;
+    let [row, col] = super::create::put_lat_lon(&mut file, meta, &f.path)?;
     for (stat, name) in var_names(meta).iter().enumerate() {
-        let mut v = file.add_variable::<f64>(name, &["doy", "lat", "lon"]).map_err(fail(name))?;
+        let mut v = file.add_variable::<f64>(name, &["doy", row.as_str(), col.as_str()]).map_err(fail(name))?;
         if let Some(level) = spec.deflate {
             v.set_chunking(&[1, nlat, nlon]).map_err(fail(name))?;
             v.set_compression(i32::from(level), true).map_err(fail(name))?;
@@ -138,7 +140,8 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         // the other layouts' attributes (units, standard_name, CF 7.4 cell_methods, the
         // percentile), with time, not doy, the auxiliary coordinate: doy is the dimension here
         for (name_, value) in super::create::stat_attributes(stat, meta, spec) {
-            let value = if name_ == "coordinates" { "time".into() } else { value };
+            let value =
+                if name_ == "coordinates" { super::coords::coordinates(&meta.grid, "time").into() } else { value };
             v.put_attribute(name_, value).map_err(fail(name))?;
         }
     }

@@ -45,27 +45,15 @@ pub(super) fn time_year(w: &crate::window::WindowSpec) -> Option<i32> {
 
 /// The `lat` and `lon` coordinate variables of an output file: the input's values with CF
 /// attributes, or grid indices where the input had no coordinate variable.
+///
+/// With the input's dimension names and order, its 2-D coordinates and grid mapping (see
+/// [`super::coords`]). Returns the dimension names for the statistics.
 pub(super) fn put_lat_lon(
     file: &mut netcdf::FileMut,
     meta: &OutputMeta,
     path: &std::path::Path,
-) -> Result<(), OutputError> {
-    for (dim, coord, std_name, units, axis) in [
-        ("lat", &meta.grid.lat, "latitude", "degrees_north", "Y"),
-        ("lon", &meta.grid.lon, "longitude", "degrees_east", "X"),
-    ] {
-        let mut v = file.add_variable::<f64>(dim, &[dim]).map_err(|e| OutputError::write(path, dim, e))?;
-        if coord.from_file {
-            v.put_attribute("standard_name", std_name).map_err(|e| OutputError::write(path, dim, e))?;
-            v.put_attribute("units", units).map_err(|e| OutputError::write(path, dim, e))?;
-            v.put_attribute("axis", axis).map_err(|e| OutputError::write(path, dim, e))?;
-        } else {
-            v.put_attribute("long_name", format!("{std_name} index (the input had no coordinate variable)"))
-                .map_err(|e| OutputError::write(path, dim, e))?;
-        }
-        v.put_values(&coord.values, ..).map_err(|e| OutputError::write(path, dim, e))?;
-    }
-    Ok(())
+) -> Result<[String; 2], OutputError> {
+    super::coords::put_grid(file, &meta.grid).map_err(|(var, e)| OutputError::write(path, &var, e))
 }
 
 /// Create `f` with its metadata and coordinates. With `preallocate` (uncompressed outputs on the
@@ -94,8 +82,6 @@ pub(super) fn create_file(
     let (nlat, nlon) = (meta.grid.nlat(), meta.grid.nlon());
     file.add_dimension("time", n_t).map_err(fail("time"))?;
     file.add_dimension("nv", 2).map_err(fail("nv"))?;
-    file.add_dimension("lat", nlat).map_err(fail("lat"))?;
-    file.add_dimension("lon", nlon).map_err(fail("lon"))?;
 
     // global attributes
     let stats = &meta.stats;
@@ -181,11 +167,11 @@ pub(super) fn create_file(
         v.put_attribute("units", "1").map_err(fail("doy"))?;
         v.put_values(&doys, ..).map_err(fail("doy"))?;
     }
-    put_lat_lon(&mut file, meta, &f.path)?;
+    let [row, col] = put_lat_lon(&mut file, meta, &f.path)?;
 
     // the statistic
     let enc = spec.encoding(meta);
-    let dims = ["time", "lat", "lon"];
+    let dims = ["time", row.as_str(), col.as_str()];
     let mut v = match enc.ty {
         OutputType::F64 => file.add_variable::<f64>(var_name, &dims),
         OutputType::F32 => file.add_variable::<f32>(var_name, &dims),
@@ -234,7 +220,8 @@ pub(super) fn create_file(
 /// outputs, the same in every layout: `long_name`, `units` (the input's, or degrees Celsius
 /// with `--units degC`), the input's `standard_name` (a climatological mean or percentile of
 /// sea surface temperature is a sea surface temperature; `cell_methods` says which), CF 7.4
-/// `cell_methods`, `coordinates` naming the `doy` auxiliary coordinate, and the window.
+/// `cell_methods`, `coordinates` naming the `doy` auxiliary coordinate (and a curvilinear
+/// grid's 2-D latitude and longitude), `grid_mapping` where the input has one, and the window.
 pub fn stat_attributes(stat: usize, meta: &OutputMeta, spec: &OutputSpec) -> Vec<(&'static str, AttributeValue)> {
     let w = &meta.window;
     let stats = &meta.stats;
@@ -276,7 +263,11 @@ pub fn stat_attributes(stat: usize, meta: &OutputMeta, spec: &OutputSpec) -> Vec
         )
     };
     attrs.push(("cell_methods", cell_methods.into()));
-    attrs.push(("coordinates", "doy".into()));
+    // the day of year, and a curvilinear grid's 2-D latitude and longitude (CF 5.2)
+    attrs.push(("coordinates", super::coords::coordinates(&meta.grid, "doy").into()));
+    if let Some(mapping) = super::coords::grid_mapping(&meta.grid) {
+        attrs.push(("grid_mapping", mapping.into()));
+    }
     if stat > 0 {
         let p = &stats.percentiles[stat - 1];
         attrs.push(("percentile", (p.fraction() * 100.0).into()));

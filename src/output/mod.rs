@@ -22,6 +22,7 @@
 
 pub mod chunked;
 pub mod climatology;
+pub mod coords;
 mod create;
 pub mod direct;
 pub mod encode;

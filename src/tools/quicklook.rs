@@ -49,7 +49,7 @@ pub struct QuicklookOptions {
 }
 
 /// One statistic on one day, ready to draw: `values` in `(lat, lon)` order with NaN for no
-/// value, `lat`/`lon` the cell centres.
+/// value, `lat`/`lon` the cell centres (the indices on a curvilinear grid).
 #[derive(Clone, Debug)]
 pub struct Field {
     pub values: Vec<f64>,
@@ -63,6 +63,9 @@ pub struct Field {
     pub title: String,
     pub subtitle: String,
     pub units: String,
+    /// A curvilinear grid (2-D latitude and longitude) is drawn on its index space: `lat` and
+    /// `lon` are then the row and column indices, and these the row and column dimensions.
+    pub index_axes: Option<(String, String)>,
 }
 
 /// Draw the quicklook `options` ask for; returns the PNG written.
@@ -159,10 +162,30 @@ fn percentile_name(p: f64) -> String {
 /// Is `name` a latitude (`true`) or longitude (`false`) dimension, or neither?
 fn axis_of(name: &str) -> Option<bool> {
     match name.to_ascii_lowercase().as_str() {
-        "lat" | "latitude" | "y" | "nav_lat" => Some(true),
-        "lon" | "longitude" | "x" | "nav_lon" => Some(false),
+        "lat" | "latitude" | "y" | "nav_lat" | "nlat" | "rlat" | "j" | "nj" | "yh" => Some(true),
+        "lon" | "longitude" | "x" | "nav_lon" | "nlon" | "rlon" | "i" | "ni" | "xh" => Some(false),
         _ => None,
     }
+}
+
+/// The 2-D auxiliary coordinate `var`'s `coordinates` attribute names over its last two
+/// dimensions (a curvilinear grid's latitude or longitude), if any.
+fn curvilinear(nc: &netcdf::File, var: &netcdf::Variable<'_>) -> Option<String> {
+    let dims: Vec<String> = var.dimensions().iter().map(|d| d.name()).collect();
+    let last = dims.get(dims.len().checked_sub(2)?..)?;
+    let names = attr_text(attr(var, "coordinates"))?;
+    names
+        .split_whitespace()
+        .find(|n| {
+            nc.variable(n).is_some_and(|c| {
+                let mut d: Vec<String> = c.dimensions().iter().map(|d| d.name()).collect();
+                d.sort();
+                let mut l = last.to_vec();
+                l.sort();
+                d == l
+            })
+        })
+        .map(String::from)
 }
 
 /// The statistics of `file`: (variable name, statistic name). A statistic is a variable whose
@@ -172,10 +195,20 @@ fn axis_of(name: &str) -> Option<bool> {
 pub fn statistics(file: &Path) -> Result<Vec<(String, String)>, QuicklookError> {
     let nc = netcdf::open(file).map_err(|cause| QuicklookError::Open { path: file.into(), cause })?;
     let mut out = Vec::new();
+    // a curvilinear grid's 2-D latitude and longitude are coordinates, not statistics
+    let coordinates: Vec<String> = nc
+        .variables()
+        .filter_map(|v| attr_text(attr(&v, "coordinates")))
+        .flat_map(|c| c.split_whitespace().map(String::from).collect::<Vec<_>>())
+        .collect();
     for var in nc.variables() {
+        if coordinates.contains(&var.name()) {
+            continue;
+        }
         let dims: Vec<String> = var.dimensions().iter().map(|d| d.name()).collect();
         let n = dims.len();
-        if n < 2 || axis_of(&dims[n - 2]) != Some(true) || axis_of(&dims[n - 1]) != Some(false) {
+        let named = n >= 2 && axis_of(&dims[n - 2]) == Some(true) && axis_of(&dims[n - 1]) == Some(false);
+        if !named && (n < 2 || curvilinear(&nc, &var).is_none()) {
             continue;
         }
         let name = var.name();
@@ -219,8 +252,14 @@ pub fn read_field(file: &Path, stat: Option<&str>, day: Option<u16>) -> Result<F
             .filter(|v| v.len() == n)
             .unwrap_or_else(|| (0..n).map(|i| i as f64).collect())
     };
-    let lat = coord(&dims[dims.len() - 2].0, nlat);
-    let lon = coord(&dims[dims.len() - 1].0, nlon);
+    let (row, col) = (&dims[dims.len() - 2].0, &dims[dims.len() - 1].0);
+    // 2-D latitude and longitude: drawn on the grid's index space, not reprojected
+    let index_axes = curvilinear(&nc, &var).map(|_| (row.clone(), col.clone()));
+    let index = |n: usize| (0..n).map(|i| i as f64).collect::<Vec<f64>>();
+    let (lat, lon) = match index_axes {
+        Some(_) => (index(nlat), index(nlon)),
+        None => (coord(row, nlat), coord(col, nlon)),
+    };
     // the target days along the leading dimension (`doy` names them; one step without it)
     let steps = if dims.len() == 3 { dims[0].1 } else { 1 };
     let doys: Option<Vec<i32>> = nc
@@ -297,7 +336,7 @@ pub fn read_field(file: &Path, stat: Option<&str>, day: Option<u16>) -> Result<F
     let subtitle =
         [years, window, method].into_iter().filter(|s| !s.is_empty() && !said(s)).collect::<Vec<_>>().join("; ");
     let units = attr_text(attr(&var, "units")).unwrap_or_default();
-    Ok(Field { values, never_valid, lat, lon, stat: stat_name, day, title, subtitle, units })
+    Ok(Field { values, never_valid, lat, lon, stat: stat_name, day, title, subtitle, units, index_axes })
 }
 
 /// Up to `k` indices spread evenly over `0..n`.

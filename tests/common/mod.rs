@@ -134,8 +134,7 @@ pub fn path(dir: &Path, name: &str) -> PathBuf {
 /// kelvin variable `sst`. Tests change the fields they are about.
 pub fn output_meta(nlat: usize, nlon: usize, doys: &[u16]) -> sstclim::output::OutputMeta {
     use sstclim::input::{Coord, Grid, VarMeta};
-    let coord =
-        |dim: &str, n: usize| Coord { dim: dim.into(), values: (0..n).map(|i| i as f64).collect(), from_file: true };
+    let coord = |dim: &str, n: usize| Coord::new(dim, (0..n).map(|i| i as f64).collect(), true);
     sstclim::output::OutputMeta {
         stats: sstclim::engine::StatSpec {
             percentiles: vec!["90".parse().unwrap()],
@@ -149,7 +148,7 @@ pub fn output_meta(nlat: usize, nlon: usize, doys: &[u16]) -> sstclim::output::O
             calendar: sstclim::calendar::Calendar::Ordinal,
         },
         rules: sstclim::smooth::DayRules::default(),
-        grid: Grid { lat: coord("lat", nlat), lon: coord("lon", nlon) },
+        grid: Grid::regular(coord("lat", nlat), coord("lon", nlon)),
         input_var: "sst".into(),
         var_meta: VarMeta { units: Some("K".into()), long_name: None, standard_name: None },
         input_template: "in".into(),

@@ -51,20 +51,17 @@ pub(super) fn locate_hdf5(
         let attrs = unsafe { hdf5_attributes(f, &cvar) }?;
         check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
         // the coordinates, compared with the first file's
-        for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
-            if !coord.from_file {
-                continue;
-            }
-            let name = dataset(&coord.dim)?;
+        for (coord, shape, expected) in grid.iter().flat_map(|g| g.checked()) {
+            let name = dataset(coord)?;
             // SAFETY: HDF5 calls on the open file `f` and a dataset opened and closed here;
             // the buffer passed to H5Dread holds the dataset's values.
             let same = unsafe {
                 let c = h5d::H5Dopen2(f, name.as_ptr(), h5p::H5P_DEFAULT);
                 if c < 0 {
-                    return Err(format!("no coordinate dataset /{}", coord.dim));
+                    return Err(format!("no coordinate dataset /{coord}"));
                 }
-                let ok = dims_of(c) == [coord.values.len() as u64];
-                let mut values = vec![0f64; coord.values.len()];
+                let ok = dims_of(c) == shape;
+                let mut values = vec![0f64; expected.len()];
                 let read = ok
                     && h5d::H5Dread(
                         c,
@@ -75,10 +72,10 @@ pub(super) fn locate_hdf5(
                         values.as_mut_ptr().cast(),
                     ) >= 0;
                 h5d::H5Dclose(c);
-                read && values.iter().zip(&coord.values).all(|(a, b)| a.to_bits() == b.to_bits())
+                read && values.iter().zip(expected).all(|(a, b)| a.to_bits() == b.to_bits())
             };
             if !same {
-                return Err(format!("coordinate {} differs from the first file's", coord.dim));
+                return Err(format!("coordinate {coord} differs from the first file's"));
             }
         }
         Ok((offset, order, steps))

@@ -78,20 +78,17 @@ pub(super) fn locate_parsed(
     };
     check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
     // the coordinates, compared with the first file's
-    for coord in grid.iter().flat_map(|g| [&g.lat, &g.lon]) {
-        if !coord.from_file {
-            continue;
-        }
-        let c = match meta.dataset(&coord.dim) {
-            Err(MetaError::NotFound(_)) => return Err(format!("no coordinate dataset /{}", coord.dim).into()),
+    for (name, shape, expected) in grid.iter().flat_map(|g| g.checked()) {
+        let c = match meta.dataset(name) {
+            Err(MetaError::NotFound(_)) => return Err(format!("no coordinate dataset /{name}").into()),
             other => other.map_err(refused)?,
         };
-        let same = c.dims == [coord.values.len() as u64] && {
+        let same = c.dims == shape && {
             let values = meta.values_f64(&c).map_err(refused)?;
-            values.iter().zip(&coord.values).all(|(a, b)| a.to_bits() == b.to_bits())
+            values.iter().zip(expected).all(|(a, b)| a.to_bits() == b.to_bits())
         };
         if !same {
-            return Err(format!("coordinate {} differs from the first file's", coord.dim).into());
+            return Err(format!("coordinate {name} differs from the first file's").into());
         }
     }
     Ok(located)

@@ -93,8 +93,14 @@ pub fn draw_map(path: &Path, field: &Field) -> Result<(), String> {
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_desc("longitude (degrees east)")
-            .y_desc("latitude (degrees north)")
+            .x_desc(match &field.index_axes {
+                Some((_, col)) => format!("grid index {col}"),
+                None => "longitude (degrees east)".into(),
+            })
+            .y_desc(match &field.index_axes {
+                Some((row, _)) => format!("grid index {row}"),
+                None => "latitude (degrees north)".into(),
+            })
             .x_labels(9)
             .y_labels(7)
             .x_label_formatter(&|x| format!("{x:.0}"))
@@ -202,6 +208,7 @@ mod tests {
             title: "p90, day 197: climatological 90th percentile".into(),
             subtitle: "years 1991-2020".into(),
             units: "degree_Celsius".into(),
+            index_axes: None,
         }
     }
 
