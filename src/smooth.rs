@@ -189,9 +189,24 @@ impl DayAxis {
     /// on `threads`. Counts (not written) are those of the day itself.
     pub fn apply(&self, computed: &TileResult, targets: Range<usize>, threads: &rayon::ThreadPool) -> TileResult {
         debug_assert_eq!(self.computed.len(), computed.n_targets);
-        let (n_stats, n_cells, n_out) = (computed.n_stats, computed.n_cells, targets.len());
-        // every value and count is written below
-        let mut out = TileResult::zeroed(n_stats, n_out, n_cells);
+        // every value and count is written by `apply_into`
+        let mut out = TileResult::zeroed(computed.n_stats, targets.len(), computed.n_cells);
+        self.apply_into(computed, targets, &mut out, threads);
+        out
+    }
+
+    /// [`DayAxis::apply`] into `out` (reshaped to the targets; its allocation is reused), from
+    /// computed rows wherever they are (`rows`: the tile's segments as they were computed,
+    /// without copying them together).
+    pub fn apply_into(
+        &self,
+        rows: &impl DayRows,
+        targets: Range<usize>,
+        out: &mut TileResult,
+        threads: &rayon::ThreadPool,
+    ) {
+        let (n_stats, n_cells, n_out) = (out.n_stats, out.n_cells, targets.len());
+        out.reshape(n_out);
         // the days these targets read, once each
         let mut needed: Vec<usize> = Vec::new();
         for t in targets.clone() {
@@ -210,7 +225,7 @@ impl DayAxis {
                 (0..n_stats).flat_map(|st| (0..n_cells).step_by(CHUNK).map(move |c0| (st, c0))).collect();
             chunks.par_iter().for_each(|&(st, c0)| {
                 let w = CHUNK.min(n_cells - c0);
-                let src = |d: usize| &computed.row(st, self.row[d])[c0..c0 + w];
+                let src = |d: usize| &rows.values(st, self.row[d])[c0..c0 + w];
                 let mut filled: Vec<&[f64]> = vec![&[]; self.n + 1];
                 for &d in &needed {
                     if !(interpolate && d == FEB29_USIZE) {
@@ -247,11 +262,39 @@ impl DayAxis {
                 }
             });
             out.counts.par_chunks_mut(n_cells.max(1)).zip(targets.clone()).for_each(|(row, t)| {
-                let src = self.row[self.written[t] as usize] * n_cells;
-                row.copy_from_slice(&computed.counts[src..src + n_cells]);
+                row.copy_from_slice(rows.counts(self.row[self.written[t] as usize]));
             });
         });
-        out
+    }
+
+    /// The computed rows written target `t` is made from: [`DayAxis::inputs`], and its own
+    /// row, whose counts it keeps.
+    pub fn needs(&self, t: usize) -> Vec<usize> {
+        let mut rows = self.inputs(t);
+        rows.push(self.row[self.written[t] as usize]);
+        rows.sort_unstable();
+        rows.dedup();
+        rows
+    }
+}
+
+/// Where the computed days' results are, row by row (row: a day's index among
+/// [`DayAxis::computed`]): one [`TileResult`] of every computed day, or the segments they
+/// were computed in.
+pub trait DayRows: Sync {
+    /// The values of statistic `stat` of computed row `row`, every cell.
+    fn values(&self, stat: usize, row: usize) -> &[f64];
+    /// The counts of computed row `row`, every cell.
+    fn counts(&self, row: usize) -> &[u32];
+}
+
+impl DayRows for TileResult {
+    fn values(&self, stat: usize, row: usize) -> &[f64] {
+        self.row(stat, row)
+    }
+
+    fn counts(&self, row: usize) -> &[u32] {
+        &self.counts[row * self.n_cells..(row + 1) * self.n_cells]
     }
 }
 
