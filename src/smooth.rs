@@ -242,19 +242,34 @@ impl DayAxis {
                 if interpolate {
                     filled[FEB29_USIZE] = &feb29;
                 }
+                // each needed day's products v * (1/W), rounded once and the same for every day
+                // whose window holds it, rows padded so that a window's rows do not share cache
+                // sets
+                let stride = w + LANES;
+                let mut at = vec![usize::MAX; self.n + 1];
+                let mut products = vec![0.0; if self.half == 0 { 0 } else { needed.len() * stride }];
+                if self.half > 0 {
+                    for (j, &d) in needed.iter().enumerate() {
+                        at[d] = j * stride;
+                        for (p, &v) in products[j * stride..j * stride + w].iter_mut().zip(filled[d]) {
+                            *p = v * self.weight;
+                        }
+                    }
+                }
                 let mut acc = vec![0.0; w];
+                let mut window: Vec<&[f64]> = Vec::with_capacity(2 * self.half + 1);
                 for (i, t) in targets.clone().enumerate() {
                     let d = self.written[t] as usize;
                     if self.half == 0 {
                         acc.copy_from_slice(filled[d]);
                     } else {
-                        acc.fill(0.0);
-                        // runavg in window order: s += v * (1/W), each product rounded
+                        // runavg in window order: s = 0; s += v * (1/W), each product rounded
+                        window.clear();
                         for k in -(self.half as isize)..=self.half as isize {
-                            for (a, &v) in acc.iter_mut().zip(filled[self.around(d, k)]) {
-                                *a += v * self.weight;
-                            }
+                            let o = at[self.around(d, k)];
+                            window.push(&products[o..o + w]);
                         }
+                        sum_in_order(&window, &mut acc);
                     }
                     // SAFETY: chunk (st, c0) alone writes columns c0..c0+w of statistic st's
                     // rows, and nothing reads `out.values` until the wrapper is dropped.
@@ -303,6 +318,33 @@ const FEB29_USIZE: usize = FEB29 as usize;
 /// Cells processed together: a chunk's year of rows stays in cache while it is summed.
 const CHUNK: usize = 512;
 
+/// Cells summed together in registers.
+const LANES: usize = 8;
+
+/// `out[i] = ((0 + rows[0][i]) + rows[1][i]) + ...`, in that order for every cell (the sums
+/// of [`DayAxis::apply_into`]), `LANES` cells at a time so that the partial sums stay in
+/// registers.
+fn sum_in_order(rows: &[&[f64]], out: &mut [f64]) {
+    let done = out.len() - out.len() % LANES;
+    for (b, block) in out.chunks_exact_mut(LANES).enumerate() {
+        let mut s = [0.0f64; LANES];
+        for row in rows {
+            let row: &[f64; LANES] = row[b * LANES..(b + 1) * LANES].try_into().expect("LANES values");
+            for (s, &v) in s.iter_mut().zip(row) {
+                *s += v;
+            }
+        }
+        block.copy_from_slice(&s);
+    }
+    for (i, o) in out.iter_mut().enumerate().skip(done) {
+        let mut s = 0.0;
+        for row in rows {
+            s += row[i];
+        }
+        *o = s;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +380,41 @@ mod tests {
             r.values[t] = v(d);
         }
         r
+    }
+
+    #[test]
+    fn every_cell_is_summed_in_window_order() {
+        // 21 cells: two blocks of LANES and a remainder, values of mixed magnitude (so the order
+        // of the sums shows in the bits), a cell that is -0.0 every day (0 + -0 is +0)
+        let rules = DayRules { smooth: 31, ..DayRules::default() };
+        let full = spec((1..=366).collect(), Calendar::Hobday366);
+        let n = 21;
+        let v = |d: usize, c: usize| match c {
+            20 => -0.0,
+            _ => (d as f64 * 0.37 + c as f64).sin() * 10f64.powi((d % 7) as i32 - 3) + 280.0,
+        };
+        let mut computed = TileResult::new(2, 366, n);
+        for st in 0..2 {
+            for d in 1..=366 {
+                for c in 0..n {
+                    computed.values[(st * 366 + d - 1) * n + c] = v(d, c) * (st + 1) as f64;
+                }
+            }
+        }
+        let out = rules.apply(&full, &computed, &pool());
+        for st in 0..2 {
+            for d in 1..=366usize {
+                for c in 0..n {
+                    let mut s = 0.0;
+                    for k in -15i64..=15 {
+                        let e = (d as i64 - 1 + k).rem_euclid(366) as usize + 1;
+                        s += v(e, c) * (st + 1) as f64 * (1.0 / 31.0);
+                    }
+                    let got = out.values[(st * 366 + d - 1) * n + c];
+                    assert_eq!(got.to_bits(), s.to_bits(), "stat {st} day {d} cell {c}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,10 +1,10 @@
 # --smooth 31 against the plain job on the dev VM, before (main 6574159) and after (this branch),
 # alternated in one script. Data: `sstclim generate --output $D --grid 360x181 --storage i16
-# --years 1990-2011 --doys 1-366`. Usage: bench.sh BEFORE_BIN AFTER_BIN DATA WORKDIR REPEATS
+# --years 1990-2011 --doys 1-366`. Usage: [YEARS=1991-2000] bench.sh BEFORE_BIN AFTER_BIN DATA WORKDIR REPEATS
 set -u
 B=$1 A=$2 D=$3 W=$4 N=${5:-3}
 export SSTCLIM_RATES=none
-job=(--input $D --years 1991-2000 --doys 1-366 --calendar hobday366 --half-window 5 --percentile 90 --method 7
+job=(--input $D --years ${YEARS:-1991-2000} --doys 1-366 --calendar hobday366 --half-window 5 --percentile 90 --method 7
      --layout stacked --overwrite --segments 16)
 mkdir -p $W/j
 one() { # bin name repeat flags...
