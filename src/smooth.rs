@@ -189,9 +189,24 @@ impl DayAxis {
     /// on `threads`. Counts (not written) are those of the day itself.
     pub fn apply(&self, computed: &TileResult, targets: Range<usize>, threads: &rayon::ThreadPool) -> TileResult {
         debug_assert_eq!(self.computed.len(), computed.n_targets);
-        let (n_stats, n_cells, n_out) = (computed.n_stats, computed.n_cells, targets.len());
-        // every value and count is written below
-        let mut out = TileResult::zeroed(n_stats, n_out, n_cells);
+        // every value and count is written by `apply_into`
+        let mut out = TileResult::zeroed(computed.n_stats, targets.len(), computed.n_cells);
+        self.apply_into(computed, targets, &mut out, threads);
+        out
+    }
+
+    /// [`DayAxis::apply`] into `out` (reshaped to the targets; its allocation is reused), from
+    /// computed rows wherever they are (`rows`: the tile's segments as they were computed,
+    /// without copying them together).
+    pub fn apply_into(
+        &self,
+        rows: &impl DayRows,
+        targets: Range<usize>,
+        out: &mut TileResult,
+        threads: &rayon::ThreadPool,
+    ) {
+        let (n_stats, n_cells, n_out) = (out.n_stats, out.n_cells, targets.len());
+        out.reshape(n_out);
         // the days these targets read, once each
         let mut needed: Vec<usize> = Vec::new();
         for t in targets.clone() {
@@ -210,7 +225,7 @@ impl DayAxis {
                 (0..n_stats).flat_map(|st| (0..n_cells).step_by(CHUNK).map(move |c0| (st, c0))).collect();
             chunks.par_iter().for_each(|&(st, c0)| {
                 let w = CHUNK.min(n_cells - c0);
-                let src = |d: usize| &computed.row(st, self.row[d])[c0..c0 + w];
+                let src = |d: usize| &rows.values(st, self.row[d])[c0..c0 + w];
                 let mut filled: Vec<&[f64]> = vec![&[]; self.n + 1];
                 for &d in &needed {
                     if !(interpolate && d == FEB29_USIZE) {
@@ -227,19 +242,34 @@ impl DayAxis {
                 if interpolate {
                     filled[FEB29_USIZE] = &feb29;
                 }
+                // each needed day's products v * (1/W), rounded once and the same for every day
+                // whose window holds it, rows padded so that a window's rows do not share cache
+                // sets
+                let stride = w + LANES;
+                let mut at = vec![usize::MAX; self.n + 1];
+                let mut products = vec![0.0; if self.half == 0 { 0 } else { needed.len() * stride }];
+                if self.half > 0 {
+                    for (j, &d) in needed.iter().enumerate() {
+                        at[d] = j * stride;
+                        for (p, &v) in products[j * stride..j * stride + w].iter_mut().zip(filled[d]) {
+                            *p = v * self.weight;
+                        }
+                    }
+                }
                 let mut acc = vec![0.0; w];
+                let mut window: Vec<&[f64]> = Vec::with_capacity(2 * self.half + 1);
                 for (i, t) in targets.clone().enumerate() {
                     let d = self.written[t] as usize;
                     if self.half == 0 {
                         acc.copy_from_slice(filled[d]);
                     } else {
-                        acc.fill(0.0);
-                        // runavg in window order: s += v * (1/W), each product rounded
+                        // runavg in window order: s = 0; s += v * (1/W), each product rounded
+                        window.clear();
                         for k in -(self.half as isize)..=self.half as isize {
-                            for (a, &v) in acc.iter_mut().zip(filled[self.around(d, k)]) {
-                                *a += v * self.weight;
-                            }
+                            let o = at[self.around(d, k)];
+                            window.push(&products[o..o + w]);
                         }
+                        sum_in_order(&window, &mut acc);
                     }
                     // SAFETY: chunk (st, c0) alone writes columns c0..c0+w of statistic st's
                     // rows, and nothing reads `out.values` until the wrapper is dropped.
@@ -247,11 +277,39 @@ impl DayAxis {
                 }
             });
             out.counts.par_chunks_mut(n_cells.max(1)).zip(targets.clone()).for_each(|(row, t)| {
-                let src = self.row[self.written[t] as usize] * n_cells;
-                row.copy_from_slice(&computed.counts[src..src + n_cells]);
+                row.copy_from_slice(rows.counts(self.row[self.written[t] as usize]));
             });
         });
-        out
+    }
+
+    /// The computed rows written target `t` is made from: [`DayAxis::inputs`], and its own
+    /// row, whose counts it keeps.
+    pub fn needs(&self, t: usize) -> Vec<usize> {
+        let mut rows = self.inputs(t);
+        rows.push(self.row[self.written[t] as usize]);
+        rows.sort_unstable();
+        rows.dedup();
+        rows
+    }
+}
+
+/// Where the computed days' results are, row by row (row: a day's index among
+/// [`DayAxis::computed`]): one [`TileResult`] of every computed day, or the segments they
+/// were computed in.
+pub trait DayRows: Sync {
+    /// The values of statistic `stat` of computed row `row`, every cell.
+    fn values(&self, stat: usize, row: usize) -> &[f64];
+    /// The counts of computed row `row`, every cell.
+    fn counts(&self, row: usize) -> &[u32];
+}
+
+impl DayRows for TileResult {
+    fn values(&self, stat: usize, row: usize) -> &[f64] {
+        self.row(stat, row)
+    }
+
+    fn counts(&self, row: usize) -> &[u32] {
+        &self.counts[row * self.n_cells..(row + 1) * self.n_cells]
     }
 }
 
@@ -259,6 +317,33 @@ const FEB29_USIZE: usize = FEB29 as usize;
 
 /// Cells processed together: a chunk's year of rows stays in cache while it is summed.
 const CHUNK: usize = 512;
+
+/// Cells summed together in registers.
+const LANES: usize = 8;
+
+/// `out[i] = ((0 + rows[0][i]) + rows[1][i]) + ...`, in that order for every cell (the sums
+/// of [`DayAxis::apply_into`]), `LANES` cells at a time so that the partial sums stay in
+/// registers.
+fn sum_in_order(rows: &[&[f64]], out: &mut [f64]) {
+    let done = out.len() - out.len() % LANES;
+    for (b, block) in out.chunks_exact_mut(LANES).enumerate() {
+        let mut s = [0.0f64; LANES];
+        for row in rows {
+            let row: &[f64; LANES] = row[b * LANES..(b + 1) * LANES].try_into().expect("LANES values");
+            for (s, &v) in s.iter_mut().zip(row) {
+                *s += v;
+            }
+        }
+        block.copy_from_slice(&s);
+    }
+    for (i, o) in out.iter_mut().enumerate().skip(done) {
+        let mut s = 0.0;
+        for row in rows {
+            s += row[i];
+        }
+        *o = s;
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -295,6 +380,41 @@ mod tests {
             r.values[t] = v(d);
         }
         r
+    }
+
+    #[test]
+    fn every_cell_is_summed_in_window_order() {
+        // 21 cells: two blocks of LANES and a remainder, values of mixed magnitude (so the order
+        // of the sums shows in the bits), a cell that is -0.0 every day (0 + -0 is +0)
+        let rules = DayRules { smooth: 31, ..DayRules::default() };
+        let full = spec((1..=366).collect(), Calendar::Hobday366);
+        let n = 21;
+        let v = |d: usize, c: usize| match c {
+            20 => -0.0,
+            _ => (d as f64 * 0.37 + c as f64).sin() * 10f64.powi((d % 7) as i32 - 3) + 280.0,
+        };
+        let mut computed = TileResult::new(2, 366, n);
+        for st in 0..2 {
+            for d in 1..=366 {
+                for c in 0..n {
+                    computed.values[(st * 366 + d - 1) * n + c] = v(d, c) * (st + 1) as f64;
+                }
+            }
+        }
+        let out = rules.apply(&full, &computed, &pool());
+        for st in 0..2 {
+            for d in 1..=366usize {
+                for c in 0..n {
+                    let mut s = 0.0;
+                    for k in -15i64..=15 {
+                        let e = (d as i64 - 1 + k).rem_euclid(366) as usize + 1;
+                        s += v(e, c) * (st + 1) as f64 * (1.0 / 31.0);
+                    }
+                    let got = out.values[(st * 366 + d - 1) * n + c];
+                    assert_eq!(got.to_bits(), s.to_bits(), "stat {st} day {d} cell {c}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -39,6 +39,10 @@ pub(super) fn compute_segments<T: Sample>(
     let (n_slots, n_cells) = (ctx.job.window.slots.len(), ctx.region.n_cells());
     let mut ready = vec![false; n_slots];
     let mut made = 0;
+    // buffers the writer keeps for days still to be made from them (smoothing), and those it
+    // has handed back: it hands back all the others once it has handled their segments
+    let kept = super::results::kept_after(ctx);
+    let mut received = 0;
     for (k, seg) in ctx.segments.iter().enumerate() {
         while !ready[seg.slots.clone()].iter().all(|&r| r) {
             match links.done.recv() {
@@ -55,8 +59,16 @@ pub(super) fn compute_segments<T: Sample>(
                 made += 1;
                 TileResult::new(ctx.plan.stats.n_stats(), seg.targets.len(), n_cells)
             }
+            None if k > 0 && received >= k - kept[k - 1] => {
+                // every buffer out is kept by the writer: a new one (every value is written
+                // by the engine)
+                TileResult::zeroed(ctx.plan.stats.n_stats(), seg.targets.len(), n_cells)
+            }
             None => match links.back.recv() {
-                Ok(r) => r,
+                Ok(r) => {
+                    received += 1;
+                    r
+                }
                 Err(_) => return Ok(()), // the writer failed: its error is reported below
             },
         };

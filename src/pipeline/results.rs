@@ -2,7 +2,10 @@
 //! writer writes another, so each segment's results are written while the next segment is
 //! computed; a buffer the writer is done with comes back to be filled again. A device engine's
 //! buffers are committed on a thread of their own while the device starts (and are pinned
-//! once it is up, see [`super::setup`]).
+//! once it is up, see [`super::setup`]). Where written days are made from neighbouring
+//! computed days (Feb 29 filled, `--smooth W`), [`smoothed`] writes instead.
+
+mod smoothed;
 
 use std::time::{Duration, Instant};
 
@@ -24,7 +27,9 @@ pub(super) type Committing = std::thread::JoinHandle<(Vec<TileResult>, Instant, 
 /// this runs while a device that is still starting comes up (their pinning waits for it).
 pub(super) fn commit_result_buffers(ctx: &TileCtx<'_>, n_cells: usize) -> Result<Committing, Error> {
     let max_targets = ctx.segments.iter().map(|s| s.targets.len()).max().unwrap_or(0);
-    let (n_stats, count) = (ctx.plan.stats.n_stats(), RESULT_BUFFERS.min(ctx.segments.len()));
+    // the smoothing writer keeps some buffers for days still to be made: as many more again
+    let kept = kept_after(ctx).into_iter().max().unwrap_or(0);
+    let (n_stats, count) = (ctx.plan.stats.n_stats(), (RESULT_BUFFERS + kept).min(ctx.segments.len()));
     let threads = (ctx.plan.threads / 2).max(1);
     std::thread::Builder::new()
         .name("result-buffers".into())
@@ -98,119 +103,31 @@ pub(super) fn write_segments(
     if let Err(e) = created {
         return (outputs, Err(e.into()));
     }
-    // Feb 29 filling and smoothing read neighbouring days: segments are held, and each day is
-    // written as soon as the days it is made from are in (those whose windows wrap around the
-    // year wait for the last segment)
-    let (plan, n_cells) = (ctx.plan, ctx.region.n_cells());
-    let mut held = plan.rules.holds(plan.window.calendar).then(|| Held::new(ctx, n_cells));
+    if ctx.plan.rules.holds(ctx.plan.window.calendar) {
+        let (outputs, written) = smoothed::write_smoothed(ctx, outputs, results, back);
+        return (outputs, written.map(|w| spent + w));
+    }
     for f in results {
         let start = Instant::now();
         let bytes = (f.result.values.len() * 4) as u64;
-        let r = match held.as_mut() {
-            Some(held) => {
-                trace.span("hold", tile, Some(f.index), || (held.hold(f.targets.clone(), &f.result), bytes));
-                held.write_ready(ctx, &mut outputs, f.index)
-            }
-            None => trace.span("write", tile, Some(f.index), || {
-                (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
-            }),
-        };
+        let r = trace.span("write", tile, Some(f.index), || {
+            (outputs.write_targets(ctx.region, f.targets.clone(), &f.result), bytes)
+        });
         spent += start.elapsed();
         let _ = back.send(f.result);
         if let Err(e) = r {
             return (outputs, Err(e.into()));
         }
     }
-    if let Some(held) = held.as_mut() {
-        let start = Instant::now();
-        let r = held.write_ready(ctx, &mut outputs, ctx.segments.len());
-        spent += start.elapsed();
-        if let Err(e) = r {
-            return (outputs, Err(e.into()));
-        }
-        debug_assert!(held.written.iter().all(|&w| w), "every day is written once its inputs are in");
-    }
     (outputs, Ok(spent))
 }
 
-/// A tile's computed days, held for Feb 29 filling and smoothing, and which written days are out.
-struct Held {
-    axis: crate::smooth::DayAxis,
-    all: TileResult,
-    /// Computed days that are in.
-    ready: Vec<bool>,
-    /// Written days that are written.
-    written: Vec<bool>,
-}
-
-impl Held {
-    fn new(ctx: &TileCtx<'_>, n_cells: usize) -> Held {
-        let axis = ctx.plan.rules.axis(&ctx.plan.window);
-        debug_assert_eq!(axis.computed.len(), ctx.job.window.targets.len());
-        // every row is copied in (`hold`) before a day that reads it is made
-        let all = TileResult::zeroed(ctx.plan.stats.n_stats(), axis.computed.len(), n_cells);
-        Held { ready: vec![false; axis.computed.len()], written: vec![false; axis.written.len()], axis, all }
-    }
-
-    /// Copy a segment's results (targets `targets` of the tile) in.
-    fn hold(&mut self, targets: std::ops::Range<usize>, seg: &TileResult) {
-        hold(&mut self.all, targets.clone(), seg);
-        self.ready[targets].iter_mut().for_each(|r| *r = true);
-    }
-
-    /// Make and write every written day whose inputs are all in, in runs of consecutive days.
-    fn write_ready(
-        &mut self,
-        ctx: &TileCtx<'_>,
-        outputs: &mut OutputSet,
-        batch: usize,
-    ) -> Result<(), crate::output::OutputError> {
-        let ready: Vec<bool> = (0..self.written.len())
-            .map(|t| !self.written[t] && self.axis.inputs(t).iter().all(|&r| self.ready[r]))
-            .collect();
-        let mut t = 0;
-        while t < ready.len() {
-            if !ready[t] {
-                t += 1;
-                continue;
-            }
-            let run = t..(t..ready.len()).find(|&u| !ready[u]).unwrap_or(ready.len());
-            let days = ctx
-                .trace
-                .span("smooth", ctx.tile, Some(batch), || (self.axis.apply(&self.all, run.clone(), ctx.threads), 0));
-            let bytes = (days.values.len() * 4) as u64;
-            ctx.trace.span("write", ctx.tile, Some(batch), || {
-                (outputs.write_targets(ctx.region, run.clone(), &days), bytes)
-            })?;
-            self.written[run.clone()].iter_mut().for_each(|w| *w = true);
-            t = run.end;
-        }
-        Ok(())
-    }
-}
-
-/// Copy a segment's results (targets `targets` of the tile) into the tile's held results.
-fn hold(all: &mut TileResult, targets: std::ops::Range<usize>, seg: &TileResult) {
-    let (n, n_targets) = (all.n_cells, all.n_targets);
-    // a full-size segment is gigabytes: copied by a few threads of its own (the workers may be
-    // computing the next segment)
-    let rows: Vec<(&mut [f64], &[f64])> = all
-        .values
-        .chunks_mut(n.max(1))
-        .enumerate()
-        .filter(|(r, _)| targets.contains(&(r % n_targets)))
-        .map(|(r, dst)| (dst, seg.row(r / n_targets, r % n_targets - targets.start)))
-        .collect();
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 4);
-    let per = rows.len().div_ceil(threads).max(1);
-    std::thread::scope(|s| {
-        let mut rows = rows;
-        while !rows.is_empty() {
-            let part: Vec<(&mut [f64], &[f64])> = rows.drain(..per.min(rows.len())).collect();
-            s.spawn(move || part.into_iter().for_each(|(dst, src)| dst.copy_from_slice(src)));
-        }
-    });
-    for (i, t) in targets.enumerate() {
-        all.counts[t * n..(t + 1) * n].copy_from_slice(&seg.counts[i * n..(i + 1) * n]);
+/// For each segment of the tile, how many result buffers the writer keeps once it has handled
+/// it (those with days still to be made from them: see [`smoothed`]); all 0 where written days
+/// are the computed ones. The compute loop makes a buffer rather than wait for one of these.
+pub(super) fn kept_after(ctx: &TileCtx<'_>) -> Vec<usize> {
+    match ctx.plan.rules.holds(ctx.plan.window.calendar) {
+        true => smoothed::Schedule::new(ctx.plan.rules.axis(&ctx.plan.window), ctx.segments).kept,
+        false => vec![0; ctx.segments.len()],
     }
 }

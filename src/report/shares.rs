@@ -19,7 +19,7 @@ pub fn group_of(stage: &str) -> Option<usize> {
         "read" | "locate" | "upload" | "wait-row" => Some(0),
         "compute" => Some(1),
         "verify" => Some(2),
-        "write" | "create-outputs" | "sync-outputs" => Some(3),
+        "write" | "smooth" | "create-outputs" | "sync-outputs" => Some(3),
         _ => None,
     }
 }
