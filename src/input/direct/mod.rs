@@ -291,6 +291,37 @@ pub fn locate_file_via(
     Ok((file, located))
 }
 
+/// The coordinates of a NetCDF-3 file whose header is `head`, compared bit for bit with the
+/// first file's (`grid`), as the HDF5 parser and the library paths compare them.
+fn netcdf3_same_grid(file: &File, head: &[u8], grid: &Grid) -> Result<(), Refused> {
+    for (name, shape, expected) in grid.checked() {
+        let c = netcdf3_variable(head, name).map_err(|why| format!("coordinate {name}: {why}"))?;
+        let storage = c.storage.map_err(|why| format!("coordinate {name}: {why}"))?;
+        if c.dims != shape {
+            return Err(format!("coordinate {name} differs from the first file's (its shape)").into());
+        }
+        let mut bytes = vec![0u8; expected.len() * storage.size()];
+        file.read_exact_at(&mut bytes, c.begin).map_err(|e| format!("reading coordinate {name}: {e}"))?;
+        let same = bytes.chunks_exact(storage.size()).zip(expected).all(|(b, e)| {
+            let v = match storage {
+                Storage::I8 => f64::from(b[0] as i8),
+                Storage::U8 => f64::from(b[0]),
+                Storage::I16 => f64::from(i16::from_be_bytes([b[0], b[1]])),
+                Storage::U16 => f64::from(u16::from_be_bytes([b[0], b[1]])),
+                Storage::I32 => f64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+                Storage::U32 => f64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+                Storage::F32 => f64::from(f32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+                Storage::F64 => f64::from_be_bytes(b.try_into().expect("8 bytes")),
+            };
+            v.to_bits() == e.to_bits()
+        });
+        if !same {
+            return Err(format!("coordinate {name} differs from the first file's").into());
+        }
+    }
+    Ok(())
+}
+
 fn locate_in(
     file: &File,
     path: &Path,
@@ -328,6 +359,9 @@ fn locate_in(
                 Err(why) => return Err(format!("the variable {why}").into()),
             }
             check_packing(layout.storage, |n| lookup(&v.attrs, n), layout)?;
+            if let Some(grid) = grid {
+                netcdf3_same_grid(file, &buf, grid)?;
+            }
             (Place::Contiguous(v.begin), ByteOrder::Big, steps)
         }
     };
