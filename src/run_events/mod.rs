@@ -23,6 +23,7 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::calendar::CfCalendar;
 use crate::calendar::{Calendar, Date};
 use crate::discover::discover;
 use crate::dist::comm::Comm;
@@ -86,7 +87,7 @@ pub enum EventsJobError {
     YearsOutsideInput { missing: usize, total: usize, years: String, first: PathBuf },
     #[error("{}: exists; pass --overwrite to replace it", path.display())]
     Exists { path: PathBuf },
-    #[error("the input's calendar is {calendar}: events are detected on the real calendar's days (standard, proleptic_gregorian, julian) only")]
+    #[error("the input's calendar is {calendar}: events are detected on the days of the standard and proleptic_gregorian calendars only")]
     ModelCalendar { calendar: &'static str },
     #[error("{0}")]
     Ranks(String),
@@ -169,6 +170,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
         climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
         provenance: clim.provenance.clone(),
         history: format!("{} {}", crate::output::utc_timestamp(), opts.command_line),
+        calendar: inputs.calendar.cf_name(),
     };
     // each day read: its file and time step within it
     let steps: Vec<usize> = inputs.files.values().map(|s| s.step).collect();
@@ -182,8 +184,9 @@ fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discov
     let days = Days::of_years(opts.years.clone(), opts.calendar);
     let dates: Vec<Date> = days.epoch_days.iter().map(|&d| Date::from_days(d)).collect();
     let inputs = discover(&opts.input, opts.var.as_deref(), &|_| dates.clone(), true).map_err(Error::from)?;
-    // the analysis days are real dates: a model calendar's series has other days
-    if !crate::calendar::is_real(inputs.calendar) {
+    // the analysis days are Gregorian dates: a model calendar's series has other days, and a
+    // julian one other leap years
+    if !matches!(inputs.calendar, CfCalendar::Standard | CfCalendar::ProlepticGregorian) {
         return Err(EventsJobError::ModelCalendar { calendar: inputs.calendar.cf_name() });
     }
     if !inputs.missing.is_empty() && !opts.allow_missing {
