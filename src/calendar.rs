@@ -288,4 +288,50 @@ mod tests {
             }
         }
     }
+
+    /// The model calendars' days of year: noleap 1-365 with no day-60 shift under either
+    /// convention, all_leap 1-366, 360_day 1-360 in 30-day months; the real calendars as
+    /// documented (julian's 1900 is a leap year).
+    #[test]
+    fn days_of_year_per_calendar() {
+        let d = |year, month, day| Date { year, month, day };
+        for conv in [Calendar::Ordinal, Calendar::Hobday366] {
+            let noleap = CfCalendar::NoLeap;
+            assert_eq!(conv.anchor_in(noleap, 2020, 59), Some(d(2020, 2, 28)));
+            assert_eq!(conv.anchor_in(noleap, 2020, 60), Some(d(2020, 3, 1)));
+            assert_eq!(conv.anchor_in(noleap, 2020, 365), Some(d(2020, 12, 31)));
+            assert_eq!(conv.anchor_in(noleap, 2020, 366), None);
+            let leap = CfCalendar::AllLeap;
+            assert_eq!(conv.anchor_in(leap, 2019, 60), Some(d(2019, 2, 29)));
+            assert_eq!(conv.anchor_in(leap, 2019, 366), Some(d(2019, 12, 31)));
+            let c360 = CfCalendar::Day360;
+            assert_eq!(conv.anchor_in(c360, 2019, 60), Some(d(2019, 2, 30)));
+            assert_eq!(conv.anchor_in(c360, 2019, 360), Some(d(2019, 12, 30)));
+            assert_eq!(conv.anchor_in(c360, 2019, 361), None);
+            assert_eq!(conv.max_doy(c360), 360);
+            assert_eq!(conv.max_doy(noleap), 365);
+            for cf in [noleap, leap, c360] {
+                for doy in 1..=conv.max_doy(cf) {
+                    let date = conv.anchor_in(cf, 2001, doy).unwrap();
+                    assert_eq!(conv.day_of_year_in(cf, date), doy, "{cf:?} {doy}");
+                }
+            }
+        }
+        // the real calendars keep both conventions; proleptic_gregorian is `anchor` itself
+        for year in [1999, 2000, 2019, 2020] {
+            for doy in 1..=366 {
+                for conv in [Calendar::Ordinal, Calendar::Hobday366] {
+                    assert_eq!(conv.anchor_in(CfCalendar::ProlepticGregorian, year, doy), conv.anchor(year, doy));
+                    assert_eq!(conv.anchor_in(CfCalendar::Standard, year, doy), conv.anchor(year, doy));
+                }
+            }
+        }
+        let julian = CfCalendar::Julian;
+        assert_eq!(Calendar::Hobday366.anchor_in(julian, 1900, 60), Some(d(1900, 2, 29)));
+        assert_eq!(Calendar::Hobday366.anchor(1900, 60), None);
+        assert_eq!(Calendar::Hobday366.anchor_in(julian, 1901, 61), Some(d(1901, 3, 1)));
+        assert_eq!(add_days_in(CfCalendar::Day360, d(2019, 2, 28), 2), d(2019, 2, 30));
+        assert_eq!(add_days_in(CfCalendar::Day360, d(2019, 12, 30), 1), d(2020, 1, 1));
+        assert_eq!(add_days_in(CfCalendar::NoLeap, d(2020, 2, 28), 1), d(2020, 3, 1));
+    }
 }

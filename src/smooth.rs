@@ -348,4 +348,29 @@ mod tests {
         let nan: Vec<u16> = (1..=366).filter(|&d| g.values[d as usize - 1].is_nan()).collect();
         assert_eq!(nan, [98, 99, 100, 101, 102]);
     }
+
+    /// Smoothing is periodic over the calendar's year (360 days of 360_day, 365 of noleap);
+    /// Feb 29 is interpolated only where day 60 is Feb 29 of a 366-day year.
+    #[test]
+    fn year_lengths_follow_the_inputs_calendar() {
+        let years = 2001..=2004;
+        assert_eq!(year_length_in(Calendar::Hobday366, CfCalendar::Day360, &years), 360);
+        assert_eq!(year_length_in(Calendar::Hobday366, CfCalendar::NoLeap, &years), 365);
+        assert_eq!(year_length_in(Calendar::Ordinal, CfCalendar::AllLeap, &(2001..=2001)), 366);
+        assert_eq!(year_length_in(Calendar::Ordinal, CfCalendar::Julian, &(1900..=1900)), 366);
+        assert_eq!(year_length(Calendar::Ordinal, &(1900..=1900)), 365);
+        let day360 = DayRules { smooth: 5, cf: CfCalendar::Day360, ..DayRules::default() };
+        let s = spec(vec![1, 360], Calendar::Hobday366);
+        assert_eq!(day360.computed_doys(&s), [1, 2, 3, 358, 359, 360]);
+        let feb29 = |cf| DayRules { feb29: Feb29::Interpolate, cf, ..DayRules::default() };
+        let s = spec(vec![60], Calendar::Hobday366);
+        assert_eq!(feb29(CfCalendar::AllLeap).computed_doys(&s), [59, 60, 61]);
+        assert_eq!(feb29(CfCalendar::NoLeap).computed_doys(&s), [60]);
+        assert_eq!(feb29(CfCalendar::Day360).computed_doys(&s), [60]);
+        assert!(!feb29(CfCalendar::NoLeap).holds(Calendar::Hobday366));
+        // a 360-day axis smooths around its own year: day 1's mean takes days 359, 360, 1, 2, 3
+        let axis = day360.axis(&spec((1..=360).collect(), Calendar::Hobday366));
+        let rows = axis.inputs(0);
+        assert_eq!(rows, [358, 359, 0, 1, 2]);
+    }
 }

@@ -317,4 +317,54 @@ mod tests {
         let offsets = plan.group_offsets();
         assert_eq!(offsets, [0, 3, 5, 8]);
     }
+
+    fn group_dates_in(plan: &WindowPlan, t: usize) -> Vec<Vec<String>> {
+        plan.targets[t]
+            .groups
+            .iter()
+            .map(|&g| plan.groups[g as usize].slots.iter().map(|&s| plan.slots[s as usize].to_string()).collect())
+            .collect()
+    }
+
+    /// Windows are runs of the input calendar's days: noleap's across year ends and past
+    /// Feb 28, 360_day's through Feb 29 and 30, all_leap's through every Feb 29.
+    #[test]
+    fn windows_run_over_the_inputs_calendar() {
+        // noleap: day 1 of 2002 with h = 2 reaches back into 2001; day 59 (Feb 28) is followed
+        // by Mar 1 in the leap year 2004 too
+        let s = spec(2001..=2004, 1..=1, 2, Calendar::Hobday366);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::NoLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0)[0], ["2001-12-30", "2002-12-30", "2003-12-30"]);
+        assert_eq!(plan.targets[0].capacity, 3 + 3 + 4 + 4 + 4);
+        let s = spec(2004..=2004, 59..=60, 1, Calendar::Hobday366);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::NoLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0), [["2004-02-27"], ["2004-02-28"], ["2004-03-01"]]);
+        assert_eq!(group_dates_in(&plan, 1), [["2004-02-28"], ["2004-03-01"], ["2004-03-02"]]);
+        assert_eq!(plan.slots.len(), 4);
+        // 360_day: Feb 30 exists, Mar 31 does not; wrap joins Dec 30 of the last year to
+        // Jan 1 of the first
+        let s = spec(2001..=2002, 60..=61, 1, Calendar::Ordinal);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::Day360, |_| true);
+        assert_eq!(
+            group_dates_in(&plan, 0),
+            [["2001-02-29", "2002-02-29"], ["2001-02-30", "2002-02-30"], ["2001-03-01", "2002-03-01"]]
+        );
+        let s = spec(2001..=2002, 360..=360, 1, Calendar::Ordinal);
+        let wrap = WindowPlan::build_in(&s, WindowEdges::Wrap, CfCalendar::Day360, |_| true);
+        assert_eq!(group_dates_in(&wrap, 0)[2], ["2002-01-01", "2001-01-01"]);
+        let need = s.required_dates_in(WindowEdges::Extend, CfCalendar::Day360);
+        assert_eq!(need.last().map(|d| d.to_string()), Some("2003-01-01".into()));
+        // all_leap: every year has Feb 29 (day 60) and a day 366
+        let s = spec(2001..=2003, 60..=60, 0, Calendar::Hobday366);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::AllLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0), [["2001-02-29", "2002-02-29", "2003-02-29"]]);
+        let s = spec(2001..=2002, 366..=366, 1, Calendar::Ordinal);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::AllLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0)[2], ["2002-01-01"]);
+        // slots stay in [day][year] order of the calendar's days of year
+        assert!(plan.slots.windows(2).all(|w| {
+            let k = |d: Date| (CfCalendar::AllLeap.day_of_year(d.into()), d.year);
+            k(w[0]) < k(w[1])
+        }));
+    }
 }
