@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tracing::info;
+use tracing::{debug, info};
 
 use crate::calendar::CfCalendar;
 use crate::discover::{discover, Inputs};
@@ -108,6 +108,11 @@ impl Job {
         // each pool slot's file and time step within it
         let files: Vec<PathBuf> = window.slots.iter().map(|d| inputs.files[d].path.clone()).collect();
         let steps: Vec<usize> = window.slots.iter().map(|d| inputs.files[d].step).collect();
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            for (i, d) in window.slots.iter().enumerate() {
+                debug!("input slot {i}: {d} = {} step {}", files[i].display(), steps[i]);
+            }
+        }
         Ok(Job { inputs, first, layout, grid, window, files, steps })
     }
 }

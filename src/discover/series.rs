@@ -53,8 +53,9 @@ fn text_attr(var: &netcdf::Variable<'_>, name: &str) -> Option<String> {
     }
 }
 
-/// The coordinate variable of time dimension `dim`: the variable of that name, else the one
-/// 1-D variable along it with units `UNIT since DATE` (a time coordinate named otherwise).
+/// The coordinate variable of time dimension `dim`: the variable of that name, else a 1-D
+/// variable along it with units `UNIT since DATE`, `standard_name = "time"` or `axis = "T"`
+/// (a time coordinate named otherwise, as ERA5's `valid_time`).
 fn time_coordinate<'f>(file: &'f netcdf::File, dim: &str) -> Option<netcdf::Variable<'f>> {
     let along = |v: &netcdf::Variable<'_>| {
         let dims = v.dimensions();
@@ -63,7 +64,12 @@ fn time_coordinate<'f>(file: &'f netcdf::File, dim: &str) -> Option<netcdf::Vari
     if let Some(v) = file.variable(dim).filter(along) {
         return Some(v);
     }
-    file.variables().find(|v| along(v) && text_attr(v, "units").is_some_and(|u| u.to_lowercase().contains(" since ")))
+    let timelike = |v: &netcdf::Variable<'_>| {
+        text_attr(v, "units").is_some_and(|u| u.to_lowercase().contains(" since "))
+            || text_attr(v, "standard_name").is_some_and(|s| s == "time")
+            || text_attr(v, "axis").is_some_and(|a| a.eq_ignore_ascii_case("T"))
+    };
+    file.variables().find(|v| along(v) && timelike(v))
 }
 
 /// Reads `path`'s variable `var` (detected where `None`) and its time axis, in this process.
