@@ -104,6 +104,11 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
         }
         return Ok(found);
     };
+    // a climatology's time axis (CF 7.4: `climatology` bounds) dates no day of a series:
+    // left undated, so that an output directory given as input is refused as such
+    if coord.attribute("climatology").is_some() {
+        return Ok(found);
+    }
     let name = coord.name();
     let problem = |what: String| format!("{shown}: time coordinate '{name}': {what}");
     let units = text_attr(&coord, "units").ok_or_else(|| problem("has no units attribute".into()))?;
