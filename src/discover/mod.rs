@@ -106,8 +106,8 @@ pub enum DiscoverError {
     /// Reading a file's header or time axis failed (the message names the file).
     #[error("{0}")]
     Dating(String),
-    #[error("{}: no variable '{var}' (the job's variable, as in {})", path.display(), first.display())]
-    NoVariable { path: PathBuf, var: String, first: PathBuf },
+    #[error("{}: no variable '{var}' (variables: {available})", path.display())]
+    NoVariable { path: PathBuf, var: String, available: String },
     #[error("{}: '{var}' has a grid of {found} but {} has {expected}: every input file must have the same grid", path.display(), first.display())]
     Shape { path: PathBuf, var: String, found: String, expected: String, first: PathBuf },
     #[error("{}: calendar '{calendar}' but {} has '{first_calendar}': every input file must use one calendar", path.display(), first.display())]
@@ -116,8 +116,8 @@ pub enum DiscoverError {
     Overlap { date: Date, first: PathBuf, second: PathBuf },
     #[error("{}: named for {name} but its time axis says {axis}", path.display())]
     NameDate { path: PathBuf, name: Date, axis: Date },
-    #[error("{}: '{var}' has {steps} steps: a file named by date must hold one (name the time series' files otherwise, or pass them as a list)", path.display())]
-    NamedSeries { path: PathBuf, var: String, steps: usize },
+    #[error("{}: variable '{var}': dimension {dim} has length {steps}, but a file named by date holds one step (pass time series by directory, glob or list, with names not by day)", path.display())]
+    NamedSeries { path: PathBuf, var: String, dim: String, steps: u64 },
     #[error("{} ({count} such files): not named by date and no time axis: its date is unknown", path.display())]
     NotDated { path: PathBuf, count: usize },
 }
@@ -238,6 +238,17 @@ impl Want<'_> {
 
     /// Files named by date found by a glob or list: their dates are their names'.
     fn from_named(&self, template: Template, named: BTreeMap<Date, PathBuf>) -> Result<Inputs, DiscoverError> {
+        // a FIFO or a device in a file's place is a mistake to report (and would block the
+        // opens below)
+        for p in named.values() {
+            match std::fs::metadata(p) {
+                Ok(m) if m.is_file() => {}
+                Ok(m) => {
+                    return Err(DiscoverError::NotAFile { kind: pattern::kind_of(&m.file_type()), path: p.clone() })
+                }
+                Err(cause) => return Err(DiscoverError::Unreadable { path: p.clone(), cause }),
+            }
+        }
         let all: Vec<(Date, PathBuf)> = named.iter().map(|(d, p)| (*d, p.clone())).collect();
         let cf = match self.check_names(&all) {
             Err(DiscoverError::NamedSeries { .. }) => {
@@ -249,16 +260,19 @@ impl Want<'_> {
         let (mut files, mut missing, mut missing_dates) = (BTreeMap::new(), Vec::new(), Vec::new());
         for &date in &required {
             match named.get(&date) {
-                // a FIFO or a device in a file's place is a mistake to report
-                Some(p) => match std::fs::metadata(p) {
-                    Ok(m) if m.is_file() => drop(files.insert(date, Source { path: p.clone(), step: 0 })),
-                    Ok(m) => {
-                        return Err(DiscoverError::NotAFile { kind: pattern::kind_of(&m.file_type()), path: p.clone() })
-                    }
-                    Err(cause) => return Err(DiscoverError::Unreadable { path: p.clone(), cause }),
-                },
+                Some(p) => drop(files.insert(date, Source { path: p.clone(), step: 0 })),
                 None => {
-                    missing.push(template.expand(date));
+                    let expected = template.expand(date);
+                    // a directory or FIFO in a file's place is a mistake, not a gap
+                    if let Ok(m) = std::fs::metadata(&expected) {
+                        if !m.is_file() {
+                            return Err(DiscoverError::NotAFile {
+                                kind: pattern::kind_of(&m.file_type()),
+                                path: expected,
+                            });
+                        }
+                    }
+                    missing.push(expected);
                     missing_dates.push(date);
                 }
             }
@@ -291,11 +305,13 @@ impl Want<'_> {
                 return Err(DiscoverError::NoVariable {
                     path: path.clone(),
                     var: t.var.clone(),
-                    first: sample[0].clone(),
+                    available: t.available.clone(),
                 });
             }
             if t.steps > 1 {
-                return Err(DiscoverError::NamedSeries { path: path.clone(), var: t.var.clone(), steps: t.steps });
+                let dim = t.time_dim.as_ref().map_or(String::new(), |d| d.1.clone());
+                let (var, steps) = (t.var.clone(), t.steps as u64);
+                return Err(DiscoverError::NamedSeries { path: path.clone(), var, dim, steps });
             }
             let Some(this) = t.cf() else { continue };
             match cf {
@@ -313,6 +329,18 @@ impl Want<'_> {
                 if axis != *name_date {
                     return Err(DiscoverError::NameDate { path: path.clone(), name: *name_date, axis });
                 }
+            }
+        }
+        // every file holds one step: from its header, without the library (the sample only
+        // dates the record; a stray file of several steps would be read at its first step)
+        let all: Vec<&PathBuf> = named.iter().map(|(_, p)| p).collect();
+        let field = (first.shape.0 * first.shape.1) as u64;
+        if let Some(path) = series::first_larger(&all, &first.var, field) {
+            // more values than a field: the library says along which dimension
+            let t = series::read_all(std::slice::from_ref(&path), Some(&first.var)).map_err(DiscoverError::Dating)?;
+            if let Some(t) = t.first().filter(|t| t.steps > 1) {
+                let dim = t.time_dim.as_ref().map_or(String::new(), |d| d.1.clone());
+                return Err(DiscoverError::NamedSeries { path, var: t.var.clone(), dim, steps: t.steps as u64 });
             }
         }
         Ok(cf.map_or(CfCalendar::ProlepticGregorian, |(c, _)| c))
@@ -333,8 +361,8 @@ impl Want<'_> {
                     skipped += 1;
                     continue;
                 }
-                let first = first.map_or(&files[0], |f| f.0).clone();
-                return Err(DiscoverError::NoVariable { path: path.clone(), var: var.clone(), first });
+                let available = t.available.clone();
+                return Err(DiscoverError::NoVariable { path: path.clone(), var: var.clone(), available });
             }
             let Some(cf) = t.cf() else {
                 undated.push(path);
@@ -374,7 +402,8 @@ impl Want<'_> {
             return Err(DiscoverError::NotDated { path: (*path).clone(), count: undated.len() });
         }
         let Some((p0, _, Some(cf))) = first else {
-            return Err(DiscoverError::NoVariable { path: files[0].clone(), var, first: files[0].clone() });
+            let available = times.first().map_or(String::new(), |t| t.available.clone());
+            return Err(DiscoverError::NoVariable { path: files[0].clone(), var, available });
         };
         if skipped > 0 {
             info!("{skipped} files without variable '{var}' left out of the time series");

@@ -22,6 +22,10 @@ pub(super) struct FileTimes {
     pub var: String,
     /// Whether the file holds that variable (the other fields are empty where not).
     pub has_var: bool,
+    /// The file's variables, where it lacks the one asked for (for the message).
+    pub available: String,
+    /// The variable's time dimension (index, name), where it has one.
+    pub time_dim: Option<(usize, String)>,
     /// Latitude and longitude lengths.
     pub shape: (usize, usize),
     /// Time steps of the variable (1 without a time dimension).
@@ -78,8 +82,17 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
     let file = input::open(path).map_err(|e| e.to_string())?;
     if let Some(v) = var {
         if file.variable(v).is_none() {
-            let empty =
-                FileTimes { var: v.into(), has_var: false, shape: (0, 0), steps: 0, calendar: None, days: Vec::new() };
+            let names: Vec<String> = file.variables().map(|v| v.name()).collect();
+            let empty = FileTimes {
+                var: v.into(),
+                has_var: false,
+                available: if names.is_empty() { "none".into() } else { names.join(", ") },
+                time_dim: None,
+                shape: (0, 0),
+                steps: 0,
+                calendar: None,
+                days: Vec::new(),
+            };
             return Ok(empty);
         }
     }
@@ -87,6 +100,8 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
     let mut found = FileTimes {
         var: layout.name.clone(),
         has_var: true,
+        available: String::new(),
+        time_dim: layout.time_axis.map(|t| (t, layout.dims[t].0.clone())),
         shape: (layout.nlat(), layout.nlon()),
         steps: layout.steps(),
         calendar: None,
@@ -97,8 +112,8 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
     let Some(coord) = time_coordinate(&file, dim) else {
         if found.steps > 1 {
             return Err(format!(
-                "{shown}: variable '{}' has {} steps along '{dim}' but no time coordinate variable (units \
-                 'UNIT since DATE'): its steps cannot be dated",
+                "{shown}: variable '{}': dimension {dim} has length {} but no time coordinate variable (units \
+                 'UNIT since DATE') dates its steps",
                 layout.name, found.steps
             ));
         }
@@ -141,7 +156,7 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
 /// [`read_file`] of every file in a forked child each, several at once; in `files` order.
 pub(super) fn read_all(files: &[PathBuf], var: Option<&str>) -> Result<Vec<FileTimes>, String> {
     let one = |path: &PathBuf| {
-        input::contain::contained(path, "reading the time axis", || read_file(path, var)).map_err(|e| e.to_string())
+        input::contain::contained(path, "reading the header", || read_file(path, var)).map_err(|e| e.to_string())
     };
     if files.len() <= 1 {
         return files.iter().map(one).collect();
@@ -150,4 +165,25 @@ pub(super) fn read_all(files: &[PathBuf], var: Option<&str>) -> Result<Vec<FileT
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 16);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
     pool.install(|| files.par_iter().map(one).collect())
+}
+
+/// The number of values of dataset `var` in `path`, read by the thread-safe HDF5 header
+/// parser ([`crate::input::h5meta`]); `None` where it cannot tell (a classic file, a structure
+/// it leaves to libhdf5), so the caller checks only what it can read cheaply.
+fn values_of(path: &Path, var: &str) -> Option<u64> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 8];
+    file.read_exact(&mut head).ok()?;
+    if input::format::Format::of(&head)? != input::format::Format::Hdf5 {
+        return None;
+    }
+    let meta = input::h5meta::Hdf5Meta::open(&file).ok()?;
+    meta.dataset(var).ok()?.dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
+}
+
+/// The first of `files` whose variable `var` holds more than `field` values (a field of the
+/// grid): every file, header only, on all cores (well under a millisecond a file).
+pub(super) fn first_larger(files: &[&PathBuf], var: &str, field: u64) -> Option<PathBuf> {
+    files.par_iter().filter(|p| values_of(p, var).is_some_and(|n| n > field)).map(|p| (*p).clone()).min()
 }
