@@ -226,3 +226,32 @@ fn yearly_files_equal_daily_files() {
     ok(&args(&[s(&daily)], &dir.path().join("b"), "2001-2002", "1-40", &more));
     assert_eq!(common::output_bits(&dir.path().join("a")), common::output_bits(&dir.path().join("b")));
 }
+
+/// A 360_day series makes a 360-day climatology: `--doys 1-366` is the whole year, day 60 is
+/// Feb 30, and the time axis and its bounds count 360-day years.
+#[test]
+fn a_360_day_series_makes_a_360_day_climatology() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    for y in 2001..=2002 {
+        series(
+            &data.join(format!("tos_day_{y}.nc")),
+            y * 360..(y + 1) * 360,
+            "days since 2001-01-01",
+            2001 * 360,
+            "360_day",
+        );
+    }
+    let out = dir.path().join("out");
+    ok(&args(&[s(&data)], &out, "2001-2002", "1-366", &["-q", "--layout", "climatology", "--calendar", "hobday366"]));
+    let f = netcdf::open(out.join("climatology.nc")).unwrap();
+    assert_eq!(f.dimension("doy").unwrap().len(), 360);
+    let time = f.variable("time").unwrap();
+    assert_eq!(time.attribute_value("calendar").unwrap().unwrap(), netcdf::AttributeValue::Str("360_day".into()));
+    let t: Vec<f64> = time.get_values::<f64, _>(..).unwrap();
+    // each day at its first anchor: day 60 (Feb 30) is 59 days after Jan 1, day 360 is 359
+    assert_eq!((t[0], t[59], t[359]), (0.0, 59.0, 359.0));
+    let b: Vec<f64> = f.variable("climatology_bounds").unwrap().get_values::<f64, _>(..).unwrap();
+    // the first window starts 5 days before 2001-01-01; the last ends after 2002-01-01 + 5
+    assert_eq!((b[0], b[1]), (-5.0, 366.0));
+}
