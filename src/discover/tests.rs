@@ -10,6 +10,8 @@ fn infer(names: &[&str]) -> Option<String> {
 
 #[test]
 fn infers_common_naming_schemes() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     assert_eq!(infer(&["sst_1991_147.nc", "sst_1991_148.nc", "sst_1992_147.nc"]).unwrap(), "sst_{year}_{doy}.nc");
     let ostia = [
         "20200101120000-UKMO-L4_GHRSST-SSTfnd-OSTIA-GLOB-v02.0-fv02.0.nc",
@@ -30,6 +32,8 @@ fn infers_common_naming_schemes() {
 
 #[test]
 fn refuses_names_that_are_not_dates() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     assert_eq!(infer(&["mean_doy152.nc", "mean_doy153.nc"]), None);
     assert_eq!(infer(&["run_17.nc", "run_18.nc"]), None);
     // doy 366 in a non-leap year cannot be named back
@@ -38,6 +42,8 @@ fn refuses_names_that_are_not_dates() {
 
 #[test]
 fn finds_files_and_reports_missing_ones() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     for d in 147..=149 {
         nc(&dir.path().join(format!("sst_1991_{d}.nc")), &[]);
@@ -69,6 +75,8 @@ fn finds_files_and_reports_missing_ones() {
 /// reach past the days the dataset holds), the first and last three files.
 #[test]
 fn a_long_missing_list_is_summarised_with_its_cause() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     for y in 1991..=1993 {
         for d in 121..=273 {
@@ -101,6 +109,8 @@ fn a_long_missing_list_is_summarised_with_its_cause() {
 
 #[test]
 fn directory_hints_are_made_from_the_files_found() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     assert_eq!(suggest_template("sst.20200101.v2.nc").unwrap(), "sst.{year}{month}{day}.v2.nc");
     assert_eq!(suggest_template("A2019032.L3m.nc").unwrap(), "A{year}{doy}.L3m.nc");
     assert_eq!(suggest_template("clim_doy152.nc").unwrap(), "clim_doy{year}_{doy}.nc");
@@ -124,6 +134,8 @@ fn directory_hints_are_made_from_the_files_found() {
 /// A small NetCDF file: `sst(time, lat, lon)` with these time values in `units` and
 /// `calendar`, or `sst(lat, lon)` without a time axis where `times` is empty.
 fn nc_in(path: &Path, times: &[f64], units: &str, calendar: Option<&str>) {
+    // absent attributes (no calendar) are asked for: libhdf5 need not print about them
+    crate::input::silence_hdf5();
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut f = netcdf::create(path).unwrap();
     f.add_dimension("lat", 2).unwrap();
@@ -162,6 +174,8 @@ fn d(y: i32, m: u8, day: u8) -> Date {
 
 #[test]
 fn product_trees_are_named_by_date() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let ncei = ["199101/oisst-avhrr-v02r01.19910131.nc", "199102/oisst-avhrr-v02r01.19910201.nc"];
     assert_eq!(infer(&ncei).unwrap(), "{year}{month}/oisst-avhrr-v02r01.{year}{month}{day}.nc");
     let ostia = [
@@ -179,6 +193,8 @@ fn product_trees_are_named_by_date() {
 /// found from the names, the calendar from the files, names checked against the axes.
 #[test]
 fn ncei_tree_is_found_and_checked_against_time_axes() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     let base = Date::new(1978, 1, 1).unwrap().to_days();
     let dates = days(d(1991, 1, 30), 4);
@@ -211,6 +227,8 @@ fn ncei_tree_is_found_and_checked_against_time_axes() {
 /// its axis, each date mapped to its file and step.
 #[test]
 fn a_time_series_of_mixed_files_maps_dates_to_steps() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     let dec: Vec<f64> = (1..=31).map(|k| since1990(1990, 12, k)).collect();
     nc(&dir.path().join("sst_199012.nc"), &dec);
@@ -256,6 +274,8 @@ fn a_time_series_of_mixed_files_maps_dates_to_steps() {
 
 #[test]
 fn overlapping_files_are_an_error_naming_both() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     nc(&dir.path().join("a.nc"), &[since1990(1991, 1, 1), since1990(1991, 1, 2)]);
     nc(&dir.path().join("b.nc"), &[since1990(1991, 1, 2), since1990(1991, 1, 3)]);
@@ -275,6 +295,8 @@ fn overlapping_files_are_an_error_naming_both() {
 /// Bad time axes: one line naming the file and the problem.
 #[test]
 fn bad_time_axes_are_refused_naming_the_file() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     let want = days(d(1991, 1, 1), 2);
     let one = |name: &str, times: &[f64], units: &str, cal: Option<&str>| {
@@ -314,6 +336,8 @@ fn bad_time_axes_are_refused_naming_the_file() {
 /// A model calendar's days: the dates asked for are those of the files' calendar.
 #[test]
 fn the_required_dates_follow_the_inputs_calendar() {
+    // discovery forks children: one forking test at a time (see input::child::serial)
+    let _serial = crate::input::child::serial();
     let dir = tempfile::tempdir().unwrap();
     // 360_day: 1991-02-29 and 02-30 exist
     let t: Vec<f64> = (0..360).map(f64::from).collect();
