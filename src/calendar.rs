@@ -15,6 +15,8 @@
 
 use std::fmt;
 
+pub use crate::util::cftime::{CfCalendar, CfDate};
+
 /// A proleptic Gregorian calendar date.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Date {
@@ -156,6 +158,41 @@ impl Calendar {
         }
     }
 
+    /// [`Calendar::anchor`] in the input's CF calendar `cf`. The real calendars (standard,
+    /// proleptic_gregorian, julian) keep both conventions as documented; the model calendars
+    /// have one: the day of the year (1-365 for noleap, 1-366 for all_leap, 1-360 for
+    /// 360_day), with no day-60 shift under `hobday366` (their years all have one length).
+    pub fn anchor_in(self, cf: CfCalendar, year: i32, doy: u16) -> Option<Date> {
+        let ordinal = |doy: u16| {
+            (doy >= 1 && doy <= cf.days_in_year(year))
+                .then(|| Date::from(cf.date_of(cf.day_number(CfDate { year, month: 1, day: 1 }) + i64::from(doy) - 1)))
+        };
+        match self {
+            Calendar::Hobday366 if is_real(cf) && !cf.is_leap(year) && doy == 60 => None,
+            Calendar::Hobday366 if is_real(cf) && !cf.is_leap(year) && doy > 60 => ordinal(doy - 1),
+            _ => ordinal(doy),
+        }
+    }
+
+    /// [`Calendar::day_of_year`] in the input's CF calendar `cf` (inverse of
+    /// [`Calendar::anchor_in`]).
+    pub fn day_of_year_in(self, cf: CfCalendar, date: Date) -> u16 {
+        let ordinal = cf.day_of_year(date.into());
+        match self {
+            Calendar::Hobday366 if is_real(cf) && !cf.is_leap(date.year) && ordinal >= 60 => ordinal + 1,
+            _ => ordinal,
+        }
+    }
+
+    /// The longest year of this convention in `cf` (the largest day of year it can name).
+    pub fn max_doy(self, cf: CfCalendar) -> u16 {
+        match cf {
+            CfCalendar::Day360 => 360,
+            CfCalendar::NoLeap => 365,
+            _ => 366,
+        }
+    }
+
     /// The name used on the command line and in output metadata.
     pub fn name(self) -> &'static str {
         match self {
@@ -163,6 +200,36 @@ impl Calendar {
             Calendar::Hobday366 => "hobday366",
         }
     }
+}
+
+/// Whether `cf` is a calendar of real dates (with leap years), where `ordinal` and
+/// `hobday366` differ.
+pub fn is_real(cf: CfCalendar) -> bool {
+    matches!(cf, CfCalendar::Standard | CfCalendar::ProlepticGregorian | CfCalendar::Julian)
+}
+
+/// Dates of a CF calendar carried as [`Date`]s (the same fields; a [`Date`] of a model
+/// calendar, such as Feb 30 of `360_day`, is built only from here).
+impl From<CfDate> for Date {
+    fn from(d: CfDate) -> Date {
+        Date { year: d.year, month: d.month, day: d.day }
+    }
+}
+
+impl From<Date> for CfDate {
+    fn from(d: Date) -> CfDate {
+        CfDate { year: d.year, month: d.month, day: d.day }
+    }
+}
+
+/// `date` moved by `delta` days of calendar `cf` (runs of consecutive days of that calendar).
+pub fn add_days_in(cf: CfCalendar, date: Date, delta: i64) -> Date {
+    Date::from(cf.date_of(cf.day_number(date.into()) + delta))
+}
+
+/// The day number ([`CfCalendar::day_number`]) of `date` in `cf`.
+pub fn day_number_in(cf: CfCalendar, date: Date) -> i64 {
+    cf.day_number(date.into())
 }
 
 #[cfg(test)]
@@ -220,5 +287,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The model calendars' days of year: noleap 1-365 with no day-60 shift under either
+    /// convention, all_leap 1-366, 360_day 1-360 in 30-day months; the real calendars as
+    /// documented (julian's 1900 is a leap year).
+    #[test]
+    fn days_of_year_per_calendar() {
+        let d = |year, month, day| Date { year, month, day };
+        for conv in [Calendar::Ordinal, Calendar::Hobday366] {
+            let noleap = CfCalendar::NoLeap;
+            assert_eq!(conv.anchor_in(noleap, 2020, 59), Some(d(2020, 2, 28)));
+            assert_eq!(conv.anchor_in(noleap, 2020, 60), Some(d(2020, 3, 1)));
+            assert_eq!(conv.anchor_in(noleap, 2020, 365), Some(d(2020, 12, 31)));
+            assert_eq!(conv.anchor_in(noleap, 2020, 366), None);
+            let leap = CfCalendar::AllLeap;
+            assert_eq!(conv.anchor_in(leap, 2019, 60), Some(d(2019, 2, 29)));
+            assert_eq!(conv.anchor_in(leap, 2019, 366), Some(d(2019, 12, 31)));
+            let c360 = CfCalendar::Day360;
+            assert_eq!(conv.anchor_in(c360, 2019, 60), Some(d(2019, 2, 30)));
+            assert_eq!(conv.anchor_in(c360, 2019, 360), Some(d(2019, 12, 30)));
+            assert_eq!(conv.anchor_in(c360, 2019, 361), None);
+            assert_eq!(conv.max_doy(c360), 360);
+            assert_eq!(conv.max_doy(noleap), 365);
+            for cf in [noleap, leap, c360] {
+                for doy in 1..=conv.max_doy(cf) {
+                    let date = conv.anchor_in(cf, 2001, doy).unwrap();
+                    assert_eq!(conv.day_of_year_in(cf, date), doy, "{cf:?} {doy}");
+                }
+            }
+        }
+        // the real calendars keep both conventions; proleptic_gregorian is `anchor` itself
+        for year in [1999, 2000, 2019, 2020] {
+            for doy in 1..=366 {
+                for conv in [Calendar::Ordinal, Calendar::Hobday366] {
+                    assert_eq!(conv.anchor_in(CfCalendar::ProlepticGregorian, year, doy), conv.anchor(year, doy));
+                    assert_eq!(conv.anchor_in(CfCalendar::Standard, year, doy), conv.anchor(year, doy));
+                }
+            }
+        }
+        let julian = CfCalendar::Julian;
+        assert_eq!(Calendar::Hobday366.anchor_in(julian, 1900, 60), Some(d(1900, 2, 29)));
+        assert_eq!(Calendar::Hobday366.anchor(1900, 60), None);
+        assert_eq!(Calendar::Hobday366.anchor_in(julian, 1901, 61), Some(d(1901, 3, 1)));
+        assert_eq!(add_days_in(CfCalendar::Day360, d(2019, 2, 28), 2), d(2019, 2, 30));
+        assert_eq!(add_days_in(CfCalendar::Day360, d(2019, 12, 30), 1), d(2020, 1, 1));
+        assert_eq!(add_days_in(CfCalendar::NoLeap, d(2020, 2, 28), 1), d(2020, 3, 1));
     }
 }

@@ -9,8 +9,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use tracing::info;
+use tracing::{debug, info};
 
+use crate::calendar::CfCalendar;
 use crate::discover::{discover, Inputs};
 use crate::engine::Engine;
 use crate::error::Error;
@@ -21,6 +22,7 @@ use crate::plan::JobPlan;
 use crate::pool::{int16_decoding, PoolType};
 use crate::report::progress::Ui;
 use crate::report::timing::{Stage, StageTimer};
+use crate::smooth::DayRules;
 use crate::window::{WindowPlan, WindowSpec};
 
 /// A job's input files, and the variable's layout and grid as the first file has them.
@@ -33,14 +35,13 @@ pub struct FoundInputs {
 
 /// Discover the files `spec` needs and inspect the first one (shared with the MPI validation).
 pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Error> {
-    // the days computed: those asked for and the halo days smoothing and Feb 29 need
-    let required = plan.rules.computed_spec(spec).required_dates_with(plan.rules.edges);
-    if required.is_empty() {
-        return Err(no_days(spec));
-    }
-    let inputs = discover(&plan.input, &required, plan.allow_missing)?;
-    let Some(first) = inputs.files.values().next().cloned() else {
-        return Err(Error::NoInputs(required.len()));
+    // the days computed: those asked for and the halo days smoothing and Feb 29 need, in the
+    // inputs' calendar
+    let required = |cf: CfCalendar| DayRules { cf, ..plan.rules }.required_dates(spec);
+    let inputs = discover(&plan.input, plan.var.as_deref(), &required, plan.allow_missing)?;
+    let Some(first) = inputs.first().map(PathBuf::from) else {
+        let needed = required(inputs.calendar).len();
+        return Err(if needed == 0 { no_days(spec) } else { Error::NoInputs(needed) });
     };
     // a damaged header can crash libnetcdf/libhdf5 or panic in the netcdf crate: a child
     // reads it first, and only a header it came through is read again here
@@ -49,6 +50,20 @@ pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Err
     })?;
     let (layout, grid) = inspect_first(&first, plan.var.as_deref())?;
     Ok(FoundInputs { inputs, first, layout, grid })
+}
+
+/// `plan` for inputs in calendar `cf`: windows and smoothing run over its days, and the days
+/// of year it does not have (361-366 of `360_day`, 366 of `noleap`) are left out of the job.
+pub fn in_calendar(plan: &JobPlan, cf: CfCalendar) -> JobPlan {
+    let mut plan = plan.clone();
+    plan.rules.cf = cf;
+    let max = plan.window.calendar.max_doy(cf);
+    let before = plan.window.doys.len();
+    plan.window.doys.retain(|&d| d <= max);
+    if plan.window.doys.len() < before {
+        info!("the {} calendar has no day of year past {max}: days {}-366 left out", cf.cf_name(), max + 1);
+    }
+    plan
 }
 
 /// The error for a job none of whose target days exists in its years (day 366 of years that
@@ -83,10 +98,21 @@ fn inspect_first(first: &std::path::Path, var: Option<&str>) -> Result<(VarLayou
 impl Job {
     fn prepare(plan: &JobPlan) -> Result<Job, Error> {
         let FoundInputs { inputs, first, layout, grid } = find_inputs(plan, &plan.window)?;
+        let plan = &in_calendar(plan, inputs.calendar);
+        if plan.window.doys.is_empty() {
+            return Err(no_days(&plan.window));
+        }
         let computed = plan.rules.computed_spec(&plan.window);
-        let window = WindowPlan::build_with(&computed, plan.rules.edges, |d| inputs.files.contains_key(&d));
-        let files: Vec<PathBuf> = window.slots.iter().map(|d| inputs.files[d].clone()).collect();
-        let steps = vec![0; files.len()];
+        let window =
+            WindowPlan::build_in(&computed, plan.rules.edges, plan.rules.cf, |d| inputs.files.contains_key(&d));
+        // each pool slot's file and time step within it
+        let files: Vec<PathBuf> = window.slots.iter().map(|d| inputs.files[d].path.clone()).collect();
+        let steps: Vec<usize> = window.slots.iter().map(|d| inputs.files[d].step).collect();
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            for (i, d) in window.slots.iter().enumerate() {
+                debug!("input slot {i}: {d} = {} step {}", files[i].display(), steps[i]);
+            }
+        }
         Ok(Job { inputs, first, layout, grid, window, files, steps })
     }
 }
@@ -121,6 +147,8 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     });
     let mut job = job?;
     let engine = engine?;
+    // from here on the job runs in its inputs' calendar
+    let plan = &in_calendar(plan, job.inputs.calendar);
     info!(
         "{} input files ({} missing) of {} '{}' ({}, {}), {} target days, {} pool slots",
         job.inputs.files.len(),

@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::util::disjoint::DisjointSlice;
 
-use crate::calendar::{is_leap, Calendar};
+use crate::calendar::{is_real, Calendar, CfCalendar, Date};
 use crate::engine::TileResult;
 use crate::window::{WindowEdges, WindowSpec};
 
@@ -58,11 +58,15 @@ pub struct DayRules {
     pub feb29: Feb29,
     /// Width of the periodic running mean (odd; 1 = no smoothing).
     pub smooth: u16,
+    /// The input's CF calendar (found with the inputs; proleptic Gregorian until then and for
+    /// inputs without a time axis): the days windows run over, the year's length.
+    #[serde(skip)]
+    pub cf: CfCalendar,
 }
 
 impl Default for DayRules {
     fn default() -> Self {
-        DayRules { edges: WindowEdges::Clip, feb29: Feb29::Window, smooth: 1 }
+        DayRules { edges: WindowEdges::Clip, feb29: Feb29::Window, smooth: 1, cf: CfCalendar::ProlepticGregorian }
     }
 }
 
@@ -72,9 +76,16 @@ const FEB29: u16 = 60;
 /// Length of the day-of-year axis: 366 under `hobday366`; under `ordinal`, 366 where some
 /// climatology year is a leap year (day 366 exists only in those), else 365.
 pub fn year_length(calendar: Calendar, years: &std::ops::RangeInclusive<i32>) -> u16 {
+    year_length_in(calendar, CfCalendar::ProlepticGregorian, years)
+}
+
+/// [`year_length`] in the input's calendar `cf`: the real calendars as there (leap years as
+/// `cf` has them); `noleap` 365, `all_leap` 366 and `360_day` 360 under either convention.
+pub fn year_length_in(calendar: Calendar, cf: CfCalendar, years: &std::ops::RangeInclusive<i32>) -> u16 {
     match calendar {
+        _ if !is_real(cf) => cf.days_in_year(*years.start()),
         Calendar::Hobday366 => 366,
-        Calendar::Ordinal if years.clone().any(is_leap) => 366,
+        Calendar::Ordinal if years.clone().any(|y| cf.is_leap(y)) => 366,
         Calendar::Ordinal => 365,
     }
 }
@@ -85,14 +96,28 @@ impl DayRules {
         self.smooth > 1 || self.interpolates(calendar)
     }
 
+    /// Day 60 is filled from days 59 and 61 where it is Feb 29 of a 366-day year: under
+    /// `hobday366` in the real calendars, and in `all_leap` (every year has one); `noleap` and
+    /// `360_day` have no such day.
     fn interpolates(&self, calendar: Calendar) -> bool {
-        self.feb29 == Feb29::Interpolate && calendar == Calendar::Hobday366
+        self.feb29 == Feb29::Interpolate
+            && match self.cf {
+                CfCalendar::AllLeap => true,
+                cf if is_real(cf) => calendar == Calendar::Hobday366,
+                _ => false,
+            }
+    }
+
+    /// Every date the job reads: the windows of [`DayRules::computed_spec`] of `spec`, with
+    /// the period's ends as [`DayRules::edges`] says, in the input's calendar.
+    pub fn required_dates(&self, spec: &WindowSpec) -> Vec<Date> {
+        self.computed_spec(spec).required_dates_in(self.edges, self.cf)
     }
 
     /// The days to compute for the days `spec` asks for: those, the smoothing's halo around
     /// them (periodic over the year), and days 59 and 61 where day 60 is interpolated; sorted.
     pub fn computed_doys(&self, spec: &WindowSpec) -> Vec<u16> {
-        let n = i32::from(year_length(spec.calendar, &spec.years));
+        let n = i32::from(year_length_in(spec.calendar, self.cf, &spec.years));
         let s = i32::from(self.smooth.max(1) / 2);
         let mut days: BTreeSet<u16> = BTreeSet::new();
         for &d in &spec.doys {
@@ -118,7 +143,7 @@ impl DayRules {
     /// how each day written is made from them.
     pub fn axis(&self, spec: &WindowSpec) -> DayAxis {
         let computed = self.computed_doys(spec);
-        let n = year_length(spec.calendar, &spec.years) as usize;
+        let n = year_length_in(spec.calendar, self.cf, &spec.years) as usize;
         // row of each day of the year among the computed days (usize::MAX: not computed)
         let mut row = vec![usize::MAX; n + 1];
         for (i, &d) in computed.iter().enumerate() {
@@ -442,5 +467,30 @@ mod tests {
         let g = rules.apply(&full, &computed(&rules.computed_doys(&full), gap), &pool());
         let nan: Vec<u16> = (1..=366).filter(|&d| g.values[d as usize - 1].is_nan()).collect();
         assert_eq!(nan, [98, 99, 100, 101, 102]);
+    }
+
+    /// Smoothing is periodic over the calendar's year (360 days of 360_day, 365 of noleap);
+    /// Feb 29 is interpolated only where day 60 is Feb 29 of a 366-day year.
+    #[test]
+    fn year_lengths_follow_the_inputs_calendar() {
+        let years = 2001..=2004;
+        assert_eq!(year_length_in(Calendar::Hobday366, CfCalendar::Day360, &years), 360);
+        assert_eq!(year_length_in(Calendar::Hobday366, CfCalendar::NoLeap, &years), 365);
+        assert_eq!(year_length_in(Calendar::Ordinal, CfCalendar::AllLeap, &(2001..=2001)), 366);
+        assert_eq!(year_length_in(Calendar::Ordinal, CfCalendar::Julian, &(1900..=1900)), 366);
+        assert_eq!(year_length(Calendar::Ordinal, &(1900..=1900)), 365);
+        let day360 = DayRules { smooth: 5, cf: CfCalendar::Day360, ..DayRules::default() };
+        let s = spec(vec![1, 360], Calendar::Hobday366);
+        assert_eq!(day360.computed_doys(&s), [1, 2, 3, 358, 359, 360]);
+        let feb29 = |cf| DayRules { feb29: Feb29::Interpolate, cf, ..DayRules::default() };
+        let s = spec(vec![60], Calendar::Hobday366);
+        assert_eq!(feb29(CfCalendar::AllLeap).computed_doys(&s), [59, 60, 61]);
+        assert_eq!(feb29(CfCalendar::NoLeap).computed_doys(&s), [60]);
+        assert_eq!(feb29(CfCalendar::Day360).computed_doys(&s), [60]);
+        assert!(!feb29(CfCalendar::NoLeap).holds(Calendar::Hobday366));
+        // a 360-day axis smooths around its own year: day 1's mean takes days 359, 360, 1, 2, 3
+        let axis = day360.axis(&spec((1..=360).collect(), Calendar::Hobday366));
+        let rows = axis.inputs(0);
+        assert_eq!(rows, [358, 359, 0, 1, 2]);
     }
 }

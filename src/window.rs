@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
-use crate::calendar::{Calendar, Date};
+use crate::calendar::{add_days_in, day_number_in, Calendar, CfCalendar, CfDate, Date};
 
 /// The days a job asks for: years, target days, half window and calendar convention.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,18 +83,31 @@ pub struct WindowPlan {
 impl WindowSpec {
     /// The dates of target day `doy`'s window in `year`, in offset order, with the period's
     /// ends handled as `edges` says.
-    fn window_dates(&self, edges: WindowEdges, year: i32, doy: u16) -> impl Iterator<Item = (i64, Date)> + '_ {
+    ///
+    /// Window arithmetic runs on the day numbers of the input's calendar `cf`: a window is a
+    /// run of consecutive days of that calendar (Feb 30 follows Feb 29 in `360_day`; Feb 28 is
+    /// followed by Mar 1 in every `noleap` year).
+    fn window_dates(
+        &self,
+        edges: WindowEdges,
+        cf: CfCalendar,
+        year: i32,
+        doy: u16,
+    ) -> impl Iterator<Item = (i64, Date)> + '_ {
         let h = i64::from(self.half_window);
-        let anchor = self.calendar.anchor(year, doy);
-        let first = Date { year: *self.years.start(), month: 1, day: 1 }.to_days();
-        let period = Date { year: *self.years.end(), month: 12, day: 31 }.to_days() + 1 - first;
+        let anchor = self.calendar.anchor_in(cf, year, doy);
+        let first = cf.day_number(CfDate { year: *self.years.start(), month: 1, day: 1 });
+        let period = cf.day_number(CfDate { year: *self.years.end() + 1, month: 1, day: 1 }) - first;
         (-h..=h).filter_map(move |o| {
-            let date = anchor?.add_days(o);
+            let date = add_days_in(cf, anchor?, o);
             match edges {
                 _ if self.years.contains(&date.year) => Some((o, date)),
                 WindowEdges::Clip => None,
                 WindowEdges::Extend => Some((o, date)),
-                WindowEdges::Wrap => Some((o, Date::from_days(first + (date.to_days() - first).rem_euclid(period)))),
+                WindowEdges::Wrap => {
+                    let n = first + (day_number_in(cf, date) - first).rem_euclid(period);
+                    Some((o, Date::from(cf.date_of(n))))
+                }
             }
         })
     }
@@ -106,10 +119,15 @@ impl WindowSpec {
 
     /// Every date some window needs with the period's ends handled as `edges` says, sorted.
     pub fn required_dates_with(&self, edges: WindowEdges) -> Vec<Date> {
+        self.required_dates_in(edges, CfCalendar::ProlepticGregorian)
+    }
+
+    /// [`WindowSpec::required_dates_with`] in the input's calendar `cf`.
+    pub fn required_dates_in(&self, edges: WindowEdges, cf: CfCalendar) -> Vec<Date> {
         let mut dates: Vec<Date> = self
             .years
             .clone()
-            .flat_map(|y| self.doys.iter().flat_map(move |&d| self.window_dates(edges, y, d).map(|(_, date)| date)))
+            .flat_map(|y| self.doys.iter().flat_map(move |&d| self.window_dates(edges, cf, y, d).map(|(_, date)| date)))
             .collect();
         dates.sort();
         dates.dedup();
@@ -127,8 +145,18 @@ impl WindowPlan {
 
     /// [`WindowPlan::build`] with the period's ends handled as `edges` says.
     pub fn build_with(spec: &WindowSpec, edges: WindowEdges, available: impl Fn(Date) -> bool) -> WindowPlan {
-        let mut slots: Vec<Date> = spec.required_dates_with(edges).into_iter().filter(|d| available(*d)).collect();
-        slots.sort_by_key(|d| (d.ordinal(), d.year));
+        WindowPlan::build_in(spec, edges, CfCalendar::ProlepticGregorian, available)
+    }
+
+    /// [`WindowPlan::build_with`] in the input's calendar `cf`.
+    pub fn build_in(
+        spec: &WindowSpec,
+        edges: WindowEdges,
+        cf: CfCalendar,
+        available: impl Fn(Date) -> bool,
+    ) -> WindowPlan {
+        let mut slots: Vec<Date> = spec.required_dates_in(edges, cf).into_iter().filter(|d| available(*d)).collect();
+        slots.sort_by_key(|d| (cf.day_of_year((*d).into()), d.year));
         let slot_of: HashMap<Date, u32> = slots.iter().enumerate().map(|(i, d)| (*d, i as u32)).collect();
 
         let mut groups: Vec<Group> = Vec::new();
@@ -138,7 +166,7 @@ impl WindowPlan {
             let h = i64::from(spec.half_window);
             let mut per_offset: Vec<Vec<u32>> = vec![Vec::new(); (2 * h + 1) as usize];
             for year in spec.years.clone() {
-                for (o, date) in spec.window_dates(edges, year, doy) {
+                for (o, date) in spec.window_dates(edges, cf, year, doy) {
                     if let Some(&slot) = slot_of.get(&date) {
                         per_offset[(o + h) as usize].push(slot);
                     }
@@ -288,5 +316,55 @@ mod tests {
         assert_eq!(plan.targets[0].capacity, 8);
         let offsets = plan.group_offsets();
         assert_eq!(offsets, [0, 3, 5, 8]);
+    }
+
+    fn group_dates_in(plan: &WindowPlan, t: usize) -> Vec<Vec<String>> {
+        plan.targets[t]
+            .groups
+            .iter()
+            .map(|&g| plan.groups[g as usize].slots.iter().map(|&s| plan.slots[s as usize].to_string()).collect())
+            .collect()
+    }
+
+    /// Windows are runs of the input calendar's days: noleap's across year ends and past
+    /// Feb 28, 360_day's through Feb 29 and 30, all_leap's through every Feb 29.
+    #[test]
+    fn windows_run_over_the_inputs_calendar() {
+        // noleap: day 1 of 2002 with h = 2 reaches back into 2001; day 59 (Feb 28) is followed
+        // by Mar 1 in the leap year 2004 too
+        let s = spec(2001..=2004, 1..=1, 2, Calendar::Hobday366);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::NoLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0)[0], ["2001-12-30", "2002-12-30", "2003-12-30"]);
+        assert_eq!(plan.targets[0].capacity, 3 + 3 + 4 + 4 + 4);
+        let s = spec(2004..=2004, 59..=60, 1, Calendar::Hobday366);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::NoLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0), [["2004-02-27"], ["2004-02-28"], ["2004-03-01"]]);
+        assert_eq!(group_dates_in(&plan, 1), [["2004-02-28"], ["2004-03-01"], ["2004-03-02"]]);
+        assert_eq!(plan.slots.len(), 4);
+        // 360_day: Feb 30 exists, Mar 31 does not; wrap joins Dec 30 of the last year to
+        // Jan 1 of the first
+        let s = spec(2001..=2002, 60..=61, 1, Calendar::Ordinal);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::Day360, |_| true);
+        assert_eq!(
+            group_dates_in(&plan, 0),
+            [["2001-02-29", "2002-02-29"], ["2001-02-30", "2002-02-30"], ["2001-03-01", "2002-03-01"]]
+        );
+        let s = spec(2001..=2002, 360..=360, 1, Calendar::Ordinal);
+        let wrap = WindowPlan::build_in(&s, WindowEdges::Wrap, CfCalendar::Day360, |_| true);
+        assert_eq!(group_dates_in(&wrap, 0)[2], ["2002-01-01", "2001-01-01"]);
+        let need = s.required_dates_in(WindowEdges::Extend, CfCalendar::Day360);
+        assert_eq!(need.last().map(|d| d.to_string()), Some("2003-01-01".into()));
+        // all_leap: every year has Feb 29 (day 60) and a day 366
+        let s = spec(2001..=2003, 60..=60, 0, Calendar::Hobday366);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::AllLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0), [["2001-02-29", "2002-02-29", "2003-02-29"]]);
+        let s = spec(2001..=2002, 366..=366, 1, Calendar::Ordinal);
+        let plan = WindowPlan::build_in(&s, WindowEdges::Clip, CfCalendar::AllLeap, |_| true);
+        assert_eq!(group_dates_in(&plan, 0)[2], ["2002-01-01"]);
+        // slots stay in [day][year] order of the calendar's days of year
+        assert!(plan.slots.windows(2).all(|w| {
+            let k = |d: Date| (CfCalendar::AllLeap.day_of_year(d.into()), d.year);
+            k(w[0]) < k(w[1])
+        }));
     }
 }

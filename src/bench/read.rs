@@ -20,6 +20,7 @@ use crate::error::Error;
 use crate::input::direct::Unfilter;
 use crate::input::h5meta::{Hdf5Meta, Layout};
 use crate::plan::values::WindowArgs;
+use crate::window::WindowEdges;
 
 /// The input files of a job, named as `sstclim run` names them (shared by the benchmarks that
 /// read a job's inputs).
@@ -36,8 +37,8 @@ impl JobInputs {
     /// Every input file the job reads, in date order (an error where there is none).
     pub fn files(&self) -> Result<Vec<PathBuf>, Error> {
         let spec = self.window.spec();
-        let inputs = discover(&self.input, &spec.required_dates(), true)?;
-        let files: Vec<PathBuf> = inputs.files.values().cloned().collect();
+        let inputs = discover(&self.input, None, &|cf| spec.required_dates_in(WindowEdges::Clip, cf), true)?;
+        let files: Vec<PathBuf> = inputs.files.values().map(|s| s.path.clone()).collect();
         if files.is_empty() {
             return Err(Error::NoInputs(spec.required_dates().len()));
         }

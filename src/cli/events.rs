@@ -94,10 +94,9 @@ pub struct EventsArgs {
     #[arg(long, requires = "baseline", help_heading = JOB)]
     pub min_samples: Option<usize>,
 
-    /// Input files: a path template with {year}, {doy}, {month}, {day}, or a directory whose
-    /// naming pattern is detected (the same inputs `run` reads).
-    #[arg(long, short, help_heading = INPUT)]
-    pub input: String,
+    /// Input: a directory, files, a glob, @list.txt, or a template (as for `run`).
+    #[arg(long, short, required = true, num_args = 1.., help_heading = INPUT)]
+    pub input: Vec<String>,
 
     /// Input variable (default: analysed_sst, sst, or the only gridded variable).
     #[arg(long, help_heading = INPUT)]
@@ -156,7 +155,7 @@ impl EventsArgs {
             ),
         };
         Ok(EventsOptions {
-            input: self.input.clone(),
+            input: self.input.join("\n"),
             output: self.output.clone(),
             var: self.var.clone(),
             years: self.years.0.clone(),
@@ -193,13 +192,14 @@ impl EventsArgs {
         // `run`'s own defaults for everything events has no flag for (engine, pool, output type)
         let argv = [
             "run".to_string(),
-            format!("--input={}", self.input),
+            "--input=-".into(),
             "--output=.".into(),
             format!("--years={}", year_text(years)),
             "--layout=climatology".into(),
         ];
         let matches = RunArgs::augment_args(clap::Command::new("run")).try_get_matches_from(argv)?;
         let mut run = RunArgs::from_arg_matches(&matches)?;
+        run.input = self.input.clone();
         run.var = self.var.clone();
         run.allow_missing = self.allow_missing;
         run.window.calendar = self.calendar;

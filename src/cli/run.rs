@@ -36,12 +36,14 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, help_heading = JOB)]
     pub min_samples: usize,
 
-    /// Input files: a template with {year} {doy} {month} {day}, or a directory.
+    /// Input: a directory, files, a glob, @list.txt, or a {year}{doy} template.
     ///
-    /// A template such as 'data/sst_{year}_{doy}.nc'; for a directory the naming pattern of
-    /// its NetCDF files is detected (a few levels deep).
-    #[arg(long, short, help_heading = INPUT)]
-    pub input: String,
+    /// A directory is scanned (a few levels deep) for NetCDF files named by date or holding
+    /// time series (dates from their CF time axes); a glob such as 'data/*.nc' (quoted);
+    /// several paths (`-i a.nc b.nc`, or --input repeated); `@list.txt` names one input per
+    /// line; a template such as 'data/sst_{year}_{doy}.nc' names one file per day.
+    #[arg(long, short, required = true, num_args = 1.., help_heading = INPUT)]
+    pub input: Vec<String>,
 
     /// Input variable (default: analysed_sst, sst, or the only gridded one).
     #[arg(long, help_heading = INPUT)]

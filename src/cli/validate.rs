@@ -54,7 +54,8 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         None => memory::default_max_mem(),
     };
     let plan = JobPlan {
-        input: args.input.clone(),
+        // one input per line (see discover)
+        input: args.input.join("\n"),
         var: args.var.clone(),
         window: args.window.spec(),
         rules: args.window.rules(),
@@ -254,7 +255,7 @@ mod tests {
         let mut validated = super::plan(&args, "c".into()).unwrap();
         validated.rates = None;
         let mut new = JobPlan::new(
-            args.input.clone(),
+            args.input.join("\n"),
             args.output.clone(),
             args.window.spec(),
             validated.stats.clone(),

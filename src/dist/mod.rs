@@ -303,7 +303,7 @@ impl<'a> Ranks<'a> {
             return Ok(Checked::default());
         }
         let crate::run::FoundInputs { inputs, first, layout, grid } = crate::run::find_inputs(plan, &self.spec)?;
-        for path in inputs.files.values().skip(1) {
+        for path in inputs.files.values().skip(1).map(|s| &s.path) {
             if precheck::look(path) == precheck::Look::Plausible {
                 continue;
             }

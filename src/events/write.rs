@@ -24,6 +24,8 @@ pub struct Meta {
     pub climatology: String,
     pub provenance: Vec<(String, String)>,
     pub history: String,
+    /// The input's calendar (CF name) the time axes are written in.
+    pub calendar: &'static str,
 }
 
 impl Meta {
@@ -143,7 +145,7 @@ impl EventsFile {
                     ("standard_name", "time".into()),
                     ("long_name", format!("{what} of the event").into()),
                     ("units", "days since 1970-01-01 00:00:00".into()),
-                    ("calendar", "proleptic_gregorian".into()),
+                    ("calendar", meta.calendar.into()),
                 ],
             )?;
         }
@@ -289,7 +291,7 @@ impl SummaryFile {
             for (k, v) in [
                 ("standard_name", "time"),
                 ("units", "days since 1970-01-01 00:00:00"),
-                ("calendar", "proleptic_gregorian"),
+                ("calendar", meta.calendar),
                 ("bounds", "time_bnds"),
                 ("long_name", "year of the events' start (middle of the year; bounds: the year)"),
             ] {

@@ -246,11 +246,17 @@ impl VarLayout {
             if i == lat_axis || i == lon_axis || *len == 1 {
                 continue;
             }
-            if !allow_extra && is_time(file, dim) {
-                return Err(bad(format!(
-                    "dimension {dim} has length {len} (dimensions {}); sstclim reads one time step per file",
-                    describe_dims(&dims)
-                )));
+            if Some(i) == time_axis {
+                // a time series: read one step at a time along it (a step is a whole field
+                // only when time varies slower than the grid)
+                if i > lat_axis.min(lon_axis) {
+                    return Err(bad(format!(
+                        "the time dimension {dim} comes after latitude or longitude (dimensions {}): time must \
+                         come first (e.g. ncpdq -a {dim},... to reorder)",
+                        describe_dims(&dims)
+                    )));
+                }
+                continue;
             }
             if !allow_extra {
                 // a depth or level dimension: "one time step" would send the user looking for

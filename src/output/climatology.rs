@@ -22,7 +22,6 @@ use std::ops::Range;
 use netcdf::Extent;
 
 use super::{OutFile, OutputError, OutputMeta, OutputSpec};
-use crate::calendar::Date;
 use crate::engine::TileResult;
 use crate::input::Region;
 
@@ -43,7 +42,6 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     };
     let (w, rules, stats) = (&meta.window, &meta.rules, &meta.stats);
     let (y0, y1) = (*w.years.start(), *w.years.end());
-    let base = Date::new(y0, 1, 1).expect("valid year");
     let h = i64::from(w.half_window);
     let (nlat, nlon, n_t) = (meta.grid.nlat(), meta.grid.nlon(), f.targets.len());
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
@@ -88,20 +86,9 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     for (name, value) in globals {
         file.add_attribute(name, value).map_err(fail(name))?;
     }
-    let (mut times, mut bounds, mut doys) = (Vec::new(), Vec::new(), Vec::new());
     // an increasing time axis under every calendar, as the other layouts have it
-    let leap = super::create::time_year(w);
-    for t in f.targets.clone() {
-        let doy = w.doys[t];
-        let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor(y, doy)).collect();
-        let first = anchors.first().copied().unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
-        let last = anchors.last().copied().unwrap_or(first);
-        let at = leap.and_then(|year| Date::from_ordinal(year, doy)).unwrap_or(first);
-        times.push((at.to_days() - base.to_days()) as f64);
-        bounds.push((first.add_days(-h).to_days() - base.to_days()) as f64);
-        bounds.push((last.add_days(h + 1).to_days() - base.to_days()) as f64);
-        doys.push(i32::from(doy));
-    }
+    let (times, bounds) = super::create::climatological_times(meta, f.targets.clone());
+    let doys: Vec<i32> = f.targets.clone().map(|t| i32::from(w.doys[t])).collect();
     let units = format!("days since {y0:04}-01-01 00:00:00");
     {
         let mut v = file.add_variable::<i32>("doy", &["doy"]).map_err(fail("doy"))?;
@@ -113,7 +100,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         for (k, val) in [
             ("standard_name", "time"),
             ("units", units.as_str()),
-            ("calendar", "proleptic_gregorian"),
+            ("calendar", meta.rules.cf.cf_name()),
             ("climatology", "climatology_bounds"),
             ("axis", "T"),
         ] {
@@ -126,7 +113,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
             file.add_variable::<f64>("climatology_bounds", &["doy", "nv"]).map_err(fail("climatology_bounds"))?;
         // the same units and calendar as time (CF 7.1), so that both decode alike
         v.put_attribute("units", units.as_str()).map_err(fail("climatology_bounds"))?;
-        v.put_attribute("calendar", "proleptic_gregorian").map_err(fail("climatology_bounds"))?;
+        v.put_attribute("calendar", meta.rules.cf.cf_name()).map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
     let [row, col] = super::create::put_lat_lon(&mut file, meta, &f.path)?;

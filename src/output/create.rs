@@ -22,11 +22,6 @@ fn ordinal_suffix(p: &str) -> &'static str {
     }
 }
 
-/// Days since `base` of a date.
-fn days_since(base: Date, date: Date) -> f64 {
-    (date.to_days() - base.to_days()) as f64
-}
-
 /// The year every target day's time is anchored in, where anchoring each day in the first
 /// year that has it would not give an increasing axis: under `hobday366` day 60 (Feb 29) falls
 /// in the first leap year, days 59 and 61 in the first year, so every day is placed in the
@@ -41,6 +36,33 @@ pub(super) fn time_year(w: &crate::window::WindowSpec) -> Option<i32> {
             (y0..y0 + 8).find(|&y| crate::calendar::is_leap(y))
         }
     }
+}
+
+/// Each target's time and climatology bounds, in days since Jan 1 of the first year of the
+/// input's calendar (`meta.rules.cf`, whose name the time axis carries): a target's time is
+/// its first anchor (under `hobday366` in a real calendar, its date in [`time_year`]), its
+/// bounds the first window's start and the last window's end. Day numbers of that calendar,
+/// so that a `360_day` or `noleap` axis decodes to the days the windows took.
+pub(super) fn climatological_times(meta: &OutputMeta, targets: std::ops::Range<usize>) -> (Vec<f64>, Vec<f64>) {
+    let (w, cf) = (&meta.window, meta.rules.cf);
+    let y0 = *w.years.start();
+    let base = cf.day_number(crate::calendar::CfDate { year: y0, month: 1, day: 1 });
+    let h = i64::from(w.half_window);
+    let leap =
+        if crate::calendar::is_real(cf) { time_year(w).map(|_| (y0..y0 + 8).find(|&y| cf.is_leap(y))) } else { None };
+    let number = |d: Date| crate::calendar::day_number_in(cf, d);
+    let (mut times, mut bounds) = (Vec::new(), Vec::new());
+    for t in targets {
+        let doy = w.doys[t];
+        let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor_in(cf, y, doy)).collect();
+        let first = anchors.first().map_or(base + i64::from(doy) - 1, |&d| number(d));
+        let last = anchors.last().map_or(first, |&d| number(d));
+        let at = leap.flatten().and_then(|y| w.calendar.anchor_in(cf, y, doy)).map_or(first, number);
+        times.push((at - base) as f64);
+        bounds.push((first - h - base) as f64);
+        bounds.push((last + h + 1 - base) as f64);
+    }
+    (times, bounds)
 }
 
 /// The `lat` and `lon` coordinate variables of an output file: the input's values with CF
@@ -75,8 +97,6 @@ pub(super) fn create_file(
     };
     let w = &meta.window;
     let (y0, y1) = (*w.years.start(), *w.years.end());
-    let base = Date::new(y0, 1, 1).expect("valid year");
-    let h = i64::from(w.half_window);
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
     let n_t = f.targets.len();
     let (nlat, nlon) = (meta.grid.nlat(), meta.grid.nlon());
@@ -122,25 +142,9 @@ pub(super) fn create_file(
     }
 
     // time: a climatological axis, one step per target day, increasing under every calendar
-    let calendar = "proleptic_gregorian";
-    let leap = time_year(w);
-    let mut times = Vec::with_capacity(n_t);
-    let mut bounds = Vec::with_capacity(2 * n_t);
-    let mut doys = Vec::with_capacity(n_t);
-    for t in f.targets.clone() {
-        let doy = w.doys[t];
-        let anchors: Vec<Date> = w.years.clone().filter_map(|y| w.calendar.anchor(y, doy)).collect();
-        let first = anchors.first().copied().unwrap_or_else(|| base.add_days(i64::from(doy) - 1));
-        let last = anchors.last().copied().unwrap_or(first);
-        let at = match leap {
-            Some(year) => Date::from_ordinal(year, doy).unwrap_or(first),
-            None => first,
-        };
-        times.push(days_since(base, at));
-        bounds.push(days_since(base, first.add_days(-h)));
-        bounds.push(days_since(base, last.add_days(h + 1)));
-        doys.push(i32::from(doy));
-    }
+    let calendar = meta.rules.cf.cf_name();
+    let (times, bounds) = climatological_times(meta, f.targets.clone());
+    let doys: Vec<i32> = f.targets.clone().map(|t| i32::from(w.doys[t])).collect();
     let time_units = format!("days since {y0:04}-01-01 00:00:00");
     {
         let mut v = file.add_variable::<f64>("time", &["time"]).map_err(fail("time"))?;

@@ -66,7 +66,7 @@ impl WindowArgs {
 
     /// The climatology's rules these flags ask for (checked by `cli::validate`).
     pub fn rules(&self) -> DayRules {
-        DayRules { edges: self.window_edges, feb29: self.feb29, smooth: self.smooth }
+        DayRules { edges: self.window_edges, feb29: self.feb29, smooth: self.smooth, ..DayRules::default() }
     }
 }
 

@@ -23,6 +23,7 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::calendar::CfCalendar;
 use crate::calendar::{Calendar, Date};
 use crate::discover::discover;
 use crate::dist::comm::Comm;
@@ -86,6 +87,8 @@ pub enum EventsJobError {
     YearsOutsideInput { missing: usize, total: usize, years: String, first: PathBuf },
     #[error("{}: exists; pass --overwrite to replace it", path.display())]
     Exists { path: PathBuf },
+    #[error("the input's calendar is {calendar}: events are detected on the days of the standard and proleptic_gregorian calendars only")]
+    ModelCalendar { calendar: &'static str },
     #[error("{0}")]
     Ranks(String),
     #[error("computing the climatology of --baseline {years}: {message}")]
@@ -133,7 +136,7 @@ pub(crate) struct Prepared {
 /// it against them, and check the outputs: every failure of the job's inputs happens here.
 fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     let (days, dates, inputs) = find_analysis(opts)?;
-    let Some(first) = inputs.files.values().next().cloned() else {
+    let Some(first) = inputs.first().map(PathBuf::from) else {
         return Err(Error::NoInputs(dates.len()).into());
     };
     // a damaged header can crash the libraries: a child reads it first
@@ -167,9 +170,11 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
         climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
         provenance: clim.provenance.clone(),
         history: format!("{} {}", crate::output::utc_timestamp(), opts.command_line),
+        calendar: inputs.calendar.cf_name(),
     };
-    let files: Vec<PathBuf> = inputs.files.into_values().collect();
-    let steps = vec![0; files.len()];
+    // each day read: its file and time step within it
+    let steps: Vec<usize> = inputs.files.values().map(|s| s.step).collect();
+    let files: Vec<PathBuf> = inputs.files.into_values().map(|s| s.path).collect();
     Ok(Prepared { days, slot_of_day, files, steps, first, layout, grid, clim, targets, meta })
 }
 
@@ -178,7 +183,12 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
 fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discover::Inputs), EventsJobError> {
     let days = Days::of_years(opts.years.clone(), opts.calendar);
     let dates: Vec<Date> = days.epoch_days.iter().map(|&d| Date::from_days(d)).collect();
-    let inputs = discover(&opts.input, &dates, true).map_err(Error::from)?;
+    let inputs = discover(&opts.input, opts.var.as_deref(), &|_| dates.clone(), true).map_err(Error::from)?;
+    // the analysis days are Gregorian dates: a model calendar's series has other days, and a
+    // julian one other leap years
+    if !matches!(inputs.calendar, CfCalendar::Standard | CfCalendar::ProlepticGregorian) {
+        return Err(EventsJobError::ModelCalendar { calendar: inputs.calendar.cf_name() });
+    }
     if !inputs.missing.is_empty() && !opts.allow_missing {
         return Err(EventsJobError::YearsOutsideInput {
             missing: inputs.missing.len(),
