@@ -1,6 +1,6 @@
 //! Reading a `climatology.nc` (the `--layout climatology` file of `sstclim run`): its header,
 //! checked against the job (layout, calendar, variable, grid, the threshold asked for), then
-//! the mean and threshold of a band of latitude rows.
+//! the mean and thresholds of a band of latitude rows.
 //!
 //! The format (fixed for the project): dims `doy` then the input's lat and lon dims;
 //! `{var}_mean(doy,lat,lon)` and `{var}_p{P}(doy,lat,lon)`; global attributes
@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use super::EventsError;
 use crate::calendar::Calendar;
@@ -25,21 +27,6 @@ pub struct ClimFile {
     pub thresh_var: String,
     /// The global attributes worth repeating in the outputs (`climatology_years` and such).
     pub provenance: Vec<(String, String)>,
-}
-
-/// One band's climatology: `mean[cell * n_doy + doy]`, likewise `thresh`.
-#[derive(Debug, Default)]
-pub struct BandClim {
-    pub n_doy: usize,
-    pub mean: Vec<f64>,
-    pub thresh: Vec<f64>,
-}
-
-impl BandClim {
-    pub fn cell(&self, c: usize) -> super::CellClim<'_> {
-        let r = c * self.n_doy..(c + 1) * self.n_doy;
-        super::CellClim { mean: &self.mean[r.clone()], thresh: &self.thresh[r] }
-    }
 }
 
 fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
@@ -153,32 +140,27 @@ impl ClimFile {
         Ok(ClimFile { path: path.into(), file, calendar, n_doy, mean_var, thresh_var, provenance })
     }
 
-    /// The mean and threshold of latitude rows `rows` (all longitudes).
-    pub fn read_band(&self, rows: Range<usize>, nlon: usize) -> Result<BandClim, EventsError> {
-        let n_cells = rows.len() * nlon;
-        let mut band = BandClim { n_doy: self.n_doy, mean: Vec::new(), thresh: Vec::new() };
-        for (name, dest) in [(&self.mean_var, &mut band.mean), (&self.thresh_var, &mut band.thresh)] {
-            let v = self.file.variable(name).expect("checked when opened");
-            let err = |cause| EventsError::Read { path: self.path.clone(), var: name.clone(), cause };
-            let raw: Vec<f64> = v.get_values([0..self.n_doy, rows.clone(), 0..nlon]).map_err(err)?;
-            let num = |a: &str| match v.attribute_value(a) {
-                Some(Ok(netcdf::AttributeValue::Double(x))) => Some(x),
-                Some(Ok(netcdf::AttributeValue::Float(x))) => Some(f64::from(x)),
-                Some(Ok(netcdf::AttributeValue::Short(x))) => Some(f64::from(x)),
-                Some(Ok(netcdf::AttributeValue::Int(x))) => Some(f64::from(x)),
-                _ => None,
-            };
-            let (fill, missing) = (num("_FillValue"), num("missing_value"));
-            let (scale, offset) = (num("scale_factor").unwrap_or(1.0), num("add_offset").unwrap_or(0.0));
-            // [doy][cell] in the file, [cell][doy] here: each cell's year is contiguous
-            dest.resize(n_cells * self.n_doy, f64::NAN);
-            for (d, plane) in raw.chunks_exact(n_cells).enumerate() {
-                for (c, &x) in plane.iter().enumerate() {
-                    let gone = x.is_nan() || Some(x) == fill || Some(x) == missing;
-                    dest[c * self.n_doy + d] = if gone { f64::NAN } else { x * scale + offset };
-                }
+    /// Variable `name` (the mean or a threshold) of latitude rows `rows` (all longitudes), in the
+    /// file's layout `[doy][cell of the band]`, unpacked, NaN where missing.
+    pub fn read_rows(&self, name: &str, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, EventsError> {
+        let v = self.file.variable(name).expect("checked when opened");
+        let err = |cause| EventsError::Read { path: self.path.clone(), var: name.to_string(), cause };
+        let mut raw: Vec<f64> = v.get_values([0..self.n_doy, rows, 0..nlon]).map_err(err)?;
+        let num = |a: &str| match v.attribute_value(a) {
+            Some(Ok(netcdf::AttributeValue::Double(x))) => Some(x),
+            Some(Ok(netcdf::AttributeValue::Float(x))) => Some(f64::from(x)),
+            Some(Ok(netcdf::AttributeValue::Short(x))) => Some(f64::from(x)),
+            Some(Ok(netcdf::AttributeValue::Int(x))) => Some(f64::from(x)),
+            _ => None,
+        };
+        let (fill, missing) = (num("_FillValue"), num("missing_value"));
+        let (scale, offset) = (num("scale_factor").unwrap_or(1.0), num("add_offset").unwrap_or(0.0));
+        raw.par_chunks_mut(1 << 16).for_each(|part| {
+            for x in part {
+                let gone = x.is_nan() || Some(*x) == fill || Some(*x) == missing;
+                *x = if gone { f64::NAN } else { *x * scale + offset };
             }
-        }
-        Ok(band)
+        });
+        Ok(raw)
     }
 }

@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::metrics::{Event, FLOAT_FIELDS};
+use super::columns::{joined, EventColumns};
+use super::metrics::FLOAT_FIELDS;
 use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
 use crate::input::Grid;
@@ -81,6 +82,7 @@ pub struct EventsFile {
     written: usize,
 }
 
+/// The integer fields, in the order of [`EventColumns::ints`].
 const INT_FIELDS: [&str; 8] = [
     "index_start",
     "index_end",
@@ -177,50 +179,47 @@ impl EventsFile {
         Ok(EventsFile { path: path.into(), file, written: 0 })
     }
 
-    /// Append `events` (cell index in the grid, event), in order.
-    pub fn append(&mut self, events: &[(usize, Event)], grid: &Grid, days: &Days) -> Result<(), EventsError> {
-        if events.is_empty() {
+    /// Append the events of `chunks` (columns, cell indices into the grid), in order.
+    pub fn append(&mut self, chunks: &[EventColumns], grid: &Grid, days: &Days) -> Result<(), EventsError> {
+        let n: usize = chunks.iter().map(|c| c.len()).sum();
+        if n == 0 {
             return Ok(());
         }
-        let r = self.written..self.written + events.len();
+        let r = self.written..self.written + n;
         let nlon = grid.nlon();
         let path = self.path.clone();
+        let file = &mut self.file;
+        let cells = joined(chunks, |c| &c.cell);
+        let lat_index: Vec<i32> = cells.iter().map(|c| (c / nlon) as i32).collect();
+        let lon_index: Vec<i32> = cells.iter().map(|c| (c % nlon) as i32).collect();
+        drop(cells);
         let mut put_f = |name: &str, vals: Vec<f64>| {
-            let mut v = self.file.variable_mut(name).expect("created");
+            let mut v = file.variable_mut(name).expect("created");
             v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
         };
-        put_f("lat", events.iter().map(|(c, _)| grid.lat.values[c / nlon]).collect())?;
-        put_f("lon", events.iter().map(|(c, _)| grid.lon.values[c % nlon]).collect())?;
+        put_f("lat", lat_index.iter().map(|&i| grid.lat.values[i as usize]).collect())?;
+        put_f("lon", lon_index.iter().map(|&i| grid.lon.values[i as usize]).collect())?;
         for (k, name) in FLOAT_FIELDS.iter().enumerate() {
-            put_f(name, events.iter().map(|(_, e)| e.floats()[k]).collect())?;
+            put_f(name, joined(chunks, |c| &c.floats[k]))?;
         }
-        let mut put_i = |name: &str, vals: Vec<i32>| {
-            let mut v = self.file.variable_mut(name).expect("created");
-            v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
+        let mut put_i = |name: &str, vals: &[i32]| {
+            let mut v = file.variable_mut(name).expect("created");
+            v.put_values(vals, [r.clone()]).map_err(fail(&path, name))
         };
-        put_i("lat_index", events.iter().map(|(c, _)| (c / nlon) as i32).collect())?;
-        put_i("lon_index", events.iter().map(|(c, _)| (c % nlon) as i32).collect())?;
-        let day = |i: usize| days.epoch_days[i] as i32;
-        put_i("time_start", events.iter().map(|(_, e)| day(e.index_start)).collect())?;
-        put_i("time_end", events.iter().map(|(_, e)| day(e.index_end)).collect())?;
-        put_i("time_peak", events.iter().map(|(_, e)| day(e.index_peak)).collect())?;
-        let ints = |e: &Event| {
-            [
-                e.index_start as i32,
-                e.index_end as i32,
-                e.index_peak as i32,
-                e.duration as i32,
-                e.duration_moderate as i32,
-                e.duration_strong as i32,
-                e.duration_severe as i32,
-                e.duration_extreme as i32,
-            ]
-        };
+        put_i("lat_index", &lat_index)?;
+        put_i("lon_index", &lon_index)?;
+        drop((lat_index, lon_index));
+        let day = |i: i32| days.epoch_days[i as usize] as i32;
+        // index_start, index_end, index_peak give time_start, time_end, time_peak
+        for (k, name) in ["time_start", "time_end", "time_peak"].iter().enumerate() {
+            let index = joined(chunks, |c| &c.ints[k]);
+            put_i(name, &index.iter().map(|&i| day(i)).collect::<Vec<i32>>())?;
+        }
         for (k, name) in INT_FIELDS.iter().enumerate() {
-            put_i(name, events.iter().map(|(_, e)| ints(e)[k]).collect())?;
+            put_i(name, &joined(chunks, |c| &c.ints[k]))?;
         }
-        let cats: Vec<i8> = events.iter().map(|(_, e)| e.category as i8).collect();
-        let mut v = self.file.variable_mut("category").expect("created");
+        let cats = joined(chunks, |c| &c.category);
+        let mut v = file.variable_mut("category").expect("created");
         v.put_values(&cats, [r.clone()]).map_err(fail(&path, "category"))?;
         self.written = r.end;
         Ok(())
