@@ -12,6 +12,7 @@ use super::metrics::FLOAT_FIELDS;
 use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
 use crate::input::Grid;
+use crate::output::encode::OutputType;
 
 /// What both files say of the job.
 #[derive(Clone, Debug)]
@@ -263,13 +264,21 @@ impl EventsFile {
 /// `summary.nc`, being written.
 pub struct SummaryFile {
     path: PathBuf,
-    file: netcdf::FileMut,
+    /// The file open in libnetcdf, or (the direct path) closed, with every statistic's byte
+    /// offset: its storage is contiguous and allocated, and bands are written with `pwrite`
+    /// from every thread.
+    file: Option<netcdf::FileMut>,
+    offsets: Vec<u64>,
     n_years: usize,
+    nlat: usize,
     nlon: usize,
 }
 
 impl SummaryFile {
-    pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<SummaryFile, EventsError> {
+    /// Create `path`. `direct`: store every statistic contiguous and unfilled (every value is
+    /// written before the file is published) and write bands with `pwrite` from every thread
+    /// where HDF5 confirms the layout (else through libnetcdf, like `direct = false`).
+    pub fn create(path: &Path, meta: &Meta, grid: &Grid, direct: bool) -> Result<SummaryFile, EventsError> {
         let mut file = netcdf::create(path).map_err(fail(path, ""))?;
         let (y0, y1) = meta.years;
         let ny = (y1 - y0 + 1) as usize;
@@ -320,7 +329,15 @@ impl SummaryFile {
             let mut v = file
                 .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
                 .map_err(fail(path, stat))?;
-            v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
+            if direct {
+                // SAFETY: every value of the file is written (every band of rows, every
+                // statistic and year) before it is published; nothing reads it before.
+                unsafe { v.set_nofill() }.map_err(fail(path, stat))?;
+                // `set_nofill` drops the attribute: put after it (CF readers mask with it)
+                v.put_attribute("_FillValue", f32::NAN).map_err(fail(path, stat))?;
+            } else {
+                v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
+            }
             v.put_attribute("units", stat_units(stat, &meta.units)).map_err(fail(path, stat))?;
             let what = match stat {
                 "count" => "number of events starting in the year".to_string(),
@@ -330,25 +347,72 @@ impl SummaryFile {
                 s => format!("mean {s} of the events starting in the year"),
             };
             v.put_attribute("long_name", what).map_err(fail(path, stat))?;
+            if direct {
+                // allocates the whole contiguous storage (without filling it)
+                v.put_value(f32::NAN, [0, 0, 0]).map_err(fail(path, stat))?;
+            }
         }
-        Ok(SummaryFile { path: path.into(), file, n_years: ny, nlon: grid.nlon() })
+        let (nlat, nlon) = (grid.nlat(), grid.nlon());
+        let mut summary =
+            SummaryFile { path: path.into(), file: Some(file), offsets: Vec::new(), n_years: ny, nlat, nlon };
+        if direct {
+            summary.file.take().expect("open").close().map_err(fail(path, ""))?;
+            let located: Result<Vec<u64>, _> = STATS
+                .iter()
+                .map(|stat| crate::output::direct::locate(path, stat, [ny, nlat, nlon], OutputType::F32))
+                .collect();
+            match located {
+                Ok(offsets) => summary.offsets = offsets,
+                Err(why) => {
+                    tracing::info!("{}: written through libnetcdf: {why}", path.display());
+                    summary.file = Some(netcdf::append(path).map_err(fail(path, ""))?);
+                }
+            }
+        }
+        Ok(summary)
     }
 
     /// Write latitude rows `rows`: `values[stat][year][cell of the band]`.
     pub fn write_band(&mut self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
         let per_stat = self.n_years * rows.len() * self.nlon;
+        let Some(file) = self.file.as_mut() else {
+            return self.pwrite_band(rows, values);
+        };
         for (k, stat) in STATS.iter().enumerate() {
-            let mut v = self.file.variable_mut(stat).expect("created");
+            let mut v = file.variable_mut(stat).expect("created");
             v.put_values(&values[k * per_stat..(k + 1) * per_stat], [0..self.n_years, rows.clone(), 0..self.nlon])
                 .map_err(fail(&self.path, stat))?;
         }
         Ok(())
     }
 
+    /// [`SummaryFile::write_band`] on the direct path: one `pwrite` per statistic and year (the
+    /// band's rows are contiguous in each), from the calling rayon pool's threads.
+    fn pwrite_band(&self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
+        use rayon::prelude::*;
+        use std::os::unix::fs::FileExt;
+        let io = |var: &str| {
+            let (path, var) = (self.path.clone(), var.to_string());
+            move |cause| EventsError::WriteIo { path, var, cause }
+        };
+        let file = std::fs::OpenOptions::new().write(true).open(&self.path).map_err(io(""))?;
+        let per_year = rows.len() * self.nlon;
+        let n = STATS.len() * self.n_years;
+        (0..n).into_par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, i| {
+            let (k, year) = (i / self.n_years, i % self.n_years);
+            buf.clear();
+            buf.extend(values[i * per_year..(i + 1) * per_year].iter().flat_map(|v| v.to_le_bytes()));
+            let at = self.offsets[k] + (((year * self.nlat + rows.start) * self.nlon) * 4) as u64;
+            file.write_all_at(buf, at).map_err(io(STATS[k]))
+        })
+    }
+
     /// Copy latitude rows `rows` of every statistic from `part` (a summary file of the same
     /// job that wrote those rows, e.g. another MPI rank's).
     pub fn copy_rows(&mut self, part: &Path, rows: std::ops::Range<usize>) -> Result<(), EventsError> {
         let src = netcdf::open(part).map_err(|cause| EventsError::Open { path: part.into(), cause })?;
+        // the direct path writes every statistic's rows at once: `[stat][year][cell]`
+        let mut all: Vec<f32> = Vec::new();
         for stat in STATS {
             let read = |cause| EventsError::Read { path: part.into(), var: stat.into(), cause };
             let v = src.variable(stat).ok_or_else(|| EventsError::BadVariable {
@@ -358,14 +422,24 @@ impl SummaryFile {
             })?;
             let extents = [0..self.n_years, rows.clone(), 0..self.nlon];
             let vals: Vec<f32> = v.get_values(extents.clone()).map_err(read)?;
-            let mut w = self.file.variable_mut(stat).expect("created");
-            w.put_values(&vals, extents).map_err(fail(&self.path, stat))?;
+            match self.file.as_mut() {
+                Some(file) => {
+                    let mut w = file.variable_mut(stat).expect("created");
+                    w.put_values(&vals, extents).map_err(fail(&self.path, stat))?;
+                }
+                None => all.extend_from_slice(&vals),
+            }
+        }
+        if self.file.is_none() {
+            self.pwrite_band(rows, &all)?;
         }
         Ok(())
     }
 
     pub fn finish(self) -> Result<(), EventsError> {
-        let path = self.path.clone();
-        self.file.close().map_err(fail(&path, ""))
+        match self.file {
+            Some(file) => file.close().map_err(fail(&self.path, "")),
+            None => Ok(()),
+        }
     }
 }

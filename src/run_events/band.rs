@@ -47,7 +47,7 @@ pub fn compute_share(
     for (k, meta) in p.metas.iter().enumerate() {
         files.push((
             EventsFile::create(&parts[2 * k], meta, grid)?,
-            SummaryFile::create(&parts[2 * k + 1], meta, grid)?,
+            SummaryFile::create(&parts[2 * k + 1], meta, grid, true)?,
         ));
     }
     let direct = match crate::input::contain::probe_direct(&p.first, layout).map_err(Error::from)? {
@@ -166,7 +166,7 @@ pub fn compute_share(
         let t = Instant::now();
         for (f, (events_file, summary_file)) in found.iter().zip(files.iter_mut()) {
             events_file.append(&f.events, grid, days)?;
-            summary_file.write_band(band.clone(), &f.summary)?;
+            workers.install(|| summary_file.write_band(band.clone(), &f.summary))?;
             share.events += f.n_events();
         }
         share.write_seconds += t.elapsed().as_secs_f64();

@@ -73,7 +73,7 @@ pub fn join_parts(
 ) -> Result<(), EventsJobError> {
     for (k, meta) in metas.iter().enumerate() {
         let mut events = EventsFile::create(&staged[2 * k], meta, grid)?;
-        let mut summary = SummaryFile::create(&staged[2 * k + 1], meta, grid)?;
+        let mut summary = SummaryFile::create(&staged[2 * k + 1], meta, grid, true)?;
         for (files, rows) in parts {
             events.append_file(&files[2 * k])?;
             if !rows.is_empty() {
