@@ -276,6 +276,25 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     let mut names = entries(&whole);
     names.sort();
     assert_eq!(names, ["events.nc", "events_cold.nc", "summary.nc", "summary_cold.nc"]);
+    // --both: heatwaves and cold spells from one read, in bands: the reference's, and bit for
+    // bit the files of the two runs above
+    let both = dir.path().join("both");
+    ok(&events_args(&data, &clim, &both, &["--both", "--max-mem", "250000"]));
+    check_outputs(&both, &w, &days, false);
+    check_outputs(&both, &w, &days, true);
+    for (file, vars) in [
+        ("events.nc", vec!["lon_index", "time_end", "intensity_mean_relThresh", "rate_onset", "category"]),
+        ("events_cold.nc", vec!["lat_index", "index_peak", "intensity_max_abs", "rate_decline", "category"]),
+        ("summary.nc", vec!["count", "duration", "total_days"]),
+        ("summary_cold.nc", vec!["count", "intensity_max_max", "total_icum"]),
+    ] {
+        for var in vars {
+            let bits = |d: &Path| read(&d.join(file), var).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&both), bits(&whole), "--both {file} {var}");
+        }
+    }
+    let e = fails(&events_args(&data, &clim, &both, &["--both", "--cold", "--overwrite"]));
+    assert!(e.contains("--cold") && e.contains("--both"), "{e}");
     // an existing output is not replaced without --overwrite
     let e = fails(&events_args(&data, &clim, &whole, &[]));
     assert!(e.contains("events.nc") && e.contains("--overwrite"), "{e}");

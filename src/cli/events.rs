@@ -48,6 +48,10 @@ pub struct EventsArgs {
     #[arg(long, help_heading = JOB)]
     pub cold: bool,
 
+    /// Heatwaves (P90) and cold spells (P10) from one read of the inputs: both pairs of files.
+    #[arg(long, help_heading = JOB, conflicts_with_all = ["cold", "percentile"])]
+    pub both: bool,
+
     /// Runs of exceeding days shorter than this are not events.
     #[arg(long, default_value_t = 5, help_heading = JOB)]
     pub min_duration: usize,
@@ -107,7 +111,8 @@ pub struct EventsArgs {
     #[arg(long, help_heading = INPUT)]
     pub allow_missing: bool,
 
-    /// Output directory: events.nc and summary.nc (events_cold.nc and summary_cold.nc with --cold).
+    /// Output directory: events.nc and summary.nc (events_cold.nc and summary_cold.nc with --cold;
+    /// all four with --both).
     #[arg(long, short, help_heading = OUTPUT)]
     pub output: PathBuf,
 
@@ -167,6 +172,7 @@ impl EventsArgs {
                 max_gap: (!self.no_join).then_some(self.max_gap),
                 cold: self.cold,
             },
+            both: self.both,
             calendar: self.calendar,
             max_mem: self.max_mem.as_ref().map(|m| m.0),
             threads: self.threads.unwrap_or_else(crate::plan::default_threads),
@@ -207,7 +213,12 @@ impl EventsArgs {
         run.window.window_edges = self.window_edges.unwrap_or(WindowEdges::Extend);
         run.window.feb29 = self.feb29.unwrap_or(Feb29::Interpolate);
         run.window.smooth = self.smooth.unwrap_or(31);
-        run.percentile = vec![self.threshold()];
+        run.percentile = if self.both {
+            // the cold spells' threshold, then the heatwaves' (both computed in one job)
+            vec!["10".parse().expect("a valid percentile"), "90".parse().expect("a valid percentile")]
+        } else {
+            vec![self.threshold()]
+        };
         run.method = self.method.unwrap_or(Method::LINEAR);
         run.min_samples = self.min_samples.unwrap_or(1);
         run.threads = self.threads;

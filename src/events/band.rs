@@ -4,16 +4,16 @@
 
 use std::ops::Range;
 
-/// Bytes one cell of a band needs: its series (`value_bytes` a day: 8 for float64, 4 for
-/// float32 files, 2 for int16 files kept as stored), its climatology (mean and
-/// threshold, float64, and the float64 read buffer beside them), its summaries (float32,
-/// every statistic and year) and room for its events (a generous 3 a year, about 200 bytes
-/// each in memory).
-pub fn bytes_per_cell(n_days: usize, value_bytes: usize, n_doy: usize, n_years: usize) -> u64 {
+/// Bytes one cell of a band needs, for `kinds` kinds of event searched at once: its series
+/// (`value_bytes` a day: 8 for float64, 4 for float32 files, 2 for int16 files kept as stored),
+/// its climatology (the mean and a threshold per kind, float64), its summaries per kind
+/// (float32, every statistic and year, and their float64 values before) and room for its
+/// events per kind (a generous 3 a year, about 160 bytes each as columns).
+pub fn bytes_per_cell(n_days: usize, value_bytes: usize, n_doy: usize, n_years: usize, kinds: usize) -> u64 {
     let series = value_bytes * n_days;
-    let clim = 3 * 8 * n_doy;
-    let summary = 4 * super::summary::STATS.len() * n_years;
-    let events = 3 * n_years * 200;
+    let clim = (1 + kinds) * 8 * n_doy;
+    let summary = kinds * (4 + 8) * super::summary::STATS.len() * n_years;
+    let events = kinds * 3 * n_years * 160;
     (series + clim + summary + events) as u64
 }
 

@@ -1,6 +1,6 @@
 //! Reading a `climatology.nc` (the `--layout climatology` file of `sstclim run`): its header,
 //! checked against the job (layout, calendar, variable, grid, the threshold asked for), then
-//! the mean and threshold of a band of latitude rows.
+//! the mean and thresholds of a band of latitude rows.
 //!
 //! The format (fixed for the project): dims `doy` then the input's lat and lon dims (row and
 //! column dims, with 2-D latitude and longitude variables, on a curvilinear grid);
@@ -11,9 +11,12 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::EventsError;
 use crate::calendar::Calendar;
 use crate::input::Grid;
+use crate::output::encode::OutputType;
 
 /// What a climatology file holds, once checked against the job.
 #[derive(Debug)]
@@ -22,25 +25,12 @@ pub struct ClimFile {
     file: netcdf::File,
     pub calendar: Calendar,
     pub n_doy: usize,
+    /// Rows of the grid (the file's latitudes).
+    nlat: usize,
     pub mean_var: String,
     pub thresh_var: String,
     /// The global attributes worth repeating in the outputs (`climatology_years` and such).
     pub provenance: Vec<(String, String)>,
-}
-
-/// One band's climatology: `mean[cell * n_doy + doy]`, likewise `thresh`.
-#[derive(Debug, Default)]
-pub struct BandClim {
-    pub n_doy: usize,
-    pub mean: Vec<f64>,
-    pub thresh: Vec<f64>,
-}
-
-impl BandClim {
-    pub fn cell(&self, c: usize) -> super::CellClim<'_> {
-        let r = c * self.n_doy..(c + 1) * self.n_doy;
-        super::CellClim { mean: &self.mean[r.clone()], thresh: &self.thresh[r] }
-    }
 }
 
 fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
@@ -174,35 +164,56 @@ impl ClimFile {
                 .iter()
                 .filter_map(|a| text_attr(&file, a).map(|v| (a.to_string(), v)))
                 .collect();
-        Ok(ClimFile { path: path.into(), file, calendar, n_doy, mean_var, thresh_var, provenance })
+        Ok(ClimFile { path: path.into(), file, calendar, n_doy, nlat, mean_var, thresh_var, provenance })
     }
 
-    /// The mean and threshold of latitude rows `rows` (all longitudes).
-    pub fn read_band(&self, rows: Range<usize>, nlon: usize) -> Result<BandClim, EventsError> {
-        let n_cells = rows.len() * nlon;
-        let mut band = BandClim { n_doy: self.n_doy, mean: Vec::new(), thresh: Vec::new() };
-        for (name, dest) in [(&self.mean_var, &mut band.mean), (&self.thresh_var, &mut band.thresh)] {
-            let v = self.file.variable(name).expect("checked when opened");
-            let err = |cause| EventsError::Read { path: self.path.clone(), var: name.clone(), cause };
-            let raw: Vec<f64> = v.get_values([0..self.n_doy, rows.clone(), 0..nlon]).map_err(err)?;
-            let num = |a: &str| match v.attribute_value(a) {
-                Some(Ok(netcdf::AttributeValue::Double(x))) => Some(x),
-                Some(Ok(netcdf::AttributeValue::Float(x))) => Some(f64::from(x)),
-                Some(Ok(netcdf::AttributeValue::Short(x))) => Some(f64::from(x)),
-                Some(Ok(netcdf::AttributeValue::Int(x))) => Some(f64::from(x)),
-                _ => None,
-            };
-            let (fill, missing) = (num("_FillValue"), num("missing_value"));
-            let (scale, offset) = (num("scale_factor").unwrap_or(1.0), num("add_offset").unwrap_or(0.0));
-            // [doy][cell] in the file, [cell][doy] here: each cell's year is contiguous
-            dest.resize(n_cells * self.n_doy, f64::NAN);
-            for (d, plane) in raw.chunks_exact(n_cells).enumerate() {
-                for (c, &x) in plane.iter().enumerate() {
-                    let gone = x.is_nan() || Some(x) == fill || Some(x) == missing;
-                    dest[c * self.n_doy + d] = if gone { f64::NAN } else { x * scale + offset };
-                }
+    /// Variable `name` (the mean or a threshold) of latitude rows `rows` (all longitudes), in the
+    /// file's layout `[doy][cell of the band]`, unpacked, NaN where missing.
+    pub fn read_rows(&self, name: &str, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, EventsError> {
+        let v = self.file.variable(name).expect("checked when opened");
+        let err = |cause| EventsError::Read { path: self.path.clone(), var: name.to_string(), cause };
+        let mut raw = match self.read_direct(name, rows.clone(), nlon) {
+            Some(raw) => raw,
+            None => v.get_values([0..self.n_doy, rows, 0..nlon]).map_err(err)?,
+        };
+        let num = |a: &str| match v.attribute_value(a) {
+            Some(Ok(netcdf::AttributeValue::Double(x))) => Some(x),
+            Some(Ok(netcdf::AttributeValue::Float(x))) => Some(f64::from(x)),
+            Some(Ok(netcdf::AttributeValue::Short(x))) => Some(f64::from(x)),
+            Some(Ok(netcdf::AttributeValue::Int(x))) => Some(f64::from(x)),
+            _ => None,
+        };
+        let (fill, missing) = (num("_FillValue"), num("missing_value"));
+        let (scale, offset) = (num("scale_factor").unwrap_or(1.0), num("add_offset").unwrap_or(0.0));
+        raw.par_chunks_mut(1 << 16).for_each(|part| {
+            for x in part {
+                let gone = x.is_nan() || Some(*x) == fill || Some(*x) == missing;
+                *x = if gone { f64::NAN } else { *x * scale + offset };
             }
-        }
-        Ok(band)
+        });
+        Ok(raw)
+    }
+
+    /// [`ClimFile::read_rows`]' values where the variable is stored as `run --layout
+    /// climatology` writes it (float64, contiguous, unfiltered: its offset checked through
+    /// HDF5): read with `pread`, one day of year per call, on all threads of the calling rayon
+    /// pool. `None`: read it through libnetcdf instead.
+    fn read_direct(&self, name: &str, rows: Range<usize>, nlon: usize) -> Option<Vec<f64>> {
+        use std::os::unix::fs::FileExt;
+        let shape = [self.n_doy, self.nlat, nlon];
+        let offset = crate::output::direct::locate(&self.path, name, shape, OutputType::F64).ok()?;
+        let file = std::fs::File::open(&self.path).ok()?;
+        let per_doy = rows.len() * nlon;
+        let mut raw = vec![0.0f64; self.n_doy * per_doy];
+        let read = raw.par_chunks_mut(per_doy.max(1)).enumerate().try_for_each_init(Vec::new, |buf, (d, dst)| {
+            buf.resize(dst.len() * 8, 0u8);
+            let at = offset + (((d * self.nlat + rows.start) * nlon) * 8) as u64;
+            file.read_exact_at(buf, at)?;
+            for (x, b) in dst.iter_mut().zip(buf.chunks_exact(8)) {
+                *x = f64::from_le_bytes(b.try_into().expect("8 bytes"));
+            }
+            Ok::<(), std::io::Error>(())
+        });
+        read.ok().map(|()| raw)
     }
 }

@@ -17,4 +17,6 @@ pub enum EventsError {
     Read { path: PathBuf, var: String, cause: netcdf::Error },
     #[error("{}: cannot write {var}: {cause}", path.display())]
     Write { path: PathBuf, var: String, cause: netcdf::Error },
+    #[error("{}: cannot write {var}: {cause}", path.display())]
+    WriteIo { path: PathBuf, var: String, cause: std::io::Error },
 }

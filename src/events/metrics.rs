@@ -149,10 +149,26 @@ fn argmax(x: &[f64]) -> usize {
 /// The event spanning days `s..=e` of the (sign-adjusted, filled) series `t` with mean `seas`
 /// and threshold `thresh`; `cold` flips the intensities back to negative.
 pub fn measure(t: &[f64], seas: &[f64], thresh: &[f64], s: usize, e: usize, cold: bool) -> Event {
-    let n_series = t.len();
-    let rel_seas: Vec<f64> = (s..=e).map(|i| t[i] - seas[i]).collect();
-    let rel_thresh: Vec<f64> = (s..=e).map(|i| t[i] - thresh[i]).collect();
-    let abs = &t[s..=e];
+    measure_at(t, seas, thresh, 0, t.len(), s, e, cold)
+}
+
+/// [`measure`] on a piece of the series: `t[j]`, `seas[j]` and `thresh[j]` are day `base + j`
+/// of a series of `n_series` days, and the piece holds the days `s - 1 ..= e + 1` that exist.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_at(
+    t: &[f64],
+    seas: &[f64],
+    thresh: &[f64],
+    base: usize,
+    n_series: usize,
+    s: usize,
+    e: usize,
+    cold: bool,
+) -> Event {
+    let at = |i: usize| i - base;
+    let rel_seas: Vec<f64> = (s..=e).map(|i| t[at(i)] - seas[at(i)]).collect();
+    let rel_thresh: Vec<f64> = (s..=e).map(|i| t[at(i)] - thresh[at(i)]).collect();
+    let abs = &t[at(s)..=at(e)];
     let peak = argmax(&rel_seas);
     let mut dev = Vec::with_capacity(rel_seas.len());
     let (i_max, i_mean, i_var, i_cum) = stats(&rel_seas, peak, &mut dev);
@@ -162,9 +178,9 @@ pub fn measure(t: &[f64], seas: &[f64], thresh: &[f64], s: usize, e: usize, cold
     let mut durations = [0u32; 4];
     let mut top: Option<f64> = None;
     for i in s..=e {
-        let width = thresh[i] - seas[i];
+        let width = thresh[at(i)] - seas[at(i)];
         if width > 0.0 {
-            let norm = (t[i] - thresh[i]) / width;
+            let norm = (t[at(i)] - thresh[at(i)]) / width;
             let cat = (1.0 + norm).floor();
             if cat >= 1.0 {
                 durations[(cat.min(4.0) as usize) - 1] += 1;
@@ -179,7 +195,7 @@ pub fn measure(t: &[f64], seas: &[f64], thresh: &[f64], s: usize, e: usize, cold
     // rates: the event starts half a day before its first day and ends half a day after its last
     let last = rel_seas.len() - 1;
     let rate_onset = if s > 0 {
-        let start = 0.5 * (rel_seas[0] + t[s - 1] - seas[s - 1]);
+        let start = 0.5 * (rel_seas[0] + t[at(s - 1)] - seas[at(s - 1)]);
         (rel_seas[peak] - start) / (peak as f64 + 0.5)
     } else if peak == 0 {
         (rel_seas[peak] - rel_seas[0]) / 1.0
@@ -187,7 +203,7 @@ pub fn measure(t: &[f64], seas: &[f64], thresh: &[f64], s: usize, e: usize, cold
         (rel_seas[peak] - rel_seas[0]) / peak as f64
     };
     let rate_decline = if e < n_series - 1 {
-        let end = 0.5 * (rel_seas[last] + t[e + 1] - seas[e + 1]);
+        let end = 0.5 * (rel_seas[last] + t[at(e + 1)] - seas[at(e + 1)]);
         (rel_seas[peak] - end) / ((e - s - peak) as f64 + 0.5)
     } else if peak == n_series - 1 {
         (rel_seas[peak] - rel_seas[last]) / 1.0

@@ -8,14 +8,18 @@
 //! read; the job (`crate::run_events`) reads them.
 //!
 //! The modules: [`detect`] (exceedances, runs, joining), [`metrics`] (the per-event fields),
-//! [`summary`] (per-year block statistics), [`climfile`] (reading a `climatology.nc`),
-//! [`write`] (events.nc and summary.nc), [`band`] (cutting the grid within `--max-mem`).
+//! [`summary`] (per-year block statistics), [`scan`] (every cell of a band at once, from its
+//! day-major pool, for several kinds of event in one pass), [`columns`] (events held field by
+//! field), [`climfile`] (reading a `climatology.nc`), [`write`] (events.nc and summary.nc),
+//! [`band`] (cutting the grid within `--max-mem`).
 
 pub mod band;
 pub mod climfile;
+pub mod columns;
 pub mod detect;
 mod error;
 pub mod metrics;
+pub mod scan;
 pub mod summary;
 pub mod write;
 

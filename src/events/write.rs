@@ -7,10 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::metrics::{Event, FLOAT_FIELDS};
+use super::columns::{joined, EventColumns};
+use super::metrics::FLOAT_FIELDS;
 use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
 use crate::input::Grid;
+use crate::output::encode::OutputType;
 
 /// What both files say of the job.
 #[derive(Clone, Debug)]
@@ -83,6 +85,7 @@ pub struct EventsFile {
     written: usize,
 }
 
+/// The integer fields, in the order of [`EventColumns::ints`].
 const INT_FIELDS: [&str; 8] = [
     "index_start",
     "index_end",
@@ -179,51 +182,49 @@ impl EventsFile {
         Ok(EventsFile { path: path.into(), file, written: 0 })
     }
 
-    /// Append `events` (cell index in the grid, event), in order.
-    pub fn append(&mut self, events: &[(usize, Event)], grid: &Grid, days: &Days) -> Result<(), EventsError> {
-        if events.is_empty() {
+    /// Append the events of `chunks` (columns, cell indices into the grid), in order.
+    pub fn append(&mut self, chunks: &[EventColumns], grid: &Grid, days: &Days) -> Result<(), EventsError> {
+        let n: usize = chunks.iter().map(|c| c.len()).sum();
+        if n == 0 {
             return Ok(());
         }
-        let r = self.written..self.written + events.len();
+        let r = self.written..self.written + n;
         let nlon = grid.nlon();
         let path = self.path.clone();
+        let file = &mut self.file;
+        let cells = joined(chunks, |c| &c.cell);
+        let lat_index: Vec<i32> = cells.iter().map(|c| (c / nlon) as i32).collect();
+        let lon_index: Vec<i32> = cells.iter().map(|c| (c % nlon) as i32).collect();
+        drop(cells);
         let mut put_f = |name: &str, vals: Vec<f64>| {
-            let mut v = self.file.variable_mut(name).expect("created");
+            let mut v = file.variable_mut(name).expect("created");
             v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
         };
         // the cell's latitude and longitude (2-D on a curvilinear grid)
-        put_f("lat", events.iter().map(|(c, _)| grid.lat_at(*c)).collect())?;
-        put_f("lon", events.iter().map(|(c, _)| grid.lon_at(*c)).collect())?;
+        let cell = |&r: &i32, &c: &i32| r as usize * nlon + c as usize;
+        put_f("lat", lat_index.iter().zip(&lon_index).map(|(r, c)| grid.lat_at(cell(r, c))).collect())?;
+        put_f("lon", lat_index.iter().zip(&lon_index).map(|(r, c)| grid.lon_at(cell(r, c))).collect())?;
         for (k, name) in FLOAT_FIELDS.iter().enumerate() {
-            put_f(name, events.iter().map(|(_, e)| e.floats()[k]).collect())?;
+            put_f(name, joined(chunks, |c| &c.floats[k]))?;
         }
-        let mut put_i = |name: &str, vals: Vec<i32>| {
-            let mut v = self.file.variable_mut(name).expect("created");
-            v.put_values(&vals, [r.clone()]).map_err(fail(&path, name))
+        let mut put_i = |name: &str, vals: &[i32]| {
+            let mut v = file.variable_mut(name).expect("created");
+            v.put_values(vals, [r.clone()]).map_err(fail(&path, name))
         };
-        put_i("lat_index", events.iter().map(|(c, _)| (c / nlon) as i32).collect())?;
-        put_i("lon_index", events.iter().map(|(c, _)| (c % nlon) as i32).collect())?;
-        let day = |i: usize| days.epoch_days[i] as i32;
-        put_i("time_start", events.iter().map(|(_, e)| day(e.index_start)).collect())?;
-        put_i("time_end", events.iter().map(|(_, e)| day(e.index_end)).collect())?;
-        put_i("time_peak", events.iter().map(|(_, e)| day(e.index_peak)).collect())?;
-        let ints = |e: &Event| {
-            [
-                e.index_start as i32,
-                e.index_end as i32,
-                e.index_peak as i32,
-                e.duration as i32,
-                e.duration_moderate as i32,
-                e.duration_strong as i32,
-                e.duration_severe as i32,
-                e.duration_extreme as i32,
-            ]
-        };
+        put_i("lat_index", &lat_index)?;
+        put_i("lon_index", &lon_index)?;
+        drop((lat_index, lon_index));
+        let day = |i: i32| days.epoch_days[i as usize] as i32;
+        // index_start, index_end, index_peak give time_start, time_end, time_peak
+        for (k, name) in ["time_start", "time_end", "time_peak"].iter().enumerate() {
+            let index = joined(chunks, |c| &c.ints[k]);
+            put_i(name, &index.iter().map(|&i| day(i)).collect::<Vec<i32>>())?;
+        }
         for (k, name) in INT_FIELDS.iter().enumerate() {
-            put_i(name, events.iter().map(|(_, e)| ints(e)[k]).collect())?;
+            put_i(name, &joined(chunks, |c| &c.ints[k]))?;
         }
-        let cats: Vec<i8> = events.iter().map(|(_, e)| e.category as i8).collect();
-        let mut v = self.file.variable_mut("category").expect("created");
+        let cats = joined(chunks, |c| &c.category);
+        let mut v = file.variable_mut("category").expect("created");
         v.put_values(&cats, [r.clone()]).map_err(fail(&path, "category"))?;
         self.written = r.end;
         Ok(())
@@ -267,13 +268,21 @@ impl EventsFile {
 /// `summary.nc`, being written.
 pub struct SummaryFile {
     path: PathBuf,
-    file: netcdf::FileMut,
+    /// The file open in libnetcdf, or (the direct path) closed, with every statistic's byte
+    /// offset: its storage is contiguous and allocated, and bands are written with `pwrite`
+    /// from every thread.
+    file: Option<netcdf::FileMut>,
+    offsets: Vec<u64>,
     n_years: usize,
+    nlat: usize,
     nlon: usize,
 }
 
 impl SummaryFile {
-    pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<SummaryFile, EventsError> {
+    /// Create `path`. `direct`: store every statistic contiguous and unfilled (every value is
+    /// written before the file is published) and write bands with `pwrite` from every thread
+    /// where HDF5 confirms the layout (else through libnetcdf, like `direct = false`).
+    pub fn create(path: &Path, meta: &Meta, grid: &Grid, direct: bool) -> Result<SummaryFile, EventsError> {
         let mut file = netcdf::create(path).map_err(fail(path, ""))?;
         let (y0, y1) = meta.years;
         let ny = (y1 - y0 + 1) as usize;
@@ -317,7 +326,15 @@ impl SummaryFile {
             let mut v = file
                 .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
                 .map_err(fail(path, stat))?;
-            v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
+            if direct {
+                // SAFETY: every value of the file is written (every band of rows, every
+                // statistic and year) before it is published; nothing reads it before.
+                unsafe { v.set_nofill() }.map_err(fail(path, stat))?;
+                // `set_nofill` drops the attribute: put after it (CF readers mask with it)
+                v.put_attribute("_FillValue", f32::NAN).map_err(fail(path, stat))?;
+            } else {
+                v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
+            }
             v.put_attribute("units", stat_units(stat, &meta.units)).map_err(fail(path, stat))?;
             let what = match stat {
                 "count" => "number of events starting in the year".to_string(),
@@ -333,25 +350,72 @@ impl SummaryFile {
             if let Some(mapping) = crate::output::coords::grid_mapping(grid) {
                 v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
             }
+            if direct {
+                // allocates the whole contiguous storage (without filling it)
+                v.put_value(f32::NAN, [0, 0, 0]).map_err(fail(path, stat))?;
+            }
         }
-        Ok(SummaryFile { path: path.into(), file, n_years: ny, nlon: grid.nlon() })
+        let (nlat, nlon) = (grid.nlat(), grid.nlon());
+        let mut summary =
+            SummaryFile { path: path.into(), file: Some(file), offsets: Vec::new(), n_years: ny, nlat, nlon };
+        if direct {
+            summary.file.take().expect("open").close().map_err(fail(path, ""))?;
+            let located: Result<Vec<u64>, _> = STATS
+                .iter()
+                .map(|stat| crate::output::direct::locate(path, stat, [ny, nlat, nlon], OutputType::F32))
+                .collect();
+            match located {
+                Ok(offsets) => summary.offsets = offsets,
+                Err(why) => {
+                    tracing::info!("{}: written through libnetcdf: {why}", path.display());
+                    summary.file = Some(netcdf::append(path).map_err(fail(path, ""))?);
+                }
+            }
+        }
+        Ok(summary)
     }
 
     /// Write latitude rows `rows`: `values[stat][year][cell of the band]`.
     pub fn write_band(&mut self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
         let per_stat = self.n_years * rows.len() * self.nlon;
+        let Some(file) = self.file.as_mut() else {
+            return self.pwrite_band(rows, values);
+        };
         for (k, stat) in STATS.iter().enumerate() {
-            let mut v = self.file.variable_mut(stat).expect("created");
+            let mut v = file.variable_mut(stat).expect("created");
             v.put_values(&values[k * per_stat..(k + 1) * per_stat], [0..self.n_years, rows.clone(), 0..self.nlon])
                 .map_err(fail(&self.path, stat))?;
         }
         Ok(())
     }
 
+    /// [`SummaryFile::write_band`] on the direct path: one `pwrite` per statistic and year (the
+    /// band's rows are contiguous in each), from the calling rayon pool's threads.
+    fn pwrite_band(&self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
+        use rayon::prelude::*;
+        use std::os::unix::fs::FileExt;
+        let io = |var: &str| {
+            let (path, var) = (self.path.clone(), var.to_string());
+            move |cause| EventsError::WriteIo { path, var, cause }
+        };
+        let file = std::fs::OpenOptions::new().write(true).open(&self.path).map_err(io(""))?;
+        let per_year = rows.len() * self.nlon;
+        let n = STATS.len() * self.n_years;
+        (0..n).into_par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, i| {
+            let (k, year) = (i / self.n_years, i % self.n_years);
+            buf.clear();
+            buf.extend(values[i * per_year..(i + 1) * per_year].iter().flat_map(|v| v.to_le_bytes()));
+            let at = self.offsets[k] + (((year * self.nlat + rows.start) * self.nlon) * 4) as u64;
+            file.write_all_at(buf, at).map_err(io(STATS[k]))
+        })
+    }
+
     /// Copy latitude rows `rows` of every statistic from `part` (a summary file of the same
     /// job that wrote those rows, e.g. another MPI rank's).
     pub fn copy_rows(&mut self, part: &Path, rows: std::ops::Range<usize>) -> Result<(), EventsError> {
         let src = netcdf::open(part).map_err(|cause| EventsError::Open { path: part.into(), cause })?;
+        // the direct path writes every statistic's rows at once: `[stat][year][cell]`
+        let mut all: Vec<f32> = Vec::new();
         for stat in STATS {
             let read = |cause| EventsError::Read { path: part.into(), var: stat.into(), cause };
             let v = src.variable(stat).ok_or_else(|| EventsError::BadVariable {
@@ -361,14 +425,24 @@ impl SummaryFile {
             })?;
             let extents = [0..self.n_years, rows.clone(), 0..self.nlon];
             let vals: Vec<f32> = v.get_values(extents.clone()).map_err(read)?;
-            let mut w = self.file.variable_mut(stat).expect("created");
-            w.put_values(&vals, extents).map_err(fail(&self.path, stat))?;
+            match self.file.as_mut() {
+                Some(file) => {
+                    let mut w = file.variable_mut(stat).expect("created");
+                    w.put_values(&vals, extents).map_err(fail(&self.path, stat))?;
+                }
+                None => all.extend_from_slice(&vals),
+            }
+        }
+        if self.file.is_none() {
+            self.pwrite_band(rows, &all)?;
         }
         Ok(())
     }
 
     pub fn finish(self) -> Result<(), EventsError> {
-        let path = self.path.clone();
-        self.file.close().map_err(fail(&path, ""))
+        match self.file {
+            Some(file) => file.close().map_err(fail(&self.path, "")),
+            None => Ok(()),
+        }
     }
 }

@@ -8,17 +8,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
 use super::{EventsJobError, Prepared};
 use crate::error::Error;
 use crate::events::band::{bytes_per_cell, plan_bands};
-use crate::events::climfile::BandClim;
-use crate::events::summary::{block_average, STATS};
+use crate::events::scan::{detect_band, BandInput, Kind};
 use crate::events::write::{EventsFile, SummaryFile};
-use crate::events::{detect_cell, Days, Event, Params, Scratch};
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
 use crate::pipeline::readers::{read_all, ReadJob, Rows};
@@ -36,8 +33,8 @@ pub struct Share {
     pub write_seconds: f64,
 }
 
-/// Detect and measure the events of latitude rows `rows`, writing them to `parts` (events,
-/// summary) band by band.
+/// Detect and measure the events of latitude rows `rows`, of every kind the job asks for,
+/// writing them to `parts` (events, summary; two per kind) band by band.
 pub fn compute_share(
     opts: &super::EventsOptions,
     p: &Prepared,
@@ -46,8 +43,13 @@ pub fn compute_share(
     ui: &Ui,
 ) -> Result<Share, EventsJobError> {
     let (layout, grid, days) = (&p.layout, &p.grid, &p.days);
-    let mut events_file = EventsFile::create(&parts[0], &p.meta, grid)?;
-    let mut summary_file = SummaryFile::create(&parts[1], &p.meta, grid)?;
+    let mut files = Vec::new();
+    for (k, meta) in p.metas.iter().enumerate() {
+        files.push((
+            EventsFile::create(&parts[2 * k], meta, grid)?,
+            SummaryFile::create(&parts[2 * k + 1], meta, grid, true)?,
+        ));
+    }
     let direct = match crate::input::contain::probe_direct(&p.first, layout).map_err(Error::from)? {
         Ok(d) => Some(d),
         Err(why) => {
@@ -58,7 +60,7 @@ pub fn compute_share(
     let forked = direct.is_none();
     // the series in float64, decoded as `run`'s float64 pool decodes them (the climatology's
     // precision): int16 files keep their integers in the pool (2 bytes a day) and decode through
-    // one float64 table when gathered, float32 files stay float32 (exact in float64), the rest
+    // one float64 table when scanned, float32 files stay float32 (exact in float64), the rest
     // are held as float64
     let table = (layout.storage == Storage::I16 && layout.packing.quantize.is_none())
         .then(|| int16_decoding(|stored| layout.packing.decode(stored)));
@@ -68,7 +70,8 @@ pub fn compute_share(
         _ => 8,
     };
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
-    let per_cell = bytes_per_cell(days.len(), value_bytes, p.clim.n_doy, days.n_years);
+    let n_doy = p.clims[0].n_doy;
+    let per_cell = bytes_per_cell(days.len(), value_bytes, n_doy, days.n_years, p.kinds.len());
     let nlon = grid.nlon();
     let bands: Vec<Range<usize>> = if rows.is_empty() {
         Vec::new()
@@ -80,10 +83,11 @@ pub fn compute_share(
             .collect()
     };
     info!(
-        "rows {rows:?} of {} x {nlon} cells, {} days ({} files), {} band(s) of up to {} rows within {} MB",
+        "rows {rows:?} of {} x {nlon} cells, {} days ({} files), {} kind(s) of event, {} band(s) of up to {} rows within {} MB",
         grid.nlat(),
         days.len(),
         p.files.len(),
+        p.kinds.len(),
         bands.len(),
         bands.iter().map(|b| b.len()).max().unwrap_or(0),
         budget >> 20
@@ -110,52 +114,70 @@ pub fn compute_share(
     for (b, band) in bands.iter().enumerate() {
         let region = Region { rows: band.clone(), cols: 0..nlon };
         let t = Instant::now();
-        let band_clim = p.clim.read_band(band.clone(), nlon)?;
+        // the climatology in its file's layout: the mean once, a threshold per kind
+        let clim = &p.clims[0];
+        let (mean, thresholds) = workers.install(|| -> Result<_, EventsJobError> {
+            let mean = clim.read_rows(&clim.mean_var, band.clone(), nlon)?;
+            let thresholds = p
+                .clims
+                .iter()
+                .map(|c| c.read_rows(&c.thresh_var, band.clone(), nlon))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((mean, thresholds))
+        })?;
+        let kinds: Vec<Kind> =
+            p.kinds.iter().zip(&thresholds).map(|(params, thresh)| Kind { params: *params, thresh }).collect();
         let cell0 = band.start * nlon;
         let mut read_s = 0.0;
         let detect = |t: Instant, read_s: &mut f64| {
             *read_s += t.elapsed().as_secs_f64();
             Instant::now()
         };
-        let params = &opts.params;
-        let (events, summary, t_detect) = match (&table, value_bytes) {
+        fn input<'a, T>(data: &'a [T], p: &'a Prepared, mean: &'a [f64]) -> BandInput<'a, T> {
+            BandInput {
+                data,
+                n_cells: data.len() / p.files.len().max(1),
+                slot_of_day: &p.slot_of_day,
+                days: &p.days,
+                mean,
+            }
+        }
+        let (found, t_detect) = match (&table, value_bytes) {
             (Some(table), _) => {
                 let pool = reading.pool::<i16>(b, &region)?;
                 let t = detect(t, &mut read_s);
                 let value = |v: i16| table[(i32::from(v) + 32768) as usize];
-                let (e, s) =
-                    workers.install(|| detect_band(&pool, value, &p.slot_of_day, days, &band_clim, params, cell0));
-                (e, s, t)
+                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), value, &kinds, cell0)), t)
             }
             (None, 4) => {
                 let pool = reading.pool::<f32>(b, &region)?;
                 let t = detect(t, &mut read_s);
-                let value = |v: f32| f64::from(v);
-                let (e, s) =
-                    workers.install(|| detect_band(&pool, value, &p.slot_of_day, days, &band_clim, params, cell0));
-                (e, s, t)
+                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), f64::from, &kinds, cell0)), t)
             }
             _ => {
                 let pool = reading.pool::<f64>(b, &region)?;
                 let t = detect(t, &mut read_s);
-                let (e, s) =
-                    workers.install(|| detect_band(&pool, |v: f64| v, &p.slot_of_day, days, &band_clim, params, cell0));
-                (e, s, t)
+                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), |v: f64| v, &kinds, cell0)), t)
             }
         };
+        drop((mean, thresholds));
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
         let t = Instant::now();
-        events_file.append(&events, grid, days)?;
-        summary_file.write_band(band.clone(), &summary)?;
-        share.events += events.len();
+        for (f, (events_file, summary_file)) in found.iter().zip(files.iter_mut()) {
+            events_file.append(&f.events, grid, days)?;
+            workers.install(|| summary_file.write_band(band.clone(), &f.summary))?;
+            share.events += f.n_events();
+        }
         share.write_seconds += t.elapsed().as_secs_f64();
         progress.inc(1);
     }
     progress.finish_and_clear();
     let t = Instant::now();
-    events_file.finish()?;
-    summary_file.finish()?;
+    for (events_file, summary_file) in files {
+        events_file.finish()?;
+        summary_file.finish()?;
+    }
     share.write_seconds += t.elapsed().as_secs_f64();
     Ok(share)
 }
@@ -208,75 +230,4 @@ impl Reading<'_> {
         drop(rows);
         Ok(pool)
     }
-}
-
-/// A chunk's events (global cell, event) and summaries (`[cell][stat][year]`).
-type ChunkOut = (Vec<(usize, Event)>, Vec<f64>);
-
-/// Cells a worker takes at a time: their series are gathered from the pool's rows (one row per
-/// day) a few cache lines per day.
-const CHUNK: usize = 64;
-
-/// Detect and summarise every cell of a band: the events (global cell index, event) in cell
-/// then time order, and the summaries as `[stat][year][cell of the band]`.
-fn detect_band<T: Sample>(
-    pool: &Pool<T>,
-    value: impl Fn(T) -> f64 + Sync,
-    slot_of_day: &[Option<usize>],
-    days: &Days,
-    clim: &BandClim,
-    params: &Params,
-    cell0: usize,
-) -> (Vec<(usize, Event)>, Vec<f32>) {
-    let n_cells = pool.n_cells();
-    let data = pool.as_slice();
-    let ny = days.n_years;
-    let n_days = days.len();
-    let chunks: Vec<ChunkOut> = (0..n_cells.div_ceil(CHUNK))
-        .into_par_iter()
-        .map_init(
-            || (Scratch::default(), Vec::new(), Vec::new()),
-            |(scratch, series, found), k| {
-                let cells = k * CHUNK..((k + 1) * CHUNK).min(n_cells);
-                let w = cells.len();
-                // gather: series[c][day], reusing the worker's buffer
-                series.clear();
-                series.resize(w * n_days, f64::NAN);
-                for (d, slot) in slot_of_day.iter().enumerate() {
-                    if let Some(s) = slot {
-                        let row = &data[s * n_cells + cells.start..s * n_cells + cells.end];
-                        for (c, v) in row.iter().enumerate() {
-                            series[c * n_days + d] = value(*v);
-                        }
-                    }
-                }
-                let mut events = Vec::new();
-                let mut stats = vec![f64::NAN; w * STATS.len() * ny];
-                for (c, cell) in cells.clone().enumerate() {
-                    let cc = clim.cell(cell);
-                    if !cc.has_values() {
-                        continue;
-                    }
-                    found.clear();
-                    detect_cell(&series[c * n_days..(c + 1) * n_days], days, cc, params, scratch, found);
-                    block_average(found, days, &mut stats[c * STATS.len() * ny..(c + 1) * STATS.len() * ny]);
-                    events.extend(found.drain(..).map(|e| (cell0 + cell, e)));
-                }
-                (events, stats)
-            },
-        )
-        .collect();
-    let mut events = Vec::new();
-    let mut summary = vec![f32::NAN; STATS.len() * ny * n_cells];
-    for (k, (ev, stats)) in chunks.into_iter().enumerate() {
-        events.extend(ev);
-        for (c, per_cell) in stats.chunks_exact(STATS.len() * ny).enumerate() {
-            let cell = k * CHUNK + c;
-            for (i, v) in per_cell.iter().enumerate() {
-                // per_cell[stat * ny + year] -> summary[(stat * ny + year) * n_cells + cell]
-                summary[i * n_cells + cell] = *v as f32;
-            }
-        }
-    }
-    (events, summary)
 }

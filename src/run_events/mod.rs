@@ -51,6 +51,9 @@ pub struct EventsOptions {
     /// The threshold's percentile (90 for heatwaves, 10 for cold spells by default).
     pub percentile: Percentile,
     pub params: Params,
+    /// Heatwaves (`params`, `percentile`) and cold spells (the same rules, `params.cold`, the
+    /// 10th percentile) detected from one read of the inputs, each into its own files.
+    pub both: bool,
     pub calendar: Calendar,
     pub max_mem: Option<u64>,
     pub threads: usize,
@@ -106,6 +109,22 @@ pub fn output_names(cold: bool) -> [&'static str; 2] {
     }
 }
 
+/// The kinds of event the job looks for: their rules and threshold percentile (heatwaves then
+/// cold spells with `--both`).
+pub fn kinds(opts: &EventsOptions) -> Vec<(Params, Percentile)> {
+    if opts.both {
+        let p = |s: &str| s.parse().expect("a valid percentile");
+        vec![(Params { cold: false, ..opts.params }, p("90")), (Params { cold: true, ..opts.params }, p("10"))]
+    } else {
+        vec![(opts.params, opts.percentile.clone())]
+    }
+}
+
+/// Every output's file name, two per kind of event (events, summary), in [`kinds`]' order.
+fn all_output_names(opts: &EventsOptions) -> Vec<&'static str> {
+    kinds(opts).iter().flat_map(|(p, _)| output_names(p.cold)).collect()
+}
+
 /// Removes the staging directory (what is left in it once the outputs were published).
 struct Staged(PathBuf);
 
@@ -127,9 +146,13 @@ pub(crate) struct Prepared {
     first: PathBuf,
     layout: VarLayout,
     grid: Grid,
-    clim: ClimFile,
+    /// Per kind of event ([`kinds`]): its rules, climatology (mean and threshold) and the
+    /// outputs' metadata.
+    kinds: Vec<Params>,
+    clims: Vec<ClimFile>,
+    metas: Vec<Meta>,
+    /// The outputs' final paths, two per kind (events, summary).
     targets: Vec<PathBuf>,
-    meta: Meta,
 }
 
 /// Discover the analysis period's files, inspect the first, open the climatology and check
@@ -145,8 +168,11 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     })
     .map_err(Error::from)?;
     let (layout, grid) = inspect(&first, opts.var.as_deref())?;
-    let stat = opts.percentile.stat_name();
-    let clim = ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, &stat)?;
+    let mut clims = Vec::new();
+    for (_, percentile) in kinds(opts) {
+        let stat = percentile.stat_name();
+        clims.push(ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, &stat)?);
+    }
     // outputs: refuse to replace unless asked, before anything is read
     let targets = check_targets(opts)?;
     let slot_of_day: Vec<Option<usize>> = {
@@ -161,21 +187,27 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
             })
             .collect()
     };
-    let meta = Meta {
-        input_var: layout.name.clone(),
-        units: layout.meta.units.clone().unwrap_or_default(),
-        years: (*opts.years.start(), *opts.years.end()),
-        params: opts.params,
-        threshold: stat,
-        climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
-        provenance: clim.provenance.clone(),
-        history: format!("{} {}", crate::output::utc_timestamp(), opts.command_line),
-        calendar: inputs.calendar.cf_name(),
-    };
+    let history = format!("{} {}", crate::output::utc_timestamp(), opts.command_line);
+    let metas: Vec<Meta> = kinds(opts)
+        .into_iter()
+        .zip(&clims)
+        .map(|((params, percentile), clim)| Meta {
+            input_var: layout.name.clone(),
+            units: layout.meta.units.clone().unwrap_or_default(),
+            years: (*opts.years.start(), *opts.years.end()),
+            params,
+            threshold: percentile.stat_name(),
+            climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
+            provenance: clim.provenance.clone(),
+            history: history.clone(),
+            calendar: inputs.calendar.cf_name(),
+        })
+        .collect();
+    let kinds = kinds(opts).into_iter().map(|(p, _)| p).collect();
     // each day read: its file and time step within it
     let steps: Vec<usize> = inputs.files.values().map(|s| s.step).collect();
     let files: Vec<PathBuf> = inputs.files.into_values().map(|s| s.path).collect();
-    Ok(Prepared { days, slot_of_day, files, steps, first, layout, grid, clim, targets, meta })
+    Ok(Prepared { days, slot_of_day, files, steps, first, layout, grid, kinds, clims, metas, targets })
 }
 
 /// The analysis period's days, their dates and files; an error unless every file exists
@@ -204,7 +236,7 @@ fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discov
 /// none of them exists.
 fn check_targets(opts: &EventsOptions) -> Result<Vec<PathBuf>, EventsJobError> {
     crate::output::prepare_dir(&opts.output).map_err(Error::from)?;
-    let targets: Vec<PathBuf> = output_names(opts.params.cold).iter().map(|n| opts.output.join(n)).collect();
+    let targets: Vec<PathBuf> = all_output_names(opts).iter().map(|n| opts.output.join(n)).collect();
     if !opts.overwrite {
         if let Some(t) = targets.iter().find(|t| t.exists()) {
             return Err(EventsJobError::Exists { path: t.clone() });
@@ -250,7 +282,7 @@ fn events_locked(
     } else {
         ranks::agree(comm, Ok(PathBuf::new()))?.swap_remove(0)
     };
-    let names = output_names(opts.params.cold);
+    let names = all_output_names(opts);
     let staged: Vec<PathBuf> = names.iter().map(|n| staging.join(n)).collect();
     let parts = |r: usize| -> Vec<PathBuf> {
         if size == 1 {
@@ -268,7 +300,7 @@ fn events_locked(
             if size > 1 {
                 let all: Vec<(Vec<PathBuf>, std::ops::Range<usize>)> =
                     (0..size).map(|r| (parts(r), ranks::rows_of(prepared.grid.nlat(), r, size))).collect();
-                ranks::join_parts(&all, &staged, &prepared.meta, &prepared.grid)?;
+                ranks::join_parts(&all, &staged, &prepared.metas, &prepared.grid)?;
             }
             let pairs: Vec<(PathBuf, PathBuf)> = staged.iter().cloned().zip(prepared.targets.iter().cloned()).collect();
             let published = publish::publish(&pairs, &staging.join(".previous"), 2).map_err(Error::from)?;

@@ -62,26 +62,29 @@ pub fn agree_ok<T>(comm: &Comm, local: Result<T, EventsJobError>) -> Result<T, E
     Ok(value.expect("this rank succeeded"))
 }
 
-/// Join the ranks' parts (`(events part, summary part)` and rows, in rank order) into the
-/// staged outputs `staged` (events, summary).
+/// Join the ranks' parts (per rank: the part of every output, two per kind of event (events,
+/// summary), and its rows, in rank order) into the staged outputs `staged` (in the same order;
+/// `metas` per kind).
 pub fn join_parts(
     parts: &[(Vec<PathBuf>, Range<usize>)],
     staged: &[PathBuf],
-    meta: &Meta,
+    metas: &[Meta],
     grid: &Grid,
 ) -> Result<(), EventsJobError> {
-    let mut events = EventsFile::create(&staged[0], meta, grid)?;
-    let mut summary = SummaryFile::create(&staged[1], meta, grid)?;
-    for (files, rows) in parts {
-        events.append_file(&files[0])?;
-        if !rows.is_empty() {
-            summary.copy_rows(&files[1], rows.clone())?;
+    for (k, meta) in metas.iter().enumerate() {
+        let mut events = EventsFile::create(&staged[2 * k], meta, grid)?;
+        let mut summary = SummaryFile::create(&staged[2 * k + 1], meta, grid, true)?;
+        for (files, rows) in parts {
+            events.append_file(&files[2 * k])?;
+            if !rows.is_empty() {
+                summary.copy_rows(&files[2 * k + 1], rows.clone())?;
+            }
+            for f in &files[2 * k..2 * k + 2] {
+                let _ = std::fs::remove_file(f);
+            }
         }
-        for f in files {
-            let _ = std::fs::remove_file(f);
-        }
+        events.finish()?;
+        summary.finish()?;
     }
-    events.finish()?;
-    summary.finish()?;
     Ok(())
 }
