@@ -113,20 +113,28 @@ fn copy_attrs(src: &netcdf::Variable, dst: &mut netcdf::VariableMut) {
     }
 }
 
-/// The three ways to name a product's files: its directory, a glob, and `@list` (written in
-/// reverse order: the order of the files must not matter).
-fn input_forms(product: &str, glob: &str, scratch: &Path) -> Vec<(&'static str, String)> {
+/// The ways to name a product's files: its directory, a glob, `@list` and the paths one by
+/// one (both in reverse order: the order of the files must not matter).
+fn input_forms(product: &str, glob: &str, scratch: &Path) -> Vec<(&'static str, Vec<String>)> {
     let dir = fixtures().join(product);
     let list = scratch.join(format!("{product}.list"));
-    let mut lines: Vec<String> = files_of(product).iter().map(|(f, _)| s(&dir.join(f))).collect();
-    lines.reverse();
-    std::fs::write(&list, lines.join("\n") + "\n").unwrap();
-    vec![("dir", s(&dir)), ("glob", s(&dir.join(glob))), ("list", format!("@{}", s(&list)))]
+    let mut paths: Vec<String> = files_of(product).iter().map(|(f, _)| s(&dir.join(f))).collect();
+    paths.reverse();
+    std::fs::write(&list, paths.join("\n") + "\n").unwrap();
+    vec![
+        ("dir", vec![s(&dir)]),
+        ("glob", vec![s(&dir.join(glob))]),
+        ("list", vec![format!("@{}", s(&list))]),
+        ("paths", paths),
+    ]
 }
 
-/// `sstclim run` of the stacked job on `input` into `out`.
-fn run_job(input: &str, out: &Path, years: &str, doys: &str, extra: &[&str]) {
-    let mut args = vec!["-q", "run", "--input", input, "--output", out.to_str().unwrap(), "--years", years];
+/// `sstclim run` of the stacked job on `inputs` (each after its own `--input`) into `out`.
+fn run_job(inputs: &[String], out: &Path, years: &str, doys: &str, extra: &[&str]) {
+    let mut args = vec!["-q", "run", "--output", out.to_str().unwrap(), "--years", years];
+    for input in inputs {
+        args.extend(["--input", input.as_str()]);
+    }
     args.extend(["--doys", doys, "--layout", "stacked"]);
     args.extend(extra);
     ok(&args);
@@ -155,7 +163,7 @@ fn equals_daily(product: &str, glob: &str, years: &str, doys: &str, extra: &[&st
     let daily = dir.path().join("daily");
     write_daily(product, want.var, &daily);
     let reference = dir.path().join("out-daily");
-    run_job(&s(&daily.join("sst_{year}{month}{day}.nc")), &reference, years, doys, extra);
+    run_job(&[s(&daily.join("sst_{year}{month}{day}.nc"))], &reference, years, doys, extra);
     let expected = output_bits(&reference);
     for (form, input) in input_forms(product, glob, dir.path()) {
         let out = dir.path().join(format!("out-{form}"));
