@@ -343,6 +343,11 @@ fn grids_that_differ_between_files_are_refused() {
 }
 
 #[test]
+fn grids_that_differ_between_classic_files_are_refused() {
+    refused(&bad("grid_differs_classic"), &["sst_2003_b.nc"], &["grid", "coordinate", "lon", "shape", "differ"]);
+}
+
+#[test]
 fn a_file_without_the_variable_is_refused() {
     let d = fixtures().join("bad/variable_missing");
     let dir = tmp();
