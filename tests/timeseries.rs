@@ -166,14 +166,10 @@ fn equals_daily(product: &str, glob: &str, years: &str, doys: &str, extra: &[&st
     run_job(&[s(&daily.join("sst_{year}{month}{day}.nc"))], &reference, years, doys, extra);
     let expected = output_bits(&reference);
     // a comparison of fill values with fill values would prove nothing: all but the land cells
-    // (3 of 128) and the polar cell in winter hold statistics
+    // and the polar cell in winter (4 of 64 cells at most) hold statistics
     let (means, _) = read_stat(&reference.join("mean.nc"), "mean");
     let valid = means.iter().filter(|v| v.abs() < 1e30).count();
-    assert!(
-        valid * 128 >= means.len() * 124,
-        "{product}: only {valid} of {} daily-job means hold a value",
-        means.len()
-    );
+    assert!(valid * 16 >= means.len() * 15, "{product}: only {valid} of {} daily-job means hold a value", means.len());
     for (form, input) in input_forms(product, glob, dir.path()) {
         let out = dir.path().join(format!("out-{form}"));
         run_job(&input, &out, years, doys, extra);
