@@ -4,7 +4,7 @@
 //! `noleap` and `360_day`, ERA5 from the new CDS (`valid_time`, descending latitude), OISST in
 //! NCEI's `YYYYMM/` tree, and one dataset split into monthly files plus a yearly one.
 //!
-//! Real calendars: `sstclim run --input DIR` (and the glob and `@list` forms) must give the
+//! Real calendars: `sstclim run --input DIR` (and the glob, `@list` and path-by-path forms) must give the
 //! same bits as the same job on the equivalent one-file-per-day dataset, which this test writes
 //! from the fixtures' stored values and the dates `manifest.json` lists (so the comparison does
 //! not lean on sstclim's time decoding). Model calendars have no one-file-per-day equivalent:
