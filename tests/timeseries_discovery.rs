@@ -201,7 +201,6 @@ fn bad_time_series_are_refused_with_one_line() {
 
 /// A yearly series equals the same days as one file per day, bit for bit.
 #[test]
-#[ignore = "needs the readers to read each slot's step (branch s35-read); un-ignore once merged"]
 fn yearly_files_equal_daily_files() {
     let dir = tmp();
     let (yearly, daily) = (dir.path().join("yearly"), dir.path().join("daily"));
