@@ -174,20 +174,8 @@ pub fn read_chunked_step_into<T: Sample>(
         band.resize(layout.storage, lines.len() * fast_len);
         let mut covered = 0usize;
         for c in group {
-            let partial = (0..ch.dims.len()).any(|k| c.offset[k].saturating_add(ch.chunk[k]) > ch.dims[k]);
-            buf.stored.resize(c.size as usize, 0);
-            file.read_exact_at(&mut buf.stored, c.addr).map_err(|e| {
-                ChunkError::Fallback(format!(
-                    "reading the chunk at {:?} ({} bytes at byte {}): {e}",
-                    c.offset, c.size, c.addr
-                ))
-            })?;
+            let data = read_chunk(file, ch, c, &mut buf.stored, &mut buf.unfilter, chunk_len)?;
             stored_total += c.size;
-            let pipeline: &[Filter] = if partial && ch.unfiltered_edges { &[] } else { &ch.pipeline };
-            let data = buf
-                .unfilter
-                .run(pipeline, c.mask, &mut buf.stored, chunk_len)
-                .map_err(|why| ChunkError::Corrupt(format!("the chunk at {:?}: {why}", c.offset)))?;
             // copy the chunk's part of `lines` into the band
             let bytes = band.bytes_mut();
             let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
@@ -266,20 +254,8 @@ pub fn read_chunked_steps_into<T: Sample>(
     let mut decoded: Vec<T> = Vec::new();
     let mut stored_total = 0u64;
     for c in wanted {
-        let partial = (0..ch.dims.len()).any(|k| c.offset[k].saturating_add(ch.chunk[k]) > ch.dims[k]);
-        buf.stored.resize(c.size as usize, 0);
-        file.read_exact_at(&mut buf.stored, c.addr).map_err(|e| {
-            ChunkError::Fallback(format!(
-                "reading the chunk at {:?} ({} bytes at byte {}): {e}",
-                c.offset, c.size, c.addr
-            ))
-        })?;
+        let data = read_chunk(file, ch, c, &mut buf.stored, &mut buf.unfilter, chunk_len)?;
         stored_total += c.size;
-        let pipeline: &[Filter] = if partial && ch.unfiltered_edges { &[] } else { &ch.pipeline };
-        let data = buf
-            .unfilter
-            .run(pipeline, c.mask, &mut buf.stored, chunk_len)
-            .map_err(|why| ChunkError::Corrupt(format!("the chunk at {:?}: {why}", c.offset)))?;
         let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
         let n_f = cf.min(fast_len.saturating_sub(o_f));
         let lines = slow.start.max(o_s)..slow.end.min(o_s.saturating_add(cs));
@@ -331,4 +307,25 @@ pub fn read_chunked_steps_into<T: Sample>(
         return Err(ChunkError::Fallback("a chunk the tile needs was never written (fill values)".into()));
     }
     Ok(stored_total)
+}
+
+/// Read chunk `c` of `ch` from `file` and undo its filters (an edge chunk the writer left
+/// unfiltered as it is): its `chunk_len` bytes as stored uncompressed.
+fn read_chunk<'b>(
+    file: &File,
+    ch: &Chunked,
+    c: &ChunkLoc,
+    stored: &'b mut Vec<u8>,
+    unfilter: &'b mut Unfilter,
+    chunk_len: usize,
+) -> Result<&'b [u8], ChunkError> {
+    let partial = (0..ch.dims.len()).any(|k| c.offset[k].saturating_add(ch.chunk[k]) > ch.dims[k]);
+    stored.resize(c.size as usize, 0);
+    file.read_exact_at(stored, c.addr).map_err(|e| {
+        ChunkError::Fallback(format!("reading the chunk at {:?} ({} bytes at byte {}): {e}", c.offset, c.size, c.addr))
+    })?;
+    let pipeline: &[Filter] = if partial && ch.unfiltered_edges { &[] } else { &ch.pipeline };
+    unfilter
+        .run(pipeline, c.mask, stored, chunk_len)
+        .map_err(|why| ChunkError::Corrupt(format!("the chunk at {:?}: {why}", c.offset)))
 }
