@@ -425,10 +425,13 @@ impl<T> Default for Buffers<T> {
     }
 }
 
-/// Bytes of rows a reader thread decodes at once for a device-resident pool, whose staging rows
-/// are too few to hold every step of a chunk: a chunk of more steps is inflated once per so
-/// many rows.
-const STAGED_BATCH_BYTES: usize = 32 << 20;
+/// At most so many bytes of rows a reader thread decodes at once for a device-resident pool,
+/// whose staging rows are too few to hold every step of a chunk: a unit of more is cut into
+/// the fewest equal batches, and its chunks are inflated once per batch. Large enough for a
+/// 30-step chunk of a global 0.25-degree int16 field in one batch (a smaller cap read every
+/// such chunk twice: bench-results/runs/2026-12-02-h200-timeseries); the buffer grows only to
+/// the units a thread meets.
+const STAGED_BATCH_BYTES: usize = 256 << 20;
 
 /// Why a unit was not read: the error, and how many of its slots (the first ones) were filled
 /// and reported before it.
@@ -503,7 +506,8 @@ fn read_unit<T: Sample>(
     }
     // a device-resident pool: batches of rows decoded here, then copied to staging rows
     let n_cells = region.n_cells();
-    let per_batch = (STAGED_BATCH_BYTES / (n_cells * std::mem::size_of::<T>()).max(1)).max(1);
+    let most = (STAGED_BATCH_BYTES / (n_cells * std::mem::size_of::<T>()).max(1)).max(1);
+    let per_batch = slots.len().div_ceil(slots.len().div_ceil(most).max(1));
     for (batch, batch_steps) in slots.chunks(per_batch).zip(steps.chunks(per_batch)) {
         bufs.staged.resize(batch.len() * n_cells, T::from_f64(0.0));
         let mut dests: Vec<&mut [T]> = bufs.staged.chunks_mut(n_cells).collect();
