@@ -58,6 +58,8 @@ fn main() -> ExitCode {
     match result {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
+            // an error caused by an interruption (its children killed) leaves the report to it
+            sstclim::util::signals::settle();
             if rank == 0 {
                 eprintln!("error: {e:#}");
             }

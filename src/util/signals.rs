@@ -17,6 +17,8 @@ use std::sync::Mutex;
 static CLEANUP: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 static QUIET: AtomicBool = AtomicBool::new(false);
+/// Set once a signal is being handled: the watcher kills the children and will exit.
+static INTERRUPTING: AtomicBool = AtomicBool::new(false);
 
 /// Held while outputs are moved into place: an interruption waits for the moves to finish (or
 /// roll back), so the directory holds one complete set either way.
@@ -113,7 +115,20 @@ fn children() -> Vec<libc::pid_t> {
         .collect()
 }
 
+/// Wait for the exit of an interruption in progress, if one is: a child the watcher killed
+/// makes the thread waiting for it fail (a header read "crashed" by SIGKILL), and that error
+/// must not be reported in place of the interruption, nor its exit code returned. Returns at
+/// once when no signal arrived.
+pub fn settle() {
+    if INTERRUPTING.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
 fn interrupted(sig: libc::c_int) -> ! {
+    INTERRUPTING.store(true, Ordering::SeqCst);
     let _publishing = PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
     for pid in children() {
         // SAFETY: killing and reaping our own child.
