@@ -35,6 +35,10 @@ pub enum Error {
         "no year of {years} has day of year {doys} in the {calendar} calendar, so the job needs no input file{hint}"
     )]
     NoDays { years: String, doys: String, calendar: String, hint: &'static str },
+    #[error("--doys {doys} asks for day {day} but a year of the input's {calendar} calendar has {max} days: pass days 1-{max}")]
+    DoysPastYear { doys: String, day: u16, calendar: &'static str, max: u16 },
+    #[error("--layout climatology holds every day of the input's year: --doys {doys}, but a year of its {calendar} calendar has {n} days (pass --doys 1-{n} or leave it out)")]
+    ClimatologyYear { doys: String, calendar: &'static str, n: u16 },
     #[error(
         "--max-mem {budget} bytes cannot hold the samples of one {unit} ({need} bytes); raise --max-mem (by default \
          half of what the available memory, the cgroup's memory limit and ulimit -v leave)"

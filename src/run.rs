@@ -35,12 +35,36 @@ pub struct FoundInputs {
 
 /// Discover the files `spec` needs and inspect the first one (shared with the MPI validation).
 pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Error> {
+    find_inputs_or_past(plan, spec)?.ok_or_else(|| no_days(spec))
+}
+
+/// [`find_inputs`], or `None` where every day of `spec` lies past the input calendar's year
+/// (an MPI rank's share of the default days 1-366 over `360_day` input: that rank is idle).
+pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<FoundInputs>, Error> {
     // the days computed: those asked for and the halo days smoothing and Feb 29 need, in the
     // inputs' calendar
     let required = |cf: CfCalendar| DayRules { cf, ..plan.rules }.required_dates(spec);
     let inputs = discover(&plan.input, plan.var.as_deref(), &required, plan.allow_missing)?;
+    // days asked for that the input's year does not have (the default 1-366 is trimmed)
+    let max = plan.window.calendar.max_doy(inputs.calendar);
+    if let Some(&day) = plan.window.doys.iter().find(|&&d| d > max).filter(|_| plan.doys_given) {
+        let d = &plan.window.doys;
+        let (a, b) = (d[0], d[d.len() - 1]);
+        let doys = if d.len() == usize::from(b - a + 1) { format!("{a}-{b}") } else { format!("({} days, {a} to {b})", d.len()) };
+        return Err(Error::DoysPastYear { doys, day, calendar: inputs.calendar.cf_name(), max });
+    }
+    let n = crate::smooth::year_length_in(plan.window.calendar, inputs.calendar, &plan.window.years);
+    let climatology = plan.output.layout == crate::output::OutputLayout::Climatology;
+    if climatology && plan.doys_given && !plan.window.doys.iter().copied().eq(1..=n) {
+        let d = &plan.window.doys;
+        let doys = format!("{}-{}", d[0], d[d.len() - 1]);
+        return Err(Error::ClimatologyYear { doys, calendar: inputs.calendar.cf_name(), n });
+    }
     let Some(first) = inputs.first().map(PathBuf::from) else {
         let needed = required(inputs.calendar).len();
+        if needed == 0 && spec.doys.iter().all(|&d| d > max) {
+            return Ok(None);
+        }
         return Err(if needed == 0 { no_days(spec) } else { Error::NoInputs(needed) });
     };
     // a damaged header can crash libnetcdf/libhdf5 or panic in the netcdf crate: a child
@@ -49,7 +73,7 @@ pub fn find_inputs(plan: &JobPlan, spec: &WindowSpec) -> Result<FoundInputs, Err
         let _ = inspect_first(&first, plan.var.as_deref());
     })?;
     let (layout, grid) = inspect_first(&first, plan.var.as_deref())?;
-    Ok(FoundInputs { inputs, first, layout, grid })
+    Ok(Some(FoundInputs { inputs, first, layout, grid }))
 }
 
 /// `plan` for inputs in calendar `cf`: windows and smoothing run over its days, and the days

@@ -28,7 +28,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         }
     }
     if let Some(day) = args.quicklook {
-        let doys = &args.window.doys.0;
+        let doys = &args.window.doys();
         if !doys.contains(&day) {
             let doys: Vec<i32> = doys.iter().map(|&d| i32::from(d)).collect();
             return Err(PlanError::QuicklookDay { day, doys: crate::tools::quicklook::day_ranges(&doys) });
@@ -58,6 +58,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         input: args.input.join("\n"),
         var: args.var.clone(),
         window: args.window.spec(),
+        doys_given: args.window.doys.is_some(),
         rules: args.window.rules(),
         stats: StatSpec { percentiles: args.percentile.clone(), method: args.method, min_samples: args.min_samples },
         output: OutputSpec {
@@ -134,15 +135,21 @@ fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
     if w.feb29 == crate::smooth::Feb29::Interpolate && w.calendar != crate::calendar::Calendar::Hobday366 {
         return Err(PlanError::Feb29Calendar);
     }
-    if w.smooth > 1 && n == 365 && w.doys.0.contains(&366) {
+    if w.smooth > 1 && n == 365 && w.doys().contains(&366) {
         return Err(PlanError::SmoothDay366(w.smooth));
     }
-    if args.layout == crate::output::OutputLayout::Climatology && !w.doys.0.iter().copied().eq(1..=n) {
-        let (first, last) = (w.doys.0.first().copied().unwrap_or(0), w.doys.0.last().copied().unwrap_or(0));
-        let doys = if w.doys.0.len() == usize::from(last - first + 1) {
+    // a climatology holds every day of the input's year: 1-360, 1-365 or 1-366 by its calendar
+    // (checked against it once the inputs are found, see `run::find_inputs`)
+    let whole_year = |d: &[u16]| [360, 365, 366].iter().any(|&k| d.iter().copied().eq(1..=k));
+    if args.layout == crate::output::OutputLayout::Climatology
+        && !(w.doys().iter().copied().eq(1..=n) || args.window.doys.is_some() && whole_year(&w.doys()))
+    {
+        let doys = w.doys();
+        let (first, last) = (doys.first().copied().unwrap_or(0), doys.last().copied().unwrap_or(0));
+        let doys = if doys.len() == usize::from(last - first + 1) {
             format!("{first}-{last}")
         } else {
-            format!("({} days)", w.doys.0.len())
+            format!("({} days)", doys.len())
         };
         return Err(PlanError::ClimatologyDoys(format!("{doys}, not 1-{n}")));
     }

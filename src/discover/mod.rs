@@ -7,8 +7,8 @@
 //!
 //! * files named by date, one step each (the daily products): their dates come from their
 //!   names ([`pattern`]) without opening them, so that ten thousand files are found in
-//!   milliseconds; a sample of them is opened to read the input's calendar and to check that
-//!   their names agree with their time axes ([`series`]);
+//!   milliseconds; a sample of them is opened to read the input's calendar, and every one's
+//!   header to check that its name agrees with its time axis ([`names`]);
 //! * time series (a file per month, year or decade; a whole model run): every file's CF time
 //!   axis is read and each step becomes a date ([`series`]); a date in two files is an error
 //!   naming both, and the files must agree on variable, grid and calendar.
@@ -27,10 +27,12 @@ use crate::template::{Template, TemplateError};
 
 mod glob;
 mod missing;
+mod names;
 mod pattern;
 mod series;
 
 pub use missing::MissingSummary;
+use names::Sampled;
 pub use pattern::infer_template;
 
 /// Where one date's field is: a file and the time step within it.
@@ -184,8 +186,12 @@ const NAME_SAMPLE: usize = 16;
 
 impl Want<'_> {
     /// Files a template names: the required dates' files must exist (a stat each).
-    fn from_template(&self, template: Template, known_cf: Option<CfCalendar>) -> Result<Inputs, DiscoverError> {
-        let cf = known_cf.unwrap_or(CfCalendar::ProlepticGregorian);
+    fn from_template(
+        &self,
+        template: Template,
+        known: Option<(CfCalendar, Option<Sampled>)>,
+    ) -> Result<Inputs, DiscoverError> {
+        let cf = known.as_ref().map_or(CfCalendar::ProlepticGregorian, |k| k.0);
         let required = (self.required)(cf);
         let mut files = BTreeMap::new();
         let mut missing = Vec::new();
@@ -206,15 +212,20 @@ impl Want<'_> {
                 Err(cause) => return Err(DiscoverError::Unreadable { path: file, cause }),
             }
         }
-        let mut cf = cf;
-        if known_cf.is_none() {
-            let named: Vec<(Date, PathBuf)> = files.iter().map(|(d, s)| (*d, s.path.clone())).collect();
-            let found = self.check_names(&named)?;
-            // another calendar may need other dates (a 360_day job has Feb 30): again in it
-            if (self.required)(found) != required {
-                return self.from_template(template, Some(found));
+        let named: Vec<(Date, PathBuf)> = files.iter().map(|(d, s)| (*d, s.path.clone())).collect();
+        let (cf, sampled) = match known {
+            Some(k) => k,
+            None => {
+                let (found, sampled) = self.check_names(&named)?;
+                // another calendar may need other dates (a 360_day job has Feb 30): again in it
+                if (self.required)(found) != required {
+                    return self.from_template(template, Some((found, sampled)));
+                }
+                (found, sampled)
             }
-            cf = found;
+        };
+        if let Some(s) = &sampled {
+            names::check_every(&named, s)?;
         }
         self.finish_template(template, files, missing, missing_dates, &required, cf)
     }
@@ -250,7 +261,13 @@ impl Want<'_> {
             }
         }
         let all: Vec<(Date, PathBuf)> = named.iter().map(|(d, p)| (*d, p.clone())).collect();
-        let cf = match self.check_names(&all) {
+        let checked = self.check_names(&all).and_then(|(cf, sampled)| {
+            if let Some(s) = &sampled {
+                names::check_every(&all, s)?;
+            }
+            Ok(cf)
+        });
+        let cf = match checked {
             Err(DiscoverError::NamedSeries { .. }) => {
                 return self.from_series(&named.into_values().collect::<Vec<_>>(), false)
             }
@@ -283,13 +300,13 @@ impl Want<'_> {
     }
 
     /// The calendar of files named by date, from a sample of them (the first, the last and
-    /// some between): each must hold the variable in one step, dated (where it has a time
-    /// axis) as its name says. A sample, not every file: opening each of ten thousand daily
-    /// files would multiply the time discovery takes by a thousand, and a product's files
-    /// are made alike (the readers check each file's variable and grid as they read it).
-    fn check_names(&self, named: &[(Date, PathBuf)]) -> Result<CfCalendar, DiscoverError> {
+    /// some between) read through libnetcdf: each must hold the variable in one step, dated
+    /// (where it has a time axis) as its name says. Every file is then checked from its header
+    /// ([`names::check_every`], with what the sample says); opening each of ten thousand
+    /// daily files through the library would multiply the time discovery takes by a thousand.
+    fn check_names(&self, named: &[(Date, PathBuf)]) -> Result<(CfCalendar, Option<Sampled>), DiscoverError> {
         if named.is_empty() {
-            return Ok(CfCalendar::ProlepticGregorian);
+            return Ok((CfCalendar::ProlepticGregorian, None));
         }
         let n = named.len();
         let mut picks: Vec<usize> =
@@ -331,19 +348,11 @@ impl Want<'_> {
                 }
             }
         }
-        // every file holds one step: from its header, without the library (the sample only
-        // dates the record; a stray file of several steps would be read at its first step)
-        let all: Vec<&PathBuf> = named.iter().map(|(_, p)| p).collect();
         let field = (first.shape.0 * first.shape.1) as u64;
-        if let Some(path) = series::first_larger(&all, &first.var, field) {
-            // more values than a field: the library says along which dimension
-            let t = series::read_all(std::slice::from_ref(&path), Some(&first.var)).map_err(DiscoverError::Dating)?;
-            if let Some(t) = t.first().filter(|t| t.steps > 1) {
-                let dim = t.time_dim.as_ref().map_or(String::new(), |d| d.1.clone());
-                return Err(DiscoverError::NamedSeries { path, var: t.var.clone(), dim, steps: t.steps as u64 });
-            }
-        }
-        Ok(cf.map_or(CfCalendar::ProlepticGregorian, |(c, _)| c))
+        let time_var = times.iter().find_map(|t| t.time_var.clone());
+        let cf = cf.map(|(c, p)| (c, p.clone()));
+        let sampled = Sampled { var: first.var.clone(), field, time_var, cf: cf.clone() };
+        Ok((cf.map_or(CfCalendar::ProlepticGregorian, |(c, _)| c), Some(sampled)))
     }
 
     /// A time series: every step of every file dated from its time axis. In a directory scan

@@ -30,6 +30,8 @@ pub(super) struct FileTimes {
     pub shape: (usize, usize),
     /// Time steps of the variable (1 without a time dimension).
     pub steps: usize,
+    /// The time coordinate variable's name, where the file has one.
+    pub time_var: Option<String>,
     /// The time coordinate's calendar (CF name), where the file has a time coordinate.
     pub calendar: Option<String>,
     /// Each step's day number in that calendar ([`CfCalendar::day_number`]), increasing.
@@ -90,6 +92,7 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
                 time_dim: None,
                 shape: (0, 0),
                 steps: 0,
+                time_var: None,
                 calendar: None,
                 days: Vec::new(),
             };
@@ -104,6 +107,7 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
         time_dim: layout.time_axis.map(|t| (t, layout.dims[t].0.clone())),
         shape: (layout.nlat(), layout.nlon()),
         steps: layout.steps(),
+        time_var: None,
         calendar: None,
         days: Vec::new(),
     };
@@ -119,12 +123,13 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
         }
         return Ok(found);
     };
+    let name = coord.name();
+    found.time_var = Some(name.clone());
     // a climatology's time axis (CF 7.4: `climatology` bounds) dates no day of a series:
     // left undated, so that an output directory given as input is refused as such
     if coord.attribute("climatology").is_some() {
         return Ok(found);
     }
-    let name = coord.name();
     let problem = |what: String| format!("{shown}: time coordinate '{name}': {what}");
     let units = text_attr(&coord, "units").ok_or_else(|| problem("has no units attribute".into()))?;
     let cf = CfCalendar::parse(text_attr(&coord, "calendar").as_deref()).map_err(|e| problem(e.to_string()))?;
@@ -165,25 +170,4 @@ pub(super) fn read_all(files: &[PathBuf], var: Option<&str>) -> Result<Vec<FileT
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 16);
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| e.to_string())?;
     pool.install(|| files.par_iter().map(one).collect())
-}
-
-/// The number of values of dataset `var` in `path`, read by the thread-safe HDF5 header
-/// parser ([`crate::input::h5meta`]); `None` where it cannot tell (a classic file, a structure
-/// it leaves to libhdf5), so the caller checks only what it can read cheaply.
-fn values_of(path: &Path, var: &str) -> Option<u64> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut head = [0u8; 8];
-    file.read_exact(&mut head).ok()?;
-    if input::format::Format::of(&head)? != input::format::Format::Hdf5 {
-        return None;
-    }
-    let meta = input::h5meta::Hdf5Meta::open(&file).ok()?;
-    meta.dataset(var).ok()?.dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d))
-}
-
-/// The first of `files` whose variable `var` holds more than `field` values (a field of the
-/// grid): every file, header only, on all cores (well under a millisecond a file).
-pub(super) fn first_larger(files: &[&PathBuf], var: &str, field: u64) -> Option<PathBuf> {
-    files.par_iter().filter(|p| values_of(p, var).is_some_and(|n| n > field)).map(|p| (*p).clone()).min()
 }

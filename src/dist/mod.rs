@@ -112,6 +112,8 @@ struct Ranks<'a> {
     rank: usize,
     size: usize,
     spec: WindowSpec,
+    /// Every day of `spec` lies past the input calendar's year (found at validation): idle.
+    past: std::cell::Cell<bool>,
     staging: PathBuf,
     wall: Instant,
 }
@@ -125,13 +127,14 @@ impl<'a> Ranks<'a> {
             rank,
             size,
             spec: slices::rank_spec(&plan.window, size, rank),
+            past: std::cell::Cell::new(false),
             staging: staging_dir(&plan.output.dir, rank, size),
             wall: Instant::now(),
         }
     }
 
     fn busy(&self) -> bool {
-        !self.spec.doys.is_empty()
+        !self.spec.doys.is_empty() && !self.past.get()
     }
 
     fn run(&self, given: Given, ui: &Ui) -> Result<Finished, DistError> {
@@ -226,7 +229,7 @@ impl<'a> Ranks<'a> {
 
         // 3. commit, timing
         let t = Instant::now();
-        let result = self.commit(outcome.as_ref().map_or(&[][..], |o| &o.outputs[..]));
+        let result = self.commit(outcome.as_ref().map_or(&[][..], |o| &o.outputs[..]), &all);
         let commit_seconds = t.elapsed().as_secs_f64();
         let (result, published) = match result {
             Ok(p) => (Ok(()), p),
@@ -302,7 +305,12 @@ impl<'a> Ranks<'a> {
         if !self.busy() {
             return Ok(Checked::default());
         }
-        let crate::run::FoundInputs { inputs, first, layout, grid } = crate::run::find_inputs(plan, &self.spec)?;
+        let Some(found) = crate::run::find_inputs_or_past(plan, &self.spec)? else {
+            // every day of this rank's share lies past the input calendar's year
+            self.past.set(true);
+            return Ok(Checked::default());
+        };
+        let crate::run::FoundInputs { inputs, first, layout, grid } = found;
         for path in inputs.files.values().skip(1).map(|s| &s.path) {
             if precheck::look(path) == precheck::Look::Plausible {
                 continue;
@@ -367,7 +375,7 @@ impl<'a> Ranks<'a> {
     /// Publish this rank's staged outputs (per-doy), or join every rank's stacked slices and
     /// publish them (rank 0, stacked), all or nothing (see [`output::publish`]); kept undoable
     /// until every rank has published.
-    fn commit(&self, staged: &[PathBuf]) -> Result<Option<output::publish::Published>, Error> {
+    fn commit(&self, staged: &[PathBuf], checked: &[Checked]) -> Result<Option<output::publish::Published>, Error> {
         let dir = &self.plan.output.dir;
         let mut pairs = Vec::new();
         match self.plan.output.layout {
@@ -378,9 +386,8 @@ impl<'a> Ranks<'a> {
             }
             // one file per statistic along `time`, or the climatology's one file along `doy`
             OutputLayout::Stacked | OutputLayout::Climatology if self.rank == 0 => {
-                let busy: Vec<usize> = (0..self.size)
-                    .filter(|&r| !slices::slice(self.plan.window.doys.len(), self.size, r).is_empty())
-                    .collect();
+                // the ranks that wrote parts: those that found inputs for their days
+                let busy: Vec<usize> = (0..self.size).filter(|&r| checked[r].first.is_some()).collect();
                 let joined_dir = self.staging.join(".joined");
                 std::fs::create_dir_all(&joined_dir).map_err(|cause| Error::Io { path: joined_dir.clone(), cause })?;
                 for target in output::planned_paths(&self.plan.output, &self.plan.stats.names(), &[]) {

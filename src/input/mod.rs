@@ -9,7 +9,7 @@
 //! [`mod@format`] and `storage` (what a file and its values are), `error`, `packing` (decoding
 //! rules), `layout` and `grid` (the variable and its coordinates, through libnetcdf), `open`,
 //! `read` (a region, decoded), `checked` (every file against the first), the header parsers
-//! [`h5meta`] and `netcdf3`, [`direct`] (the `pread` fast path), [`child`] and [`contain`]
+//! [`h5meta`] and `netcdf3`, `timeval` (a time coordinate read through them), [`direct`] (the `pread` fast path), [`child`] and [`contain`]
 //! (forked children), `forked` (the forked readers). This file only declares and re-exports.
 
 mod checked;
@@ -27,6 +27,7 @@ mod open;
 mod packing;
 mod read;
 mod storage;
+mod timeval;
 
 pub use checked::{check_pool_packing, open_checked, read_checked, read_checked_at, read_step};
 /// Tests that fork take this lock (see `child::serial`: the forked readers' zombie check sees
@@ -43,3 +44,4 @@ pub use open::{open, silence_hdf5};
 pub use packing::{AttrValue, Packing};
 pub use read::{decode_region, read_canonical, read_region, read_region_at, RawData, Region};
 pub use storage::Storage;
+pub use timeval::{header_facts, HeaderFacts, TimeRead};

@@ -46,6 +46,11 @@ impl Nc3Reader<'_> {
     /// An attribute list: the compared attributes ([`CHECKED_ATTRIBUTES`]) decoded, the
     /// others skipped.
     fn attributes(&mut self) -> Result<Vec<(String, AttrValue)>, NotDirect> {
+        self.attributes_named(&CHECKED_ATTRIBUTES)
+    }
+
+    /// An attribute list: those named in `wanted` decoded, the others skipped.
+    fn attributes_named(&mut self, wanted: &[&str]) -> Result<Vec<(String, AttrValue)>, NotDirect> {
         let _tag = self.u32()?;
         let n = self.count()?;
         let mut found = Vec::new();
@@ -56,7 +61,7 @@ impl Nc3Reader<'_> {
             let count = self.count()?;
             let bytes = count.checked_mul(size as u64).ok_or("the NetCDF-3 header is malformed")?;
             let data = self.take(bytes.div_ceil(4) as usize * 4)?;
-            if !CHECKED_ATTRIBUTES.contains(&name.as_str()) {
+            if !wanted.contains(&name.as_str()) {
                 continue;
             }
             let values = data[..bytes as usize].chunks_exact(size);
@@ -169,6 +174,70 @@ pub(super) fn netcdf3_variable(buf: &[u8], var: &str) -> Result<Nc3Variable, Not
         }
     }
     Err(format!("no variable '{var}' in the NetCDF-3 header"))
+}
+
+/// A small variable of a NetCDF-3 header read for its values (a time coordinate): where its
+/// values start, how many there are and of which type, and the attributes asked for.
+#[derive(Debug, PartialEq)]
+pub(super) struct Nc3Small {
+    pub begin: u64,
+    pub count: u64,
+    /// NetCDF-3 type code (see [`nc3_numbers`]).
+    pub kind: u64,
+    pub attrs: Vec<(String, AttrValue)>,
+}
+
+/// Variable `var` of a NetCDF-3 header `buf`, with its attributes named in `wanted`; `Ok(None)`
+/// where the file has no such variable. A record variable is read only where the file holds
+/// one record (its values are then one run at its offset, whatever the other record
+/// variables).
+pub(super) fn netcdf3_small(buf: &[u8], var: &str, wanted: &[&str]) -> Result<Option<Nc3Small>, NotDirect> {
+    let version = *buf.get(3).ok_or("not a NetCDF-3 file")?;
+    let mut r = Nc3Reader { buf, at: 4, wide: version == 5 };
+    if !matches!(version, 1 | 2 | 5) {
+        return Err(format!("NetCDF-3 version {version}"));
+    }
+    let numrecs = r.count()?;
+    let _tag = r.u32()?;
+    let n_dims = r.count()?;
+    let mut dim_len = Vec::new();
+    for _ in 0..n_dims {
+        r.name()?;
+        dim_len.push(r.count()?);
+    }
+    r.attributes_named(&[])?;
+    let _tag = r.u32()?;
+    let n_vars = r.count()?;
+    for _ in 0..n_vars {
+        let name = r.name()?;
+        let rank = r.count()?;
+        let mut dims = Vec::new();
+        for _ in 0..rank {
+            dims.push(r.count()? as usize);
+        }
+        let attrs = r.attributes_named(wanted)?;
+        let kind = r.u32()?;
+        r.count()?; // vsize
+        let begin = if version == 1 { r.u32()? } else { r.u64()? };
+        if name == var {
+            let lens: Vec<u64> =
+                dims.iter().map(|&d| dim_len.get(d).copied().ok_or("bad dimension id")).collect::<Result<_, _>>()?;
+            let record = lens.first() == Some(&0);
+            if record && numrecs > 1 {
+                return Err("a record variable of several records".into());
+            }
+            let count = lens.iter().map(|&l| if l == 0 { numrecs } else { l }).product();
+            nc3_type_size(kind)?;
+            return Ok(Some(Nc3Small { begin, count, kind, attrs }));
+        }
+    }
+    Ok(None)
+}
+
+/// Big-endian values of NetCDF-3 numeric type `kind` as f64; `None` for text.
+pub(super) fn nc3_numbers(kind: u64, bytes: &[u8]) -> Option<Vec<f64>> {
+    let size = nc3_type_size(kind).ok()?;
+    (kind != 2).then(|| bytes.chunks_exact(size).map(|b| nc3_value(kind, b)).collect())
 }
 
 #[cfg(test)]

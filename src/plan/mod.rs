@@ -22,6 +22,9 @@ pub struct JobPlan {
     pub input: String,
     pub var: Option<String>,
     pub window: WindowSpec,
+    /// `--doys` was given (not its default 1-366, every day of the input's year): days past
+    /// the input calendar's year are an error rather than left out.
+    pub doys_given: bool,
     /// Window edges, Feb 29 and smoothing (the days computed are
     /// [`DayRules::computed_spec`] of `window`; those of `window` are written).
     pub rules: DayRules,
@@ -115,6 +118,7 @@ impl JobPlan {
             input,
             var: None,
             window,
+            doys_given: false,
             rules: DayRules::default(),
             stats,
             output: OutputSpec {

@@ -18,9 +18,10 @@ pub struct WindowArgs {
     #[arg(long, help_heading = "Job")]
     pub years: YearRange,
 
-    /// Target days of year: 152-243, or a list like 1-59,61-366.
-    #[arg(long, default_value = "1-366", help_heading = "Job")]
-    pub doys: DoyList,
+    /// Target days of year: 152-243, or a list like 1-59,61-366 [default: 1-366, every day
+    /// of the input calendar's year].
+    #[arg(long, help_heading = "Job")]
+    pub doys: Option<DoyList>,
 
     /// Days on each side of the target day (the window is 2h+1 days).
     #[arg(long, default_value_t = 5, help_heading = "Job")]
@@ -54,11 +55,16 @@ pub struct WindowArgs {
 }
 
 impl WindowArgs {
+    /// The days of year asked for (all 366 unless `--doys` says).
+    pub fn doys(&self) -> Vec<u16> {
+        self.doys.as_ref().map_or_else(|| (1..=366).collect(), |d| d.0.clone())
+    }
+
     /// The days these flags ask for.
     pub fn spec(&self) -> WindowSpec {
         WindowSpec {
             years: self.years.0.clone(),
-            doys: self.doys.0.clone(),
+            doys: self.doys(),
             half_window: self.half_window,
             calendar: self.calendar,
         }

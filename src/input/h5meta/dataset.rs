@@ -150,12 +150,24 @@ impl Hdf5Meta<'_> {
         Ok(ds)
     }
 
-    /// The stored bytes of a compact or contiguous dataset (small ones: coordinates).
+    /// The stored bytes of a compact or contiguous dataset, or of one held whole in one
+    /// unfiltered chunk (small ones: coordinates).
     pub fn raw<'a>(&'a self, ds: &'a Dataset) -> Result<Cow<'a, [u8]>> {
         match &ds.layout {
             Layout::Compact(bytes) => Ok(Cow::Borrowed(bytes)),
             Layout::Contiguous { address: Some(a), size } => self.src.read(*a, *size, "dataset"),
             Layout::Contiguous { address: None, .. } => Err(unsupported("a dataset never written (its fill value)")),
+            // one unfiltered chunk holding every value (a time coordinate along an unlimited
+            // dimension in a file of one or a few steps)
+            Layout::Chunked(ch) if ds.filters == 0 && ch.dims.iter().zip(&ds.dims).all(|(c, d)| c >= d) => {
+                let need = ds.n_values()?.checked_mul(ds.dtype.size as u64).ok_or_else(|| bad("dataset size"))?;
+                match self.chunks(ds)?.as_slice() {
+                    [one] if one.offset.iter().all(|&o| o == 0) && one.size >= need => {
+                        self.src.read(one.addr, need, "dataset chunk")
+                    }
+                    _ => Err(unsupported("reading a chunked dataset stored otherwise than in one chunk")),
+                }
+            }
             other => Err(unsupported(format!("reading {} storage", other.name()))),
         }
     }
