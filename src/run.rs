@@ -55,8 +55,10 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     }
     let n = crate::smooth::year_length_in(plan.window.calendar, inputs.calendar, &plan.window.years);
     let climatology = plan.output.layout == crate::output::OutputLayout::Climatology;
-    if climatology && plan.doys_given && !plan.window.doys.iter().copied().eq(1..=n) {
-        let d = &plan.window.doys;
+    // the days the job takes: without --doys, those of 1-366 the calendar has
+    let d: Vec<u16> = plan.window.doys.iter().copied().filter(|&d| plan.doys_given || d <= max).collect();
+    // (an MPI rank's share of the days is checked as the whole job, by `dist`, not here)
+    if climatology && plan.rank.1 == 1 && !d.iter().copied().eq(1..=n) && !d.is_empty() {
         let doys = format!("{}-{}", d[0], d[d.len() - 1]);
         return Err(Error::ClimatologyYear { doys, calendar: inputs.calendar.cf_name(), n });
     }

@@ -142,7 +142,8 @@ fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
     // (checked against it once the inputs are found, see `run::find_inputs`)
     let whole_year = |d: &[u16]| [360, 365, 366].iter().any(|&k| d.iter().copied().eq(1..=k));
     if args.layout == crate::output::OutputLayout::Climatology
-        && !(w.doys().iter().copied().eq(1..=n) || args.window.doys.is_some() && whole_year(&w.doys()))
+        && args.window.doys.is_some()
+        && !(w.doys().iter().copied().eq(1..=n) || whole_year(&w.doys()))
     {
         let doys = w.doys();
         let (first, last) = (doys.first().copied().unwrap_or(0), doys.last().copied().unwrap_or(0));
