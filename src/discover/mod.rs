@@ -262,8 +262,12 @@ impl Want<'_> {
         }
         let all: Vec<(Date, PathBuf)> = named.iter().map(|(d, p)| (*d, p.clone())).collect();
         let checked = self.check_names(&all).and_then(|(cf, sampled)| {
+            // the files the job reads (another file of the directory, damaged or not, is not
+            // the job's concern)
             if let Some(s) = &sampled {
-                names::check_every(&all, s)?;
+                let needed: std::collections::BTreeSet<Date> = (self.required)(cf).into_iter().collect();
+                let used: Vec<(Date, PathBuf)> = all.iter().filter(|(d, _)| needed.contains(d)).cloned().collect();
+                names::check_every(&used, s)?;
             }
             Ok(cf)
         });

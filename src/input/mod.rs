@@ -9,8 +9,9 @@
 //! [`mod@format`] and `storage` (what a file and its values are), `error`, `packing` (decoding
 //! rules), `layout` and `grid` (the variable and its coordinates, through libnetcdf), `open`,
 //! `read` (a region, decoded), `checked` (every file against the first), the header parsers
-//! [`h5meta`] and `netcdf3`, `timeval` (a time coordinate read through them), [`direct`] (the `pread` fast path), [`child`] and [`contain`]
-//! (forked children), `forked` (the forked readers). This file only declares and re-exports.
+//! [`h5meta`] and `netcdf3`, `timeval` (a time coordinate read through them), [`direct`] (the
+//! `pread` fast path), [`child`] and [`contain`] (forked children), `forked` (the forked
+//! readers). This file only declares and re-exports.
 
 mod checked;
 pub mod child;

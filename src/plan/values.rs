@@ -18,8 +18,10 @@ pub struct WindowArgs {
     #[arg(long, help_heading = "Job")]
     pub years: YearRange,
 
-    /// Target days of year: 152-243, or a list like 1-59,61-366 [default: 1-366, every day
-    /// of the input calendar's year].
+    /// Target days of year: 152-243, or 1-59,61-366 [default: every day of the input's year].
+    ///
+    /// 1-366 for the real calendars, 1-365 for noleap, 1-360 for 360_day; days past the
+    /// input calendar's year are an error.
     #[arg(long, help_heading = "Job")]
     pub doys: Option<DoyList>,
 
