@@ -50,7 +50,11 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     if let Some(&day) = plan.window.doys.iter().find(|&&d| d > max).filter(|_| plan.doys_given) {
         let d = &plan.window.doys;
         let (a, b) = (d[0], d[d.len() - 1]);
-        let doys = if d.len() == usize::from(b - a + 1) { format!("{a}-{b}") } else { format!("({} days, {a} to {b})", d.len()) };
+        let doys = if d.len() == usize::from(b - a + 1) {
+            format!("{a}-{b}")
+        } else {
+            format!("({} days, {a} to {b})", d.len())
+        };
         return Err(Error::DoysPastYear { doys, day, calendar: inputs.calendar.cf_name(), max });
     }
     let n = crate::smooth::year_length_in(plan.window.calendar, inputs.calendar, &plan.window.years);

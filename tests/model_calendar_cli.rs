@@ -15,8 +15,10 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn job(input: &Path, out: &Path, more: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> =
-        ["-q", "run", "--input", &s(input), "--output", &s(out), "--years", "2001-2002"].iter().map(|x| x.to_string()).collect();
+    let mut v: Vec<String> = ["-q", "run", "--input", &s(input), "--output", &s(out), "--years", "2001-2002"]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
     v.extend(more.iter().map(|x| x.to_string()));
     v
 }
@@ -25,9 +27,21 @@ fn job(input: &Path, out: &Path, more: &[&str]) -> Vec<String> {
 fn doys_past_the_input_calendars_year_are_refused_in_one_line() {
     let dir = tmp();
     let cases = [
-        ("cmip6_360day", vec!["--doys", "1-366"], "--doys 1-366 asks for day 361 but a year of the input's 360_day calendar has 360 days"),
-        ("cmip6_360day", vec!["--doys", "300-361"], "--doys 300-361 asks for day 361 but a year of the input's 360_day calendar has 360 days"),
-        ("cmip6_noleap", vec!["--doys", "366"], "--doys 366-366 asks for day 366 but a year of the input's noleap calendar has 365 days"),
+        (
+            "cmip6_360day",
+            vec!["--doys", "1-366"],
+            "--doys 1-366 asks for day 361 but a year of the input's 360_day calendar has 360 days",
+        ),
+        (
+            "cmip6_360day",
+            vec!["--doys", "300-361"],
+            "--doys 300-361 asks for day 361 but a year of the input's 360_day calendar has 360 days",
+        ),
+        (
+            "cmip6_noleap",
+            vec!["--doys", "366"],
+            "--doys 366-366 asks for day 366 but a year of the input's noleap calendar has 365 days",
+        ),
         (
             "cmip6_360day",
             vec!["--doys", "1-365", "--layout", "climatology"],

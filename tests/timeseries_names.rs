@@ -51,9 +51,7 @@ fn daily(path: &Path, value: f64, classic: bool) {
 fn dataset(dir: &Path, classic: bool, wrong: i64) {
     std::fs::create_dir_all(dir).unwrap();
     for i in 0..100i64 {
-        let date = sstclim::calendar::Date::from_days(
-            sstclim::calendar::Date::new(1991, 1, 1).unwrap().to_days() + i,
-        );
+        let date = sstclim::calendar::Date::from_days(sstclim::calendar::Date::new(1991, 1, 1).unwrap().to_days() + i);
         let name = format!("sst_{:04}{:02}{:02}.nc", date.year, date.month, date.day);
         let off = if i == 50 { wrong } else { 0 };
         daily(&dir.join(name), (JAN1_1991 + i + off) as f64 + 0.5, classic);
