@@ -277,7 +277,7 @@ fn log_plan<T: Sample>(
     direct: Option<&DirectLayout>,
 ) {
     let Chosen { segments, regions, reason, .. } = chosen;
-    let per_cell = memory.host_per_cell(&results::shapes(plan, segments));
+    let per_cell = memory.host_per_cell(&tuning::decide::shapes(plan, segments));
     tracing::debug!("{} segment(s): {reason}", segments.len());
     info!(
         "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool; {} segment(s); \

@@ -13,7 +13,6 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::context::TileCtx;
 use super::segments::Segment;
-use super::tuning::model::SegShape;
 use crate::engine::TileResult;
 use crate::error::Error;
 use crate::output::OutputSet;
@@ -124,15 +123,14 @@ pub(super) fn write_segments(
     (outputs, Ok(spent))
 }
 
-/// The segments as the tuning model sees them, with the result rows (target days of every
-/// cell) the writer holds beside the rotating buffers once it has handled each (see
-/// [`smoothed`]; none where written days are the computed ones).
-pub(super) fn shapes(plan: &crate::plan::JobPlan, segments: &[Segment]) -> Vec<SegShape> {
-    let held = match plan.rules.holds(plan.window.calendar) {
+/// For each of `segments`, the result rows (target days of every cell) the writer holds beside
+/// the rotating buffers once it has handled it (see [`smoothed`]); 0 where written days are
+/// the computed ones.
+pub(super) fn held_rows(plan: &crate::plan::JobPlan, segments: &[Segment]) -> Vec<usize> {
+    match plan.rules.holds(plan.window.calendar) {
         true => smoothed::Schedule::new(plan.rules.axis(&plan.window), segments).held_rows(segments),
         false => vec![0; segments.len()],
-    };
-    segments.iter().zip(held).map(|(s, held)| SegShape { held, ..SegShape::of(s) }).collect()
+    }
 }
 
 /// For each segment of the tile, how many result buffers the writer keeps once it has handled
