@@ -278,6 +278,9 @@ fn segments_and_tiles_give_the_same_bits() {
         ("one", &["--segments", "1"][..]),
         ("three", &["--segments", "3"]),
         ("seven", &["--segments", "7", "--threads", "1"]),
+        // the last segment is short (a quarter of the others): 6 days of 366 at 16 segments
+        ("sixteen", &["--segments", "16"]),
+        ("default", &[]),
         ("tiles", &["--segments", "2", "--max-mem", "1M"]),
     ] {
         let out = dir.path().join(name);

@@ -156,13 +156,11 @@ pub(crate) fn run_tiles<T: Sample>(
     let (direct, forked, reads) = read_path(plan, job)?;
     let device_pool = device_pool_allowed(plan, on_device, forked);
     let pool_bytes = (n_slots * std::mem::size_of::<T>()) as u64;
-    // Feb 29 filling and smoothing hold every computed day of a tile, and make the days written
-    let held = match plan.rules.holds(plan.window.calendar) {
-        true => ((job.window.targets.len() + plan.window.doys.len()) * (n_stats * 8 + 4)) as u64,
-        false => 0,
-    };
+    // what Feb 29 filling and smoothing hold beside the rotating result buffers (segments
+    // kept for days still to be made, the days being made) depends on the segments: see
+    // `SegShape::held`
     let memory = Memory {
-        host_base: pool_bytes + held + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
+        host_base: pool_bytes + (3 * plan.threads as u64 + 2) * job.layout.storage.size() as u64,
         result: (n_stats * 8 + 4) as u64,
         extra_results: usize::from(plan.verify),
         max_mem: plan.max_mem,
@@ -279,7 +277,7 @@ fn log_plan<T: Sample>(
     direct: Option<&DirectLayout>,
 ) {
     let Chosen { segments, regions, reason, .. } = chosen;
-    let per_cell = memory.host_per_cell(&segments.iter().map(SegShape::of).collect::<Vec<_>>());
+    let per_cell = memory.host_per_cell(&tuning::decide::shapes(plan, segments));
     tracing::debug!("{} segment(s): {reason}", segments.len());
     info!(
         "{} tile(s) of up to {} cells ({:.2} GB each) within --max-mem {:.2} GB; {} engine, {} pool; {} segment(s); \

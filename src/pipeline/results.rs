@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::context::TileCtx;
+use super::segments::Segment;
 use crate::engine::TileResult;
 use crate::error::Error;
 use crate::output::OutputSet;
@@ -120,6 +121,16 @@ pub(super) fn write_segments(
         }
     }
     (outputs, Ok(spent))
+}
+
+/// For each of `segments`, the result rows (target days of every cell) the writer holds beside
+/// the rotating buffers once it has handled it (see [`smoothed`]); 0 where written days are
+/// the computed ones.
+pub(super) fn held_rows(plan: &crate::plan::JobPlan, segments: &[Segment]) -> Vec<usize> {
+    match plan.rules.holds(plan.window.calendar) {
+        true => smoothed::Schedule::new(plan.rules.axis(&plan.window), segments).held_rows(segments),
+        false => vec![0; segments.len()],
+    }
 }
 
 /// For each segment of the tile, how many result buffers the writer keeps once it has handled

@@ -35,6 +35,31 @@ pub fn plan_segments(plan: &WindowPlan, n: usize) -> Vec<Segment> {
     out
 }
 
+/// `n` segments of `plan`'s targets for a writer that makes each written day from its
+/// neighbours (`--smooth W`, Feb 29 filled): the last segment is a quarter of the others
+/// (rounded up), which share the rest as equally as possible. The days written after the last
+/// segment is computed are its own and those whose windows reach into it (`W - 1` more, the
+/// year's first days among them: their windows wrap around to its last days), so a short last
+/// segment leaves the least to make and write after the last compute; which segment comes
+/// last does not change that (any order has one segment last). A row's values do not depend
+/// on how the days are cut, so neither do the outputs.
+pub fn plan_segments_short_last(plan: &WindowPlan, n: usize) -> Vec<Segment> {
+    let total = plan.targets.len();
+    let n = n.clamp(1, total.max(1));
+    if n < 2 {
+        return plan_segments(plan, n);
+    }
+    let last = total.div_ceil(4 * n).max(1);
+    let rest = total - last;
+    let mut out: Vec<Segment> = (0..n - 1)
+        .map(|i| rest * i / (n - 1)..rest * (i + 1) / (n - 1))
+        .filter(|r| !r.is_empty())
+        .map(|r| segment(plan, r))
+        .collect();
+    out.push(segment(plan, rest..total));
+    out
+}
+
 fn segment(plan: &WindowPlan, targets: Range<usize>) -> Segment {
     let used: Vec<u32> = plan.targets[targets.clone()].iter().flat_map(|t| t.groups.iter().copied()).collect();
     let slots_of = |g: &u32| plan.groups[*g as usize].slots.iter().map(|&s| s as usize);
@@ -102,6 +127,29 @@ mod tests {
         }
         assert_eq!(plan_segments(&whole, 1)[0].plan, whole);
         assert_eq!(plan_segments(&whole, 500).len(), 92);
+    }
+
+    #[test]
+    fn a_short_last_segment_for_writers_that_make_days_from_neighbours() {
+        let whole = plan(2001..=2003, 1..=366, 2);
+        let segs = plan_segments_short_last(&whole, 16);
+        let lens: Vec<usize> = segs.iter().map(|s| s.targets.len()).collect();
+        assert_eq!(lens, [24; 15].into_iter().chain([6]).collect::<Vec<_>>());
+        assert_eq!(segs.last().unwrap().targets, 360..366);
+        // consecutive, every target once, each segment's plan the whole plan's
+        assert!(segs.windows(2).all(|w| w[0].targets.end == w[1].targets.start));
+        for s in &segs {
+            for (i, t) in s.targets.clone().enumerate() {
+                assert_eq!(dates(&s.plan, i), dates(&whole, t));
+            }
+        }
+        assert_eq!(plan_segments_short_last(&whole, 1), plan_segments(&whole, 1));
+        // two segments: 320 and 46 days; as many segments as targets: one each
+        let two: Vec<usize> = plan_segments_short_last(&whole, 2).iter().map(|s| s.targets.len()).collect();
+        assert_eq!(two, [320, 46]);
+        let few = plan(2001..=2001, 10..=14, 1);
+        let each: Vec<usize> = plan_segments_short_last(&few, 9).iter().map(|s| s.targets.len()).collect();
+        assert_eq!(each, [1; 5]);
     }
 
     #[test]

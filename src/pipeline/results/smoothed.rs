@@ -6,7 +6,9 @@
 //!   buffer of the whole year), and goes back to the compute loop as soon as no day still to
 //!   be made reads it;
 //! * a written day is made as soon as every computed day it reads is in (a sliding window
-//!   over the segments: only days whose windows wrap around the year wait for the last one);
+//!   over the segments: only the last segment's days, the days whose windows reach into it
+//!   and those that wrap around the year to it wait for it, which is why that segment is
+//!   short: [`crate::pipeline::segments::plan_segments_short_last`]);
 //! * days are made on a thread pool of their own (a CPU engine's compute would otherwise hold
 //!   them up until it is done) into a few reused batch buffers, while the batch before is
 //!   written on a thread of its own.
@@ -30,6 +32,11 @@ use crate::smooth::{DayAxis, DayRows};
 
 /// Batch buffers the days are made into: one being written while the next is made.
 const BATCH_BUFFERS: usize = 2;
+
+/// The most days made into one batch buffer: small batches hold less memory and start the
+/// first write after the last segment sooner; the products each batch makes for its window's
+/// extra `W - 1` days cost little beside the sums (`W` additions a day).
+const BATCH_DAYS: usize = 8;
 
 /// What the writer does as each segment comes in, decided once from the day axis and the
 /// segments (the compute loop reads `kept` from it too, so both agree on which buffers come
@@ -77,6 +84,23 @@ impl Schedule {
             released.push(free);
         }
         Schedule { axis, made, released, kept, place }
+    }
+
+    /// Days a batch buffer holds with `segments`: a segment's days at most, at most
+    /// [`BATCH_DAYS`], and at least two batches of the whole axis (writing one overlaps making
+    /// the next).
+    fn batch_days(&self, segments: &[Segment]) -> usize {
+        let most = segments.iter().map(|s| s.targets.len()).max().unwrap_or(1);
+        most.min(BATCH_DAYS).min(self.axis.written.len().div_ceil(BATCH_BUFFERS)).max(1)
+    }
+
+    /// For each segment, the result rows (target days of every cell) the writer holds beside
+    /// the compute loop's rotating buffers once it has handled it: the segment buffers it keeps
+    /// (each as large as the largest segment: buffers are reused) and its batch buffers.
+    pub fn held_rows(&self, segments: &[Segment]) -> Vec<usize> {
+        let most = segments.iter().map(|s| s.targets.len()).max().unwrap_or(0);
+        let batches = BATCH_BUFFERS * self.batch_days(segments);
+        self.kept.iter().map(|k| k * most + batches).collect()
     }
 }
 
@@ -146,10 +170,7 @@ pub(in crate::pipeline) fn write_smoothed(
         Err(cause) => return (outputs, Err(Error::WorkerThreads { threads, cause })),
     };
     let (n_stats, n_cells) = (ctx.plan.stats.n_stats(), region.n_cells());
-    // a segment's days at a time, and at least two batches of the whole axis, so that writing
-    // one overlaps making the next
-    let most = ctx.segments.iter().map(|s| s.targets.len()).max().unwrap_or(1);
-    let cap = most.min(schedule.axis.written.len().div_ceil(BATCH_BUFFERS)).max(1);
+    let cap = schedule.batch_days(ctx.segments);
     let mut held: Vec<Option<TileResult>> = (0..ctx.segments.len()).map(|_| None).collect();
     let (batch_tx, batch_rx) = crossbeam_channel::bounded::<Batch>(1);
     let (free_tx, free_rx) = crossbeam_channel::unbounded::<TileResult>();
@@ -277,6 +298,35 @@ mod tests {
         assert_eq!(total, 31);
         // one day per segment: a day's 5 rows, less the one just made
         assert_eq!(many.kept.iter().max(), Some(&4), "{:?}", many.kept);
+    }
+
+    #[test]
+    fn a_short_last_segment_leaves_its_own_days_and_their_neighbours_to_the_end() {
+        let spec =
+            WindowSpec { years: 2001..=2003, doys: (1..=366).collect(), half_window: 2, calendar: Calendar::Hobday366 };
+        let rules = DayRules { smooth: 31, ..DayRules::default() };
+        let plan = WindowPlan::build(&rules.computed_spec(&spec), |_| true);
+        let equal = Schedule::new(rules.axis(&spec), &crate::pipeline::segments::plan_segments(&plan, 16));
+        let segments = crate::pipeline::segments::plan_segments_short_last(&plan, 16);
+        let short = Schedule::new(rules.axis(&spec), &segments);
+        // equal segments: 53 days after the last (its 23, 15 before, days 1-15); a last
+        // segment of 6 days (361-366): 36 (346-366, 1-15)
+        assert_eq!(equal.made[15].len(), 53);
+        assert_eq!(short.made[15], (0..15).chain(345..366).collect::<Vec<_>>());
+        // the days before come as soon as their windows are in: after segment k (days
+        // 24k+1..24k+24), days up to 24k+9
+        assert_eq!(short.made[1], (15..33).collect::<Vec<_>>(), "days 10-15 wait for December");
+        for k in 2..15 {
+            assert_eq!(short.made[k], (24 * k - 15..24 * k + 9).collect::<Vec<_>>(), "segment {k}");
+        }
+        let mut all: Vec<usize> = short.made.iter().flatten().copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..366).collect::<Vec<_>>(), "every day once");
+        // held beside the rotating buffers: 4 segments of 24 days kept at most (0 and 1 for
+        // days 1-15, the last two for the days after) and two batches of 8 days
+        assert_eq!(short.kept.iter().max(), Some(&4));
+        assert_eq!(short.held_rows(&segments).iter().max(), Some(&(4 * 24 + 2 * 8)));
+        assert_eq!(*short.held_rows(&segments).last().unwrap(), 2 * 8);
     }
 
     #[test]

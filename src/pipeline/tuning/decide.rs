@@ -9,7 +9,7 @@ use super::rates::{self, RatesFile, RatesKey};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::pipeline::job::{plan_tiles, Job};
-use crate::pipeline::segments::{plan_segments, Segment};
+use crate::pipeline::segments::{plan_segments, plan_segments_short_last, Segment};
 use crate::plan::JobPlan;
 
 /// Segments when `--segments` is not given and no rates were measured for this engine (see
@@ -47,17 +47,21 @@ pub(crate) fn choose_segments(
     device_pool: bool,
     key: &dyn Fn(&str) -> RatesKey,
 ) -> Result<Chosen, Error> {
+    // a writer that makes days from their neighbours (smoothing) ends on a short segment
+    let cut = |n: usize| match plan.rules.holds(plan.window.calendar) {
+        true => plan_segments_short_last(&job.window, n),
+        false => plan_segments(&job.window, n),
+    };
     if let Some(n) = plan.segments {
-        let segments = plan_segments(&job.window, n);
-        let shapes: Vec<SegShape> = segments.iter().map(SegShape::of).collect();
+        let segments = cut(n);
+        let shapes = shapes(plan, &segments);
         let regions = plan_tiles(&job.layout, memory.host_per_cell(&shapes), plan.max_mem)?;
         return Ok(Chosen { choice: Choice::given(n), segments, regions, reason: format!("--segments {n}") });
     }
     let on_device = engine.is_device();
     let n_targets = job.window.targets.len();
-    let mut candidates: Vec<Vec<Segment>> =
-        (1..=MAX_SEGMENTS.min(n_targets.max(1))).map(|r| plan_segments(&job.window, r)).collect();
-    let shapes: Vec<Vec<SegShape>> = candidates.iter().map(|c| c.iter().map(SegShape::of).collect()).collect();
+    let mut candidates: Vec<Vec<Segment>> = (1..=MAX_SEGMENTS.min(n_targets.max(1))).map(cut).collect();
+    let shapes: Vec<Vec<SegShape>> = candidates.iter().map(|c| shapes(plan, c)).collect();
     let leanest = shapes.iter().map(|s| memory.host_per_cell(s)).min().unwrap_or(memory.host_base);
     let regions = plan_tiles(&job.layout, leanest, plan.max_mem)?;
     let shape = JobShape {
@@ -128,6 +132,13 @@ pub(crate) fn choose_segments(
     }
     let segments = candidates.swap_remove(choice.segments - 1);
     Ok(Chosen { choice, segments, regions, reason })
+}
+
+/// The segments as the model sees them, with the result rows the writer holds beside the
+/// rotating buffers once it has handled each ([`SegShape::held`]).
+pub(crate) fn shapes(plan: &JobPlan, segments: &[Segment]) -> Vec<SegShape> {
+    let held = crate::pipeline::results::held_rows(plan, segments);
+    segments.iter().zip(held).map(|(s, held)| SegShape { held, ..SegShape::of(s) }).collect()
 }
 
 /// Add this run's observations to the rates file (a warning where it cannot be read or

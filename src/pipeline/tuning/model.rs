@@ -44,6 +44,11 @@ pub struct SegShape {
     pub targets: usize,
     /// Pool samples per cell its plan stages: every slot of every group it uses.
     pub staged: usize,
+    /// Result rows (target days) the writer holds beside the rotating buffers once it has
+    /// handled this segment: those whose written days are made from neighbouring days
+    /// (`--smooth`, Feb 29 filled) are kept until those days are made, and made into batch
+    /// buffers. 0 where written days are the computed ones.
+    pub held: usize,
 }
 
 impl SegShape {
@@ -52,6 +57,7 @@ impl SegShape {
             ready_after: seg.slots.end,
             targets: seg.targets.len(),
             staged: seg.plan.groups.iter().map(|g| g.slots.len()).sum(),
+            held: 0,
         }
     }
 }
@@ -131,10 +137,12 @@ pub struct Memory {
 }
 
 impl Memory {
-    /// Host bytes per cell with `segs`: the rotating result buffers hold the largest segment.
+    /// Host bytes per cell with `segs`: the rotating result buffers hold the largest segment;
+    /// beside them, the most rows the writer holds (see [`SegShape::held`]).
     pub fn host_per_cell(&self, segs: &[SegShape]) -> u64 {
         let buffers = (RESULT_BUFFERS.min(segs.len()) + self.extra_results) as u64;
-        self.host_base + buffers * max_targets(segs) as u64 * self.result
+        let held = segs.iter().map(|s| s.held).max().unwrap_or(0) as u64;
+        self.host_base + (buffers * max_targets(segs) as u64 + held) * self.result
     }
 
     fn host_fits(&self, segs: &[SegShape], cells: usize) -> bool {
@@ -336,7 +344,7 @@ mod tests {
     use super::*;
 
     fn seg(ready_after: usize, targets: usize, staged: usize) -> SegShape {
-        SegShape { ready_after, targets, staged }
+        SegShape { ready_after, targets, staged, held: 0 }
     }
 
     /// 100 slots; R = 1: one segment staging 100 samples for 10 targets; R = 2: two of 5
