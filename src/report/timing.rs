@@ -152,6 +152,21 @@ pub struct RunReport {
     /// overlapped stages, other, device release, publish; publish is 0 in the JSON, which is
     /// written before the outputs are published).
     pub wall_shares: WallShares,
+    /// Every kind of span in the run's timeline, summed over threads and tiles: the split the
+    /// stage times hide (how long the reader threads were busy and on a processor, how long
+    /// they waited for a staging row, the uploads, and the device set-up's steps: compiling,
+    /// committing and pinning the result buffers, the staging rows).
+    pub span_totals: std::collections::BTreeMap<&'static str, SpanTotal>,
+}
+
+/// One kind of span summed over the run: how many, their seconds (summed, so threads working
+/// at once count each), and the processor seconds where measured (reads).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SpanTotal {
+    pub count: usize,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
 }
 
 impl RunReport {
