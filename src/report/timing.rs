@@ -119,7 +119,10 @@ pub struct RunReport {
     /// Bytes copied to and from the device by GPU engines.
     pub bytes_h2d: u64,
     pub bytes_d2h: u64,
-    /// Page-locking the pool for DMA (part of the compute stage).
+    /// The device set-up threads' time (compiling the kernel on the first tile, waiting for the
+    /// result buffers to be committed, page-locking the host pool and the result buffers) plus
+    /// pinning inside compute calls; `span_totals` splits it (`prepare`, `result-buffers`,
+    /// `pin`, `pin-results`). The staging rows' allocation is the `stage-rows` span.
     pub pin_seconds: f64,
     pub kernel_launches: usize,
     pub outputs: usize,
