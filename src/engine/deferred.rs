@@ -127,6 +127,22 @@ impl DeviceEngine for Deferred {
         }
     }
 
+    fn alloc_pinned(&self, len: usize) -> Result<Option<*mut u8>, EngineError> {
+        match self.device_side()? {
+            Some(d) => d.alloc_pinned(len),
+            None => Ok(None),
+        }
+    }
+
+    unsafe fn free_pinned(&self, ptr: *mut u8) -> Result<(), EngineError> {
+        // nothing was allocated if the device never started
+        match self.started_device() {
+            // SAFETY: the caller's promise is passed on.
+            Some(d) => unsafe { d.free_pinned(ptr) },
+            None => Ok(()),
+        }
+    }
+
     fn device_memory(&self) -> Option<u64> {
         self.started_device().and_then(|d| d.device_memory())
     }

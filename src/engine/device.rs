@@ -93,6 +93,24 @@ pub trait DeviceEngine: Engine {
         Ok(())
     }
 
+    /// `len` bytes of page-locked host memory from the device's driver (contents unspecified),
+    /// for rows copied to the device, until [`DeviceEngine::free_pinned`]; `None` where the
+    /// engine has none (pin memory of your own with `pin_host` instead). The driver hands out
+    /// memory it has locked already, where registering fresh memory first faults in every page.
+    fn alloc_pinned(&self, len: usize) -> Result<Option<*mut u8>, EngineError> {
+        let _ = len;
+        Ok(None)
+    }
+
+    /// Give back memory from [`DeviceEngine::alloc_pinned`].
+    ///
+    /// # Safety
+    /// `ptr` came from this engine's `alloc_pinned` and nothing uses it any more.
+    unsafe fn free_pinned(&self, ptr: *mut u8) -> Result<(), EngineError> {
+        let _ = ptr;
+        Ok(())
+    }
+
     /// Bytes of device memory the engine holds (`None`: not known, a device that never started).
     fn device_memory(&self) -> Option<u64> {
         None

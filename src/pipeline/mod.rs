@@ -240,6 +240,7 @@ pub(crate) fn run_tiles<T: Sample>(
         stage_seconds: RunReport::stage_seconds(&timer),
         wall_seconds,
         wall_shares: WallShares::from_spans(trace.spans().iter().map(|s| (s.stage, s.start, s.end)), wall_seconds),
+        span_totals: trace.totals(),
         peak_rss_bytes: peak_rss_bytes(),
         max_mem_bytes: plan.max_mem,
         device_memory_bytes: totals.device_memory,

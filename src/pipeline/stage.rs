@@ -3,7 +3,9 @@
 //! memory and only then reports the slot finished. A GPU rank then needs no host pool at all
 //! (no 12.7 GB to commit, pin and unpin for the reference job: those steps cost more than
 //! reading the files did), and a reader never waits for a copy unless every staging row is
-//! in flight.
+//! in flight. The rows are page-locked memory the device's driver allocates where it can: on a
+//! freshly started node, registering fresh heap memory (every page faulted in, then locked)
+//! was the slow part of a first run's set-up.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -19,17 +21,27 @@ enum Upload {
     End,
 }
 
+/// Where the staging rows live.
+enum Memory<T> {
+    /// Page-locked memory from the device's driver, given back through it.
+    Driver,
+    /// Heap memory, registered with the device where `pinned` (engines that cannot allocate
+    /// page-locked memory, or `SSTCLIM_STAGING_PIN=register`).
+    Heap { _rows: Vec<T>, pinned: bool },
+}
+
 /// Staging rows shared by the reader threads of one tile, and the queue to the device. The
 /// rows are one allocation, page-locked with one call (registering many small buffers costs
 /// milliseconds each).
 pub struct Staging<'e, T> {
     engine: &'e dyn DeviceEngine,
     n_cells: usize,
-    /// `count` rows of `n_cells` values; row i is used by one holder at a time (whoever took
-    /// index i from `free_rx`), so it is only reached through `base`.
-    rows: Vec<T>,
+    /// `count` rows of `n_cells` values at `base` (`len` values in all); row i is used by one
+    /// holder at a time (whoever took index i from `free_rx`), so it is only reached through
+    /// `base`.
+    len: usize,
     base: *mut T,
-    pinned: bool,
+    memory: Memory<T>,
     free_tx: Sender<usize>,
     free_rx: Receiver<usize>,
     full_tx: Sender<Upload>,
@@ -54,19 +66,35 @@ impl<'e, T: Sample> Staging<'e, T> {
         tile: usize,
     ) -> Staging<'e, T> {
         let count = count.max(1);
-        // zeroed and untouched (a fresh mapping), so the pinning below commits huge pages
-        let mut rows = vec![T::from_f64(0.0); count * n_cells];
-        let base = rows.as_mut_ptr();
-        let len = std::mem::size_of_val(&rows[..]);
-        crate::pool::advise_huge_pages(base.cast::<u8>(), len);
-        // SAFETY: `rows` is dropped after Drop unpins it, and its heap memory never moves.
-        let pinned = len > 0 && unsafe { engine.pin_host(base.cast::<u8>(), len) }.unwrap_or(false);
+        let len = count * n_cells;
+        let bytes = len * std::mem::size_of::<T>();
+        let from_driver = (bytes > 0 && crate::util::knobs::staging_from_driver())
+            .then(|| engine.alloc_pinned(bytes).ok().flatten())
+            .flatten()
+            .filter(|p| !p.is_null() && (*p as usize) % std::mem::align_of::<T>() == 0);
+        let (base, memory) = match from_driver {
+            Some(p) => {
+                // SAFETY: the driver's allocation holds `bytes`; zeroed, so every row is valid
+                // values (all-zero bits are 0 of every sample type) before a reader fills it.
+                unsafe { std::ptr::write_bytes(p, 0, bytes) };
+                (p.cast::<T>(), Memory::Driver)
+            }
+            None => {
+                // zeroed and untouched (a fresh mapping), so the pinning below commits huge pages
+                let mut rows = vec![T::from_f64(0.0); len];
+                let base = rows.as_mut_ptr();
+                crate::pool::advise_huge_pages(base.cast::<u8>(), bytes);
+                // SAFETY: `rows` is dropped after Drop unpins it, and its heap memory never moves.
+                let pinned = bytes > 0 && unsafe { engine.pin_host(base.cast::<u8>(), bytes) }.unwrap_or(false);
+                (base, Memory::Heap { _rows: rows, pinned })
+            }
+        };
         let (free_tx, free_rx) = crossbeam_channel::unbounded();
         let (full_tx, full_rx) = crossbeam_channel::unbounded();
         for i in 0..count {
             let _ = free_tx.send(i);
         }
-        Staging { engine, n_cells, rows, base, pinned, free_tx, free_rx, full_tx, full_rx, trace, tile }
+        Staging { engine, n_cells, len, base, memory, free_tx, free_rx, full_tx, full_rx, trace, tile }
     }
 
     /// Staging row `i`.
@@ -75,7 +103,7 @@ impl<'e, T: Sample> Staging<'e, T> {
     /// The caller holds index `i` (took it from the free list and has not passed it on).
     #[allow(clippy::mut_from_ref)]
     unsafe fn row(&self, i: usize) -> &mut [T] {
-        assert!((i + 1) * self.n_cells <= self.rows.len());
+        assert!((i + 1) * self.n_cells <= self.len);
         // SAFETY: in bounds; exclusive by the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(self.base.add(i * self.n_cells), self.n_cells) }
     }
@@ -137,11 +165,16 @@ impl<'e, T: Sample> Staging<'e, T> {
 
 impl<T> Drop for Staging<'_, T> {
     fn drop(&mut self) {
-        if self.pinned {
-            // SAFETY: pinned in `new`; `rows` is still allocated (fields drop after this).
-            if let Err(e) = unsafe { self.engine.unpin_host(self.base.cast::<u8>()) } {
-                tracing::warn!("{e}");
-            }
+        let freed = match self.memory {
+            // SAFETY: allocated in `new` by this engine; the upload thread has finished with it
+            // (its copies wait until done) and no reader holds a row any more.
+            Memory::Driver => unsafe { self.engine.free_pinned(self.base.cast::<u8>()) },
+            // SAFETY: pinned in `new`; the rows are still allocated (fields drop after this).
+            Memory::Heap { pinned: true, .. } => unsafe { self.engine.unpin_host(self.base.cast::<u8>()) },
+            Memory::Heap { pinned: false, .. } => Ok(()),
+        };
+        if let Err(e) = freed {
+            tracing::warn!("{e}");
         }
     }
 }
@@ -165,6 +198,11 @@ mod tests {
         /// Copies asked for after the failed one.
         late: std::sync::atomic::AtomicUsize,
         failed: AtomicBool,
+        /// Whether it hands out host memory (`alloc_pinned`); what it handed out (address,
+        /// bytes) and what came back.
+        offers_memory: bool,
+        allocated: Mutex<Vec<(usize, usize)>>,
+        freed: Mutex<Vec<usize>>,
     }
 
     fn fake(n_cells: usize, n_slots: usize, fail_at: Option<usize>) -> FakeDevice {
@@ -174,7 +212,14 @@ mod tests {
             fail_at,
             late: Default::default(),
             failed: AtomicBool::new(false),
+            offers_memory: false,
+            allocated: Mutex::new(Vec::new()),
+            freed: Mutex::new(Vec::new()),
         }
+    }
+
+    fn layout(bytes: usize) -> std::alloc::Layout {
+        std::alloc::Layout::from_size_align(bytes, 4096).unwrap()
     }
 
     impl Engine for FakeDevice {
@@ -198,6 +243,27 @@ mod tests {
     }
 
     impl DeviceEngine for FakeDevice {
+        fn alloc_pinned(&self, len: usize) -> Result<Option<*mut u8>, EngineError> {
+            if !self.offers_memory {
+                return Ok(None);
+            }
+            // SAFETY: a layout of non-zero size.
+            let p = unsafe { std::alloc::alloc(layout(len)) };
+            // garbage, as a driver's memory may hold: the staging must not read it as values
+            // SAFETY: `p` holds `len` bytes.
+            unsafe { std::ptr::write_bytes(p, 0xab, len) };
+            self.allocated.lock().unwrap().push((p as usize, len));
+            Ok(Some(p))
+        }
+
+        unsafe fn free_pinned(&self, ptr: *mut u8) -> Result<(), EngineError> {
+            let len = self.allocated.lock().unwrap().iter().find(|a| a.0 == ptr as usize).expect("handed out").1;
+            self.freed.lock().unwrap().push(ptr as usize);
+            // SAFETY: allocated above with this layout.
+            unsafe { std::alloc::dealloc(ptr, layout(len)) };
+            Ok(())
+        }
+
         unsafe fn upload_slot(&self, slot: usize, src: *const u8) -> Result<(), EngineError> {
             if self.failed.load(Ordering::SeqCst) {
                 self.late.fetch_add(1, Ordering::SeqCst);
@@ -281,6 +347,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn rows_in_the_drivers_memory_are_zeroed_used_and_given_back_once() {
+        let mut dev = fake(5, 40, None);
+        dev.offers_memory = true;
+        let (done, uploaded, _) = run(&dev, 40);
+        assert!(uploaded.is_ok());
+        assert_eq!(done.len(), 39);
+        let rows = dev.rows.lock().unwrap();
+        for (slot, row) in rows.iter().enumerate().filter(|(s, _)| *s != 7) {
+            let want: Vec<f32> = (0..5).map(|c| slot as f32 + c as f32 / 1000.0).collect();
+            assert_eq!(row.as_ref().unwrap(), &want, "slot {slot}");
+        }
+        let allocated = dev.allocated.lock().unwrap().clone();
+        assert_eq!(allocated.len(), 1, "one allocation for all rows");
+        assert_eq!(allocated[0].1, 4 * 5 * 4, "4 rows of 5 f32");
+        assert_eq!(*dev.freed.lock().unwrap(), vec![allocated[0].0], "given back once, when the staging went");
+        // a fresh staging reads as zeros before any fill
+        let trace = Trace::new(Instant::now());
+        let stage = Staging::<f32>::new(&dev, 5, 2, &trace, 0);
+        // SAFETY: nobody else holds row 1.
+        assert_eq!(unsafe { stage.row(1) }, &[0.0f32; 5]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::report::progress::Progress;
+use crate::report::timing::SpanTotal;
 
 /// One stage of one batch on one thread, in seconds since the run started.
 #[derive(Clone, Debug, Serialize)]
@@ -146,6 +147,21 @@ impl Trace {
     pub fn total(&self, stage: &str) -> f64 {
         let spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
         spans.iter().filter(|s| s.stage == stage).map(|s| s.end - s.start).sum()
+    }
+
+    /// Every kind of span recorded so far, summed (the run report's `span_totals`).
+    pub fn totals(&self) -> std::collections::BTreeMap<&'static str, SpanTotal> {
+        let spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+        let mut totals = std::collections::BTreeMap::<&'static str, SpanTotal>::new();
+        for s in spans.iter() {
+            let t = totals.entry(s.stage).or_default();
+            t.count += 1;
+            t.seconds += s.end - s.start;
+            if let Some(cpu) = s.cpu {
+                *t.cpu_seconds.get_or_insert(0.0) += cpu;
+            }
+        }
+        totals
     }
 
     /// Every span recorded so far.

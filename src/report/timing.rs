@@ -119,7 +119,10 @@ pub struct RunReport {
     /// Bytes copied to and from the device by GPU engines.
     pub bytes_h2d: u64,
     pub bytes_d2h: u64,
-    /// Page-locking the pool for DMA (part of the compute stage).
+    /// The device set-up threads' time (compiling the kernel on the first tile, waiting for the
+    /// result buffers to be committed, page-locking the host pool and the result buffers) plus
+    /// pinning inside compute calls; `span_totals` splits it (`prepare`, `result-buffers`,
+    /// `pin`, `pin-results`). The staging rows' allocation is the `stage-rows` span.
     pub pin_seconds: f64,
     pub kernel_launches: usize,
     pub outputs: usize,
@@ -152,6 +155,21 @@ pub struct RunReport {
     /// overlapped stages, other, device release, publish; publish is 0 in the JSON, which is
     /// written before the outputs are published).
     pub wall_shares: WallShares,
+    /// Every kind of span in the run's timeline, summed over threads and tiles: the split the
+    /// stage times hide (how long the reader threads were busy and on a processor, how long
+    /// they waited for a staging row, the uploads, and the device set-up's steps: compiling,
+    /// committing and pinning the result buffers, the staging rows).
+    pub span_totals: std::collections::BTreeMap<&'static str, SpanTotal>,
+}
+
+/// One kind of span summed over the run: how many, their seconds (summed, so threads working
+/// at once count each), and the processor seconds where measured (reads).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SpanTotal {
+    pub count: usize,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
 }
 
 impl RunReport {

@@ -202,6 +202,14 @@ pub const STAGING_ROWS: Knob = Knob {
     default: "3",
 };
 
+/// `SSTCLIM_STAGING_PIN`.
+pub const STAGING_PIN: Knob = Knob {
+    name: "SSTCLIM_STAGING_PIN",
+    gate: Gate::Bench,
+    meaning: "`register`: a device-resident pool's staging rows are heap memory registered with the device instead of page-locked memory the driver allocates.",
+    default: "alloc",
+};
+
 /// `SSTCLIM_READER_NICE`.
 pub const READER_NICE: Knob = Knob {
     name: "SSTCLIM_READER_NICE",
@@ -296,6 +304,7 @@ pub const KNOBS: &[Knob] = &[
     CUDA_SPECIALIZE,
     I16_ORDERED,
     STAGING_ROWS,
+    STAGING_PIN,
     READER_NICE,
     DEFER_START,
     TEST_DEFERRED_START,
@@ -411,6 +420,12 @@ pub fn i16_ordered() -> bool {
 /// pipeline has the default).
 pub fn staging_rows() -> Option<usize> {
     STAGING_ROWS.text()?.parse().ok()
+}
+
+/// [`STAGING_PIN`]: whether staging rows come from the device driver's page-locked
+/// allocation (the default) rather than heap memory registered with the device.
+pub fn staging_from_driver() -> bool {
+    STAGING_PIN.text().as_deref() != Some("register")
 }
 
 /// [`READER_NICE`] (0 when unset or not a number from 0 to 19).

@@ -76,6 +76,18 @@ pub trait Device: Send {
     /// # Safety
     /// `host` was registered and no queued copy uses it.
     unsafe fn unregister(&mut self, host: *const u8) -> Result<(), GpuError>;
+    /// `bytes` of page-locked host memory from the driver (contents unspecified), or `None`
+    /// where the backend does not offer it (callers then `register` memory of their own).
+    fn alloc_host(&mut self, bytes: usize) -> Result<Option<*mut u8>, GpuError> {
+        let _ = bytes;
+        Ok(None)
+    }
+    /// # Safety
+    /// `host` came from `alloc_host` and no queued copy uses it.
+    unsafe fn free_host(&mut self, host: *mut u8) -> Result<(), GpuError> {
+        let _ = host;
+        Ok(())
+    }
     /// Copy `height` rows of `width` bytes from host to device.
     /// # Safety
     /// Both ranges are valid for the copy and stay so until the stream is synchronized.

@@ -473,6 +473,22 @@ impl<D: Device> DeviceEngine for GpuEngine<D> {
         unsafe { st.device.unregister(ptr) }.map_err(|e| self.gpu(e))
     }
 
+    fn alloc_pinned(&self, len: usize) -> Result<Option<*mut u8>, EngineError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind().map_err(|e| self.gpu(e))?;
+        Ok(st.device.alloc_host(len).unwrap_or_else(|e| {
+            tracing::warn!("pinning heap memory instead: {e}");
+            None
+        }))
+    }
+
+    unsafe fn free_pinned(&self, ptr: *mut u8) -> Result<(), EngineError> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.device.bind().map_err(|e| self.gpu(e))?;
+        // SAFETY: from alloc_host (the caller's promise); copies from it are waited for.
+        unsafe { st.device.free_host(ptr) }.map_err(|e| self.gpu(e))
+    }
+
     fn device_memory(&self) -> Option<u64> {
         Some(self.state.lock().unwrap_or_else(|e| e.into_inner()).device_bytes())
     }

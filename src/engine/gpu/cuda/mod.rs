@@ -310,6 +310,18 @@ impl Device for CudaDevice {
         sys::cuMemHostUnregister(host as *mut c_void).result().map_err(|e| self.err("cuMemHostUnregister", e))
     }
 
+    fn alloc_host(&mut self, bytes: usize) -> Result<Option<*mut u8>, GpuError> {
+        let mut host: *mut c_void = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the engine makes the context current before calling.
+        unsafe { sys::cuMemHostAlloc(&mut host, bytes, 0) }.result().map_err(|e| self.err("cuMemHostAlloc", e))?;
+        Ok(Some(host.cast()))
+    }
+
+    unsafe fn free_host(&mut self, host: *mut u8) -> Result<(), GpuError> {
+        // SAFETY: allocated by cuMemHostAlloc (the caller's promise) and no longer in use.
+        unsafe { sys::cuMemFreeHost(host.cast()) }.result().map_err(|e| self.err("cuMemFreeHost", e))
+    }
+
     unsafe fn copy_h2d(
         &mut self,
         dst: DevPtr,
