@@ -169,7 +169,7 @@ pub(crate) fn run_tiles<T: Sample>(
         device: plan.gpu.max_device_mem.filter(|_| device_pool).map(|max| (pool_bytes, max)),
     };
     let meta = output_meta(plan, job);
-    // checked now, created by a forked process (before any pool exists, so none of its pages
+    // checked now, created by forked processes (before any pool exists, so none of its pages
     // are copied on write) while a device starts and the first files are read
     let mut outputs = OutputSet::plan(&plan.output, &meta)?;
     let mut creators = fork_output_creators(&mut outputs, &plan.output, &meta);

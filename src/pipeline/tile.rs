@@ -130,7 +130,7 @@ pub(super) fn run_tile<T: Sample>(
 /// Children that need no pool are forked before it exists (no copy-on-write of its pages):
 /// the ones locating the variable in every file through libhdf5 (where the first file's header
 /// could not be parsed as the library reads it; else the reader threads locate the files
-/// themselves); the one creating outputs was forked before the first tile.
+/// themselves); those creating outputs were forked before the first tile.
 fn fork_locators(ctx: &TileCtx<'_>) -> Option<Locating> {
     let (plan, job, tile) = (ctx.plan, ctx.job, ctx.tile);
     ctx.direct.filter(|dl| !dl.parsed).map(|dl| {
