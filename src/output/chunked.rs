@@ -1,7 +1,8 @@
 //! The compressed write path: outputs with `--deflate` are created chunked, shuffled and
 //! deflated by libnetcdf (the declared filters every reader applies), but their chunks are
-//! encoded, shuffled and deflated here, on every write thread, with libdeflate (byte planes
-//! that look random, the low mantissa bytes, go into deflate's stored blocks: see
+//! encoded, shuffled and deflated here, on every write thread (byte planes that look random
+//! go into deflate's stored blocks, planes of high entropy, and at level 1 all the others, into
+//! blocks of runs and a Huffman code, the rest through libdeflate: see
 //! [`super::encode::zlib_planes`]), and handed to
 //! HDF5 already filtered with its direct chunk write (`H5Dwrite_chunk`), one call at a time
 //! under the library lock: HDF5 only files the bytes and indexes the chunk, it never
@@ -312,7 +313,7 @@ pub fn write_fields(
                 bytes
             };
             let mut out = Vec::new();
-            zlib_planes(&mut compressor, raw, g.enc.ty.size(), g.plan.shuffle, &mut out);
+            zlib_planes(&mut compressor, raw, g.enc.ty.size(), g.plan.shuffle, g.plan.level, &mut out);
             compress_ns.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
             raw_bytes.fetch_add(raw.len() as u64, Ordering::Relaxed);
             if tx.send((*key, out)).is_err() {

@@ -5,7 +5,7 @@
 use netcdf::AttributeValue;
 
 use super::encode::{chunk_shape, OutputType, I16_FILL};
-use super::{OutFile, OutputError, OutputMeta, OutputSpec};
+use super::{climatology, OutFile, OutputError, OutputMeta, OutputSpec};
 use crate::calendar::Date;
 
 fn ordinal_suffix(p: &str) -> &'static str {
@@ -218,6 +218,25 @@ pub(super) fn create_file(
     }
     file.close().map_err(fail(""))?;
     Ok(())
+}
+
+impl super::OutputSet {
+    /// Create share `k` of `n` of the planned files (every `n`-th from the `k`-th): what one of
+    /// several creating processes does; the files exist once every share is made.
+    pub fn create_share(&self, spec: &OutputSpec, meta: &OutputMeta, k: usize, n: usize) -> Result<(), OutputError> {
+        for f in self.files.iter().skip(k).step_by(n.max(1)) {
+            match self.climatology {
+                Some(_) => climatology::create_file(f, spec, meta)?,
+                None => create_file(f, &self.var_names[f.stat], spec, meta, self.preallocate)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// How many files the set writes.
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
 }
 
 /// The CF attributes of statistic `stat` (0: the mean, then the percentiles) of a job's

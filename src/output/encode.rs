@@ -227,48 +227,86 @@ fn shuffle_n<const N: usize>(data: &[u8], n: usize, out: &mut [u8]) {
 /// (the low mantissa bytes of measured values look random).
 const STORE_ENTROPY: f64 = 7.92;
 
+/// Bits per byte above which a shuffled byte plane is coded with runs and a Huffman code only
+/// ([`super::rle_deflate`]) at levels above 1: such planes (low mantissa bytes of computed
+/// values, runs of the fill value over land) give libdeflate's match finder little beyond the
+/// runs, at most of a chunk's compression time; planes below it (sign, exponent and high
+/// mantissa bytes) go to libdeflate at the level asked. At level 1 every plane that is not
+/// stored is coded with runs: on climatology outputs that is both faster and smaller than
+/// libdeflate's level 1 (bench-results/runs/2026-12-02-vm-deflate-s36).
+const RUNS_ENTROPY: f64 = 5.0;
+
+/// How a leading byte plane of a shuffled chunk is coded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PlaneCoding {
+    Stored,
+    Runs,
+}
+
 /// The zlib stream (the HDF5 deflate filter's format) of `raw`, the shuffled bytes of a chunk of
-/// `size`-byte values: the leading byte planes that look random (entropy above
-/// [`STORE_ENTROPY`]) as deflate's stored blocks, the rest compressed by libdeflate as one
-/// deflate stream after them (any inflater reads the concatenation: stored blocks end on a
-/// byte boundary and the compressed part refers to nothing before it). Unshuffled data, or data
-/// with no random leading plane, is compressed whole.
-pub fn zlib_planes(c: &mut libdeflater::Compressor, raw: &[u8], size: usize, shuffled: bool, out: &mut Vec<u8>) {
+/// `size`-byte values, for deflate level `level` (that of `c`): the leading byte planes that
+/// look random (entropy above [`STORE_ENTROPY`]) as deflate's stored blocks, those of high
+/// entropy (above [`RUNS_ENTROPY`]; at level 1 all) as run-and-Huffman blocks, the rest
+/// compressed by libdeflate as one deflate stream after them (any inflater reads the
+/// concatenation: the blocks before it end on a byte boundary and the compressed part refers
+/// to nothing before it). Unshuffled data, small chunks, or data whose first plane is of low
+/// entropy above level 1, are compressed whole by libdeflate.
+pub fn zlib_planes(
+    c: &mut libdeflater::Compressor,
+    raw: &[u8],
+    size: usize,
+    shuffled: bool,
+    level: u8,
+    out: &mut Vec<u8>,
+) {
     out.clear();
     let n = raw.len() / size.max(1);
-    let mut stored = 0;
+    let mut kinds = Vec::new();
     if shuffled && size > 1 && n >= 4096 {
         // judged on a sample of each plane (64 Ki bytes spread over it): the histogram of a
         // whole plane costs as much as storing it
-        while stored < size && entropy(&sample(&raw[stored * n..(stored + 1) * n])) > STORE_ENTROPY {
-            stored += 1;
+        while kinds.len() < size {
+            let k = kinds.len();
+            let h = entropy(&sample(&raw[k * n..(k + 1) * n]));
+            match h {
+                h if h > STORE_ENTROPY => kinds.push(PlaneCoding::Stored),
+                h if level <= 1 || h > RUNS_ENTROPY => kinds.push(PlaneCoding::Runs),
+                _ => break,
+            }
         }
     }
-    if stored == 0 {
+    if kinds.is_empty() {
         out.resize(c.zlib_compress_bound(raw.len()), 0);
         let len = c.zlib_compress(raw, out).expect("the bound holds the compressed chunk");
         out.truncate(len);
         return;
     }
-    let (head, rest) = raw.split_at(stored * n);
+    let mut w = super::rle_deflate::BitWriter::new(std::mem::take(out));
     // zlib header: deflate, 32 KiB window, no dictionary, check bits (0x7801 % 31 == 0)
-    out.extend_from_slice(&[0x78, 0x01]);
-    for block in head.chunks(65_535) {
-        let len = block.len() as u16;
-        out.push(0); // not final, stored
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&(!len).to_le_bytes());
-        out.extend_from_slice(block);
+    w.out.extend_from_slice(&[0x78, 0x01]);
+    let mut tokens = Vec::new();
+    for (k, kind) in kinds.iter().enumerate() {
+        let plane = &raw[k * n..(k + 1) * n];
+        match kind {
+            PlaneCoding::Stored => w.stored(plane),
+            PlaneCoding::Runs => w.runs_and_huffman(plane, &mut tokens),
+        }
     }
+    let rest = &raw[kinds.len() * n..];
     if rest.is_empty() {
-        out.extend_from_slice(&[1, 0, 0, 0xFF, 0xFF]); // an empty final stored block
-    } else {
-        let at = out.len();
-        out.resize(at + c.deflate_compress_bound(rest.len()), 0);
-        let len = c.deflate_compress(rest, &mut out[at..]).expect("the bound holds the compressed planes");
-        out.truncate(at + len);
+        w.empty_stored(true);
+    } else if !w.aligned() {
+        w.empty_stored(false);
     }
-    out.extend_from_slice(&libdeflater::adler32(raw).to_be_bytes());
+    let mut out_bytes = w.out;
+    if !rest.is_empty() {
+        let at = out_bytes.len();
+        out_bytes.resize(at + c.deflate_compress_bound(rest.len()), 0);
+        let len = c.deflate_compress(rest, &mut out_bytes[at..]).expect("the bound holds the compressed planes");
+        out_bytes.truncate(at + len);
+    }
+    out_bytes.extend_from_slice(&libdeflater::adler32(raw).to_be_bytes());
+    *out = out_bytes;
 }
 
 /// Up to 64 Ki bytes of `plane`: runs of 4 Ki bytes evenly spread over it.
@@ -352,15 +390,24 @@ mod tests {
         shuffle(&raw, 8, &mut sh);
         let (mut out, mut back) = (Vec::new(), vec![0u8; sh.len()]);
         for shuffled in [true, false] {
-            zlib_planes(&mut c, &sh, 8, shuffled, &mut out);
+            zlib_planes(&mut c, &sh, 8, shuffled, 4, &mut out);
             assert_eq!(d.zlib_decompress(&out, &mut back).unwrap(), sh.len());
             assert_eq!(back, sh);
         }
+        // level 1: the planes that are not stored coded with runs, none left to libdeflate
+        let mut c1 = libdeflater::Compressor::new(libdeflater::CompressionLvl::new(1).unwrap());
+        let mut whole = vec![0u8; c1.zlib_compress_bound(sh.len())];
+        let whole_len = c1.zlib_compress(&sh, &mut whole).unwrap();
+        zlib_planes(&mut c1, &sh, 8, true, 1, &mut out);
+        assert_eq!(d.zlib_decompress(&out, &mut back).unwrap(), sh.len());
+        assert_eq!(back, sh);
+        // the high planes (sign, exponent: few values) are coded, far below their size
+        assert!(out.len() < whole_len + whole_len / 10, "{} against libdeflate's {whole_len}", out.len());
         // the low mantissa planes are stored: about their size, and smaller than the chunk
         assert!(entropy(&sh[..n]) > STORE_ENTROPY && out.len() < sh.len(), "{}", out.len());
         // all planes random: every byte stored, an empty final block
         let noise: Vec<u8> = (0..8 * 5000u64).map(|i| crate::util::rng::hash(&[i]) as u8).collect();
-        zlib_planes(&mut c, &noise, 8, true, &mut out);
+        zlib_planes(&mut c, &noise, 8, true, 4, &mut out);
         assert_eq!(d.zlib_decompress(&out, &mut back[..noise.len()]).unwrap(), noise.len());
         assert_eq!(&back[..noise.len()], &noise[..]);
     }

@@ -29,6 +29,7 @@ pub mod encode;
 mod format;
 pub mod lock;
 pub mod publish;
+mod rle_deflate;
 
 pub use create::stat_attributes;
 pub use encode::{ChunkShape, Encoding, OutputType};
@@ -338,12 +339,7 @@ impl OutputSet {
     pub fn create_files(&mut self, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
         if !self.created {
             self.created = true;
-            for f in &self.files {
-                match self.climatology {
-                    Some(_) => climatology::create_file(f, spec, meta)?,
-                    None => create::create_file(f, &self.var_names[f.stat], spec, meta, self.preallocate)?,
-                }
-            }
+            self.create_share(spec, meta, 0, 1)?;
         }
         Ok(())
     }

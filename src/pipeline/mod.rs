@@ -167,10 +167,10 @@ pub(crate) fn run_tiles<T: Sample>(
         device: plan.gpu.max_device_mem.filter(|_| device_pool).map(|max| (pool_bytes, max)),
     };
     let meta = output_meta(plan, job);
-    // checked now, created by a forked process (before any pool exists, so none of its pages
+    // checked now, created by forked processes (before any pool exists, so none of its pages
     // are copied on write) while a device starts and the first files are read
     let mut outputs = OutputSet::plan(&plan.output, &meta)?;
-    let mut creator = fork_output_creator(&mut outputs, &plan.output, &meta);
+    let mut creators = fork_output_creators(&mut outputs, &plan.output, &meta);
     let key = |location: &str| RatesKey {
         engine: engine.name().into(),
         device: engine.describe(),
@@ -204,7 +204,7 @@ pub(crate) fn run_tiles<T: Sample>(
             threads: &threads,
             meta: &meta,
         };
-        outputs = run_tile::<T>(&ctx, outputs, creator.take(), &mut totals)?;
+        outputs = run_tile::<T>(&ctx, outputs, std::mem::take(&mut creators), &mut totals)?;
     }
     // made durable here (the write stage's cost), published by the caller once its reports are
     // written
@@ -323,16 +323,35 @@ pub(crate) struct Computed {
     pub outputs: OutputSet,
 }
 
-/// Fork a process that creates the output files (libhdf5 work that would otherwise hold the
-/// library lock while files are read); its pid, or None where forking failed (the writer then
-/// creates them itself).
-fn fork_output_creator(
+/// Fork the processes that create the output files (libhdf5 work that would otherwise hold the
+/// library lock while files are read), each every `n`-th file: creating a file is HDF5's
+/// metadata work on one core, and a full year's per-doy outputs are over a thousand files.
+/// None where a fork failed (the writer then creates every file itself).
+fn fork_output_creators(
     outputs: &mut OutputSet,
     spec: &crate::output::OutputSpec,
     meta: &OutputMeta,
-) -> Option<crate::input::child::Child> {
-    // SAFETY: the body only creates the files through libnetcdf (under the library lock the
-    // child holds).
-    let forked = unsafe { crate::input::child::fork_child(|_| i32::from(outputs.create_files(spec, meta).is_err())) };
-    forked.map(|(pid, _pipe)| crate::input::child::Child::new(pid)).ok()
+) -> Vec<crate::input::child::Child> {
+    let n = creator_processes(outputs.file_count());
+    let mut children = Vec::with_capacity(n);
+    for k in 0..n {
+        // SAFETY: the body only creates files through libnetcdf (under the library lock the
+        // child holds).
+        let forked = unsafe {
+            crate::input::child::fork_child(|_| i32::from(outputs.create_share(spec, meta, k, n).is_err()))
+        };
+        match forked {
+            Ok((pid, _pipe)) => children.push(crate::input::child::Child::new(pid)),
+            // dropping the others ends them: the writer makes every file
+            Err(_) => return Vec::new(),
+        }
+    }
+    children
+}
+
+/// Processes creating `files` output files: one per 64 files, up to half the cores (the
+/// readers run meanwhile) and at most 8.
+fn creator_processes(files: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    files.div_ceil(64).min(cores / 2).clamp(1, 8)
 }

@@ -79,13 +79,13 @@ pub(super) struct Finished {
     pub result: TileResult,
 }
 
-/// The writer thread of a tile: wait for the output files (created by `creator`, the process
-/// forked before the first tile, or made here where it failed), then write each segment's
+/// The writer thread of a tile: wait for the output files (created by `creators`, the processes
+/// forked before the first tile, or made here where one failed), then write each segment's
 /// results as they arrive and hand each buffer `back`. Returns the outputs and the time spent.
 pub(super) fn write_segments(
     ctx: &TileCtx<'_>,
     mut outputs: OutputSet,
-    creator: Option<crate::input::child::Child>,
+    creators: Vec<crate::input::child::Child>,
     results: Receiver<Finished>,
     back: Sender<TileResult>,
 ) -> (OutputSet, Result<Duration, Error>) {
@@ -93,8 +93,10 @@ pub(super) fn write_segments(
     crate::input::silence_hdf5();
     let start = Instant::now();
     let created = trace.span("create-outputs", tile, None, || {
-        // the creating process's files, or (if it failed) made here, with the error
-        let forked_ok = creator.is_some_and(crate::input::child::Child::wait);
+        // the creating processes' files, or (if one failed) made here, with the error; every
+        // one is waited for (none is left writing a file this thread may make again)
+        let forked_ok = !creators.is_empty()
+            && creators.into_iter().map(crate::input::child::Child::wait).fold(true, |all, ok| all & ok);
         if forked_ok {
             outputs.mark_created();
         }

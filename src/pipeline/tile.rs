@@ -20,12 +20,12 @@ use crate::error::Error;
 use crate::output::OutputSet;
 use crate::pool::{Pool, Sample};
 
-/// Read, compute and write one tile; `creator` is the process creating the output files (first
-/// tile), which the writer waits for before its first write.
+/// Read, compute and write one tile; `creators` are the processes creating the output files
+/// (first tile), which the writer waits for before its first write.
 pub(super) fn run_tile<T: Sample>(
     ctx: &TileCtx<'_>,
     outputs: OutputSet,
-    creator: Option<crate::input::child::Child>,
+    creators: Vec<crate::input::child::Child>,
     totals: &mut Totals,
 ) -> Result<OutputSet, Error> {
     let (trace, tile) = (ctx.trace, ctx.tile);
@@ -93,7 +93,7 @@ pub(super) fn run_tile<T: Sample>(
         let (back_tx, back_rx) = crossbeam_channel::unbounded::<TileResult>();
         let writer = std::thread::Builder::new()
             .name("writer".into())
-            .spawn_scoped(s, move || write_segments(ctx, outputs, creator, res_rx, back_tx))
+            .spawn_scoped(s, move || write_segments(ctx, outputs, creators, res_rx, back_tx))
             .expect("spawning the writer thread");
 
         let mut setup = SetUpThread(setup);
@@ -130,7 +130,7 @@ pub(super) fn run_tile<T: Sample>(
 /// Children that need no pool are forked before it exists (no copy-on-write of its pages):
 /// the ones locating the variable in every file through libhdf5 (where the first file's header
 /// could not be parsed as the library reads it; else the reader threads locate the files
-/// themselves); the one creating outputs was forked before the first tile.
+/// themselves); those creating outputs were forked before the first tile.
 fn fork_locators(ctx: &TileCtx<'_>) -> Option<Locating> {
     let (plan, job, tile) = (ctx.plan, ctx.job, ctx.tile);
     ctx.direct.filter(|dl| !dl.parsed).map(|dl| {
