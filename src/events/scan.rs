@@ -89,9 +89,36 @@ fn prefetch<T>(row: &[T]) {
 /// No open run.
 const NONE: usize = usize::MAX;
 
-/// One chunk's results, per kind: events and statistics `[stat * n_years + year][cell of
-/// the chunk]`.
-type ChunkOut = Vec<(EventColumns, Vec<f32>)>;
+/// One chunk's events, per kind (its statistics go straight into the band's [`Rows`]).
+type ChunkOut = Vec<EventColumns>;
+
+/// A kind's summary of the band (`[stat * n_years + year][cell]`, float32 as the file stores
+/// it), filled by every chunk at once, each writing only its own cells of every row: no
+/// per-chunk copy to gather afterwards (on a global grid that copy is gigabytes of fresh
+/// pages and one more pass).
+struct Rows {
+    ptr: *mut f32,
+    len: usize,
+    n_cells: usize,
+}
+
+// SAFETY: `Rows` is only written through `put`, whose callers write disjoint cells (every
+// cell belongs to one chunk, scanned by one worker), and read after every worker is done.
+unsafe impl Sync for Rows {}
+
+impl Rows {
+    /// Write `vals` (cells `lo..lo + vals.len()`) into row `i`.
+    ///
+    /// # Safety
+    /// No other thread writes these cells of this row meanwhile.
+    unsafe fn put(&self, i: usize, lo: usize, vals: &[f32]) {
+        let at = i * self.n_cells + lo;
+        assert!(lo + vals.len() <= self.n_cells && at + vals.len() <= self.len);
+        // SAFETY: in bounds (checked above) of the live allocation the band's `Found` owns;
+        // the caller guarantees that nobody else writes these cells.
+        unsafe { std::ptr::copy_nonoverlapping(vals.as_ptr(), self.ptr.add(at), vals.len()) };
+    }
+}
 
 /// Detect, measure and summarise the events of every kind in every cell of the band, cells in
 /// parallel (on the calling rayon pool).
@@ -104,32 +131,22 @@ pub fn detect_band<T: Copy + Sync>(
     let n_cells = input.n_cells;
     let n_stats = STATS.len() * input.days.n_years;
     let width = if input.codes.is_some() { CODE_CHUNK } else { CHUNK };
+    // zeroed by the allocator (pages mapped as the workers first write them), every value
+    // then written by the chunk of its cell
+    let mut found: Vec<Found> =
+        kinds.iter().map(|_| Found { events: Vec::new(), summary: vec![0f32; n_stats * n_cells] }).collect();
+    let rows: Vec<Rows> =
+        found.iter_mut().map(|f| Rows { ptr: f.summary.as_mut_ptr(), len: f.summary.len(), n_cells }).collect();
     let chunks: Vec<ChunkOut> = (0..n_cells.div_ceil(width))
         .into_par_iter()
         .map_init(Scratch::default, |scratch, k| {
             let cells = k * width..((k + 1) * width).min(n_cells);
-            scan_chunk(input, &value, kinds, cells, cell0, scratch)
+            scan_chunk(input, &value, kinds, cells, cell0, &rows, scratch)
         })
         .collect();
-    // the summaries: each row (statistic, year) is the chunks' rows side by side
-    let mut found: Vec<Found> = kinds
-        .iter()
-        .map(|_| Found { events: Vec::with_capacity(chunks.len()), summary: vec![f32::NAN; n_stats * n_cells] })
-        .collect();
-    for (kind, f) in found.iter_mut().enumerate() {
-        f.summary.par_chunks_mut(n_cells).enumerate().for_each(|(i, row)| {
-            for (k, chunk) in chunks.iter().enumerate() {
-                let stats = &chunk[kind].1;
-                let lo = k * width;
-                let w = stats.len() / n_stats;
-                for (dst, src) in row[lo..lo + w].iter_mut().zip(&stats[i * w..(i + 1) * w]) {
-                    *dst = *src;
-                }
-            }
-        });
-    }
+    drop(rows);
     for chunk in chunks {
-        for (f, (events, _)) in found.iter_mut().zip(chunk) {
+        for (f, events) in found.iter_mut().zip(chunk) {
             f.events.push(events);
         }
     }
@@ -159,6 +176,8 @@ struct Scratch {
     thresh: Vec<f64>,
     events: Vec<Event>,
     stats: Vec<f64>,
+    /// The chunk's statistics of one kind, `[stat * n_years + year][cell of the chunk]`.
+    chunk_stats: Vec<f32>,
     /// Comparing as stored ([`Codes`]): the day's stored values and which are missing, and
     /// per kind, day of year and cell the limit and whether a missing day exceeds.
     xs: Vec<i32>,
@@ -173,6 +192,7 @@ fn scan_chunk<T: Copy>(
     kinds: &[Kind<'_>],
     cells: std::ops::Range<usize>,
     cell0: usize,
+    rows: &[Rows],
     s: &mut Scratch,
 ) -> ChunkOut {
     let (n_cells, days) = (input.n_cells, input.days);
@@ -280,8 +300,9 @@ fn scan_chunk<T: Copy>(
     let mut out: ChunkOut = Vec::with_capacity(kinds.len());
     for (k, kind) in kinds.iter().enumerate() {
         let mut columns = EventColumns::default();
-        // stored as the summary file stores them (float32), half the memory of float64
-        let mut stats = vec![f32::NAN; n_stats * w];
+        // NaN for cells without a climatology
+        s.chunk_stats.clear();
+        s.chunk_stats.resize(n_stats * w, f32::NAN);
         s.stats.resize(n_stats, 0.0);
         for c in 0..w {
             if !s.valid[c] {
@@ -316,13 +337,17 @@ fn scan_chunk<T: Copy>(
             }
             block_average(&s.events, days, &mut s.stats);
             for (i, v) in s.stats.iter().enumerate() {
-                stats[i * w + c] = *v as f32;
+                s.chunk_stats[i * w + c] = *v as f32;
             }
             for e in &s.events {
                 columns.push(cell0 + lo + c, e);
             }
         }
-        out.push((columns, stats));
+        for (i, vals) in s.chunk_stats.chunks_exact(w).enumerate() {
+            // SAFETY: cells `lo..lo + w` are this chunk's alone
+            unsafe { rows[k].put(i, lo, vals) };
+        }
+        out.push(columns);
     }
     out
 }
