@@ -244,9 +244,27 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     let banded = dir.path().join("banded");
     ok(&events_args(&data, &clim, &banded, &["--max-mem", "120000", "--threads", "2"]));
     check_outputs(&banded, &w, &days, false);
-    // one band, one thread: the same files' values, bit for bit
+    // one band, one thread: the same files' values, bit for bit; events.nc (written through
+    // its contiguous columns in one band, through libnetcdf band by band) with every variable
+    // and attribute
     let whole = dir.path().join("whole");
     ok(&events_args(&data, &clim, &whole, &["--threads", "1"]));
+    let (direct, appended) =
+        (netcdf::open(whole.join("events.nc")).unwrap(), netcdf::open(banded.join("events.nc")).unwrap());
+    assert!(!direct.dimension("event").unwrap().is_unlimited() && appended.dimension("event").unwrap().is_unlimited());
+    let names = |f: &netcdf::File| f.variables().map(|v| v.name()).collect::<Vec<_>>();
+    assert_eq!(names(&direct), names(&appended));
+    assert_eq!(names(&direct).len(), 30);
+    for v in direct.variables() {
+        let w = appended.variable(&v.name()).unwrap();
+        assert_eq!(v.vartype(), w.vartype(), "{}", v.name());
+        let attrs = |v: &netcdf::Variable| {
+            v.attributes().map(|a| format!("{}={:?}", a.name(), a.value().unwrap())).collect::<Vec<_>>()
+        };
+        assert_eq!(attrs(&v), attrs(&w), "{}", v.name());
+        let bits = |d: &Path| read(&d.join("events.nc"), &v.name()).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&whole), bits(&banded), "events.nc {}", v.name());
+    }
     for (file, vars) in [
         ("events.nc", vec!["lat_index", "time_start", "intensity_cumulative", "rate_decline", "category"]),
         ("summary.nc", vec!["count", "intensity_max_max", "total_icum"]),

@@ -15,6 +15,7 @@
 
 pub mod band;
 pub mod climfile;
+pub mod codes;
 pub mod columns;
 pub mod detect;
 mod error;
@@ -22,6 +23,7 @@ pub mod metrics;
 pub mod scan;
 pub mod summary;
 pub mod write;
+pub mod write_direct;
 
 pub use detect::{detect_cell, Scratch};
 pub use error::EventsError;

@@ -13,6 +13,7 @@
 
 use rayon::prelude::*;
 
+use super::codes::Codes;
 use super::columns::EventColumns;
 use super::metrics::measure_at;
 use super::summary::{block_average, STATS};
@@ -29,6 +30,9 @@ pub struct BandInput<'a, T> {
     pub days: &'a Days,
     /// `mean[doy * n_cells + cell]`, NaN where the climatology has none.
     pub mean: &'a [f64],
+    /// For a pool of int16 values decoded by a table that orders them ([`Codes`]): the order
+    /// and the pool's values as stored (`data` itself), compared without decoding.
+    pub codes: Option<(&'a Codes, &'a [i16])>,
 }
 
 /// One kind of event searched for: its settings and its threshold (`[doy][cell]`, like the
@@ -57,6 +61,12 @@ impl Found {
 /// years, and its open runs and words of exceedances in the first.
 const CHUNK: usize = 64;
 
+/// Cells a worker scans at a time when the values are compared as stored ([`Codes`]): the
+/// chunk's limits are 4 bytes a day of year and cell (the float64 climatology is not read
+/// in the scan), so wider chunks fit the cache, and each day's row of the pool is read in
+/// longer pieces (one page of the pool per chunk and day: fewer chunks, fewer TLB misses).
+pub(super) const CODE_CHUNK: usize = 256;
+
 /// How many days ahead the scan asks for a chunk's values: each day's row of the pool is far
 /// from the previous one (a whole band's row apart), which no hardware prefetcher follows.
 const PREFETCH: usize = 8;
@@ -79,9 +89,36 @@ fn prefetch<T>(row: &[T]) {
 /// No open run.
 const NONE: usize = usize::MAX;
 
-/// One chunk's results, per kind: events and statistics `[stat * n_years + year][cell of
-/// the chunk]`.
-type ChunkOut = Vec<(EventColumns, Vec<f64>)>;
+/// One chunk's events, per kind (its statistics go straight into the band's [`Rows`]).
+type ChunkOut = Vec<EventColumns>;
+
+/// A kind's summary of the band (`[stat * n_years + year][cell]`, float32 as the file stores
+/// it), filled by every chunk at once, each writing only its own cells of every row: no
+/// per-chunk copy to gather afterwards (on a global grid that copy is gigabytes of fresh
+/// pages and one more pass).
+struct Rows {
+    ptr: *mut f32,
+    len: usize,
+    n_cells: usize,
+}
+
+// SAFETY: `Rows` is only written through `put`, whose callers write disjoint cells (every
+// cell belongs to one chunk, scanned by one worker), and read after every worker is done.
+unsafe impl Sync for Rows {}
+
+impl Rows {
+    /// Write `vals` (cells `lo..lo + vals.len()`) into row `i`.
+    ///
+    /// # Safety
+    /// No other thread writes these cells of this row meanwhile.
+    unsafe fn put(&self, i: usize, lo: usize, vals: &[f32]) {
+        let at = i * self.n_cells + lo;
+        assert!(lo + vals.len() <= self.n_cells && at + vals.len() <= self.len);
+        // SAFETY: in bounds (checked above) of the live allocation the band's `Found` owns;
+        // the caller guarantees that nobody else writes these cells.
+        unsafe { std::ptr::copy_nonoverlapping(vals.as_ptr(), self.ptr.add(at), vals.len()) };
+    }
+}
 
 /// Detect, measure and summarise the events of every kind in every cell of the band, cells in
 /// parallel (on the calling rayon pool).
@@ -93,32 +130,23 @@ pub fn detect_band<T: Copy + Sync>(
 ) -> Vec<Found> {
     let n_cells = input.n_cells;
     let n_stats = STATS.len() * input.days.n_years;
-    let chunks: Vec<ChunkOut> = (0..n_cells.div_ceil(CHUNK))
+    let width = if input.codes.is_some() { CODE_CHUNK } else { CHUNK };
+    // zeroed by the allocator (pages mapped as the workers first write them), every value
+    // then written by the chunk of its cell
+    let mut found: Vec<Found> =
+        kinds.iter().map(|_| Found { events: Vec::new(), summary: vec![0f32; n_stats * n_cells] }).collect();
+    let rows: Vec<Rows> =
+        found.iter_mut().map(|f| Rows { ptr: f.summary.as_mut_ptr(), len: f.summary.len(), n_cells }).collect();
+    let chunks: Vec<ChunkOut> = (0..n_cells.div_ceil(width))
         .into_par_iter()
         .map_init(Scratch::default, |scratch, k| {
-            let cells = k * CHUNK..((k + 1) * CHUNK).min(n_cells);
-            scan_chunk(input, &value, kinds, cells, cell0, scratch)
+            let cells = k * width..((k + 1) * width).min(n_cells);
+            scan_chunk(input, &value, kinds, cells, cell0, &rows, scratch)
         })
         .collect();
-    // the summaries: each row (statistic, year) is the chunks' rows side by side
-    let mut found: Vec<Found> = kinds
-        .iter()
-        .map(|_| Found { events: Vec::with_capacity(chunks.len()), summary: vec![f32::NAN; n_stats * n_cells] })
-        .collect();
-    for (kind, f) in found.iter_mut().enumerate() {
-        f.summary.par_chunks_mut(n_cells).enumerate().for_each(|(i, row)| {
-            for (k, chunk) in chunks.iter().enumerate() {
-                let stats = &chunk[kind].1;
-                let lo = k * CHUNK;
-                let w = stats.len() / n_stats;
-                for (dst, src) in row[lo..lo + w].iter_mut().zip(&stats[i * w..(i + 1) * w]) {
-                    *dst = *src as f32;
-                }
-            }
-        });
-    }
+    drop(rows);
     for chunk in chunks {
-        for (f, (events, _)) in found.iter_mut().zip(chunk) {
+        for (f, events) in found.iter_mut().zip(chunk) {
             f.events.push(events);
         }
     }
@@ -148,6 +176,14 @@ struct Scratch {
     thresh: Vec<f64>,
     events: Vec<Event>,
     stats: Vec<f64>,
+    /// The chunk's statistics of one kind, `[stat * n_years + year][cell of the chunk]`.
+    chunk_stats: Vec<f32>,
+    /// Comparing as stored ([`Codes`]): the day's stored values and which are missing, and
+    /// per kind, day of year and cell the limit and whether a missing day exceeds.
+    xs: Vec<i32>,
+    miss: Vec<i32>,
+    limits: Vec<i32>,
+    missing_exceeds: Vec<i32>,
 }
 
 fn scan_chunk<T: Copy>(
@@ -156,6 +192,7 @@ fn scan_chunk<T: Copy>(
     kinds: &[Kind<'_>],
     cells: std::ops::Range<usize>,
     cell0: usize,
+    rows: &[Rows],
     s: &mut Scratch,
 ) -> ChunkOut {
     let (n_cells, days) = (input.n_cells, input.days);
@@ -194,34 +231,58 @@ fn scan_chunk<T: Copy>(
     // scan the days in blocks of 64: a cell's exceedances in a block are the bits of one word
     // (the comparisons of a day are one plain loop over the chunk's cells), then each word's
     // runs are followed a run at a time
+    let cold: Vec<bool> = kinds.iter().map(|k| k.params.cold).collect();
+    if let Some((codes, _)) = input.codes {
+        codes.chunk_limits(&cold, (&s.cmean, &s.cthresh), (n_doy, w), (&mut s.limits, &mut s.missing_exceeds));
+    }
     for d0 in (0..n_days).step_by(64) {
         let len = (n_days - d0).min(64);
         s.bits.fill(0);
-        for j in 0..len {
-            let i = d0 + j;
-            let d = usize::from(days.doy_index[i]);
-            if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
-                prefetch(&input.data[ahead * n_cells + lo..ahead * n_cells + lo + w]);
-            }
-            match input.slot_of_day[i] {
-                Some(slot) => {
-                    let row = &input.data[slot * n_cells + lo..slot * n_cells + lo + w];
-                    for (v, &x) in s.values.iter_mut().zip(row) {
-                        *v = value(x);
-                    }
+        if let Some((codes, stored)) = input.codes {
+            for j in 0..len {
+                let i = d0 + j;
+                if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
+                    prefetch(&stored[ahead * n_cells + lo..ahead * n_cells + lo + w]);
                 }
-                None => s.values.fill(f64::NAN),
+                let row = input.slot_of_day[i].map(|slot| &stored[slot * n_cells + lo..slot * n_cells + lo + w]);
+                let at = (usize::from(days.doy_index[i]), n_doy, w);
+                codes.day_bits(
+                    row,
+                    &cold,
+                    (&s.limits, &s.missing_exceeds),
+                    at,
+                    j,
+                    &mut s.bits,
+                    (&mut s.xs, &mut s.miss),
+                );
             }
-            let mean = &s.cmean[d * w..(d + 1) * w];
-            for (k, kind) in kinds.iter().enumerate() {
-                let sign = if kind.params.cold { -1.0 } else { 1.0 };
-                let thresh = &s.cthresh[(k * n_doy + d) * w..(k * n_doy + d + 1) * w];
-                let bits = &mut s.bits[k * w..(k + 1) * w];
-                for c in 0..w {
-                    let m = sign * mean[c];
-                    let v = s.values[c];
-                    let t = if v.is_nan() { m } else { sign * v };
-                    bits[c] |= u64::from(t > sign * thresh[c]) << j;
+        } else {
+            for j in 0..len {
+                let i = d0 + j;
+                let d = usize::from(days.doy_index[i]);
+                if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
+                    prefetch(&input.data[ahead * n_cells + lo..ahead * n_cells + lo + w]);
+                }
+                match input.slot_of_day[i] {
+                    Some(slot) => {
+                        let row = &input.data[slot * n_cells + lo..slot * n_cells + lo + w];
+                        for (v, &x) in s.values.iter_mut().zip(row) {
+                            *v = value(x);
+                        }
+                    }
+                    None => s.values.fill(f64::NAN),
+                }
+                let mean = &s.cmean[d * w..(d + 1) * w];
+                for (k, kind) in kinds.iter().enumerate() {
+                    let sign = if kind.params.cold { -1.0 } else { 1.0 };
+                    let thresh = &s.cthresh[(k * n_doy + d) * w..(k * n_doy + d + 1) * w];
+                    let bits = &mut s.bits[k * w..(k + 1) * w];
+                    for c in 0..w {
+                        let m = sign * mean[c];
+                        let v = s.values[c];
+                        let t = if v.is_nan() { m } else { sign * v };
+                        bits[c] |= u64::from(t > sign * thresh[c]) << j;
+                    }
                 }
             }
         }
@@ -239,7 +300,9 @@ fn scan_chunk<T: Copy>(
     let mut out: ChunkOut = Vec::with_capacity(kinds.len());
     for (k, kind) in kinds.iter().enumerate() {
         let mut columns = EventColumns::default();
-        let mut stats = vec![f64::NAN; n_stats * w];
+        // NaN for cells without a climatology
+        s.chunk_stats.clear();
+        s.chunk_stats.resize(n_stats * w, f32::NAN);
         s.stats.resize(n_stats, 0.0);
         for c in 0..w {
             if !s.valid[c] {
@@ -274,13 +337,17 @@ fn scan_chunk<T: Copy>(
             }
             block_average(&s.events, days, &mut s.stats);
             for (i, v) in s.stats.iter().enumerate() {
-                stats[i * w + c] = *v;
+                s.chunk_stats[i * w + c] = *v as f32;
             }
             for e in &s.events {
                 columns.push(cell0 + lo + c, e);
             }
         }
-        out.push((columns, stats));
+        for (i, vals) in s.chunk_stats.chunks_exact(w).enumerate() {
+            // SAFETY: cells `lo..lo + w` are this chunk's alone
+            unsafe { rows[k].put(i, lo, vals) };
+        }
+        out.push(columns);
     }
     out
 }
@@ -433,7 +500,8 @@ mod tests {
             let heat = Params { min_duration, max_gap, cold: false };
             let cold = Params { cold: true, ..heat };
             let kinds = [Kind { params: heat, thresh: &p90 }, Kind { params: cold, thresh: &p10 }];
-            let input = BandInput { data: &data, n_cells, slot_of_day: &slot_of_day, days: &days, mean: &mean };
+            let input =
+                BandInput { data: &data, n_cells, slot_of_day: &slot_of_day, days: &days, mean: &mean, codes: None };
             let cell0 = 1000;
             let found = detect_band(&input, |v| v, &kinds, cell0);
             let ny = days.n_years;

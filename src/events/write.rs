@@ -2,8 +2,9 @@
 //! then start) and `summary.nc` (blockAverage's statistics per year and cell), CF-1.8.
 //!
 //! Both are written band by band into a staging path the job chooses and renames into place
-//! when everything is written (`crate::output::publish`); the event dimension is unlimited
-//! because a band's event count is known only once it is detected.
+//! when everything is written (`crate::output::publish`). Here the event dimension is
+//! unlimited because, with several bands, the count is known only band by band; a job of one
+//! band writes `events.nc` through [`super::write_direct`] instead.
 
 use std::path::{Path, PathBuf};
 
@@ -78,6 +79,105 @@ fn fail(path: &Path, var: &str) -> impl FnOnce(netcdf::Error) -> EventsError {
     move |cause| EventsError::Write { path, var, cause }
 }
 
+/// Create `path` and define every variable of `events.nc` along `event`: unlimited and
+/// chunked (`fixed = None`: the count is not known yet), or `fixed` events long (at least 1),
+/// contiguous and unfilled, for [`super::write_direct`] to write with `pwrite` (every value is
+/// written before the file is published).
+pub(super) fn define_events(
+    path: &Path,
+    meta: &Meta,
+    grid: &Grid,
+    fixed: Option<usize>,
+) -> Result<netcdf::FileMut, EventsError> {
+    let mut file = netcdf::create(path).map_err(fail(path, ""))?;
+    match fixed {
+        Some(n) => file.add_dimension("event", n),
+        None => file.add_unlimited_dimension("event"),
+    }
+    .map_err(fail(path, "event"))?;
+    meta.globals(
+        &mut file,
+        path,
+        format!("{} of {} ({}-{}), one record per event", meta.kind(), meta.input_var, meta.years.0, meta.years.1),
+    )?;
+    let mut add = |name: &str, kind: char, attrs: Vec<(&str, netcdf::AttributeValue)>| {
+        let mut v = match kind {
+            'd' => file.add_variable::<f64>(name, &["event"]),
+            'i' => file.add_variable::<i32>(name, &["event"]),
+            _ => file.add_variable::<i8>(name, &["event"]),
+        }
+        .map_err(fail(path, name))?;
+        if fixed.is_some() {
+            // SAFETY: the direct writer writes every value before the file is published
+            unsafe { v.set_nofill() }.map_err(fail(path, name))?;
+        } else {
+            v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+        }
+        for (k, val) in attrs {
+            v.put_attribute(k, val).map_err(fail(path, name))?;
+        }
+        Ok::<(), EventsError>(())
+    };
+    let units_of = |c: &str| if c == "lat" { "degrees_north" } else { "degrees_east" };
+    for (name, std) in [("lat", "latitude"), ("lon", "longitude")] {
+        let dim = if name == "lat" { &grid.lat.dim } else { &grid.lon.dim };
+        add(
+            name,
+            'd',
+            vec![
+                ("standard_name", std.into()),
+                ("units", units_of(name).into()),
+                ("long_name", format!("{std} of the event's cell (input dimension {dim})").into()),
+            ],
+        )?;
+        add(
+            &format!("{name}_index"),
+            'i',
+            vec![("long_name", format!("index of the event's cell along the input's {dim} (0-based)").into())],
+        )?;
+    }
+    for (name, what) in [("time_start", "first day"), ("time_end", "last day"), ("time_peak", "peak day")] {
+        add(
+            name,
+            'i',
+            vec![
+                ("standard_name", "time".into()),
+                ("long_name", format!("{what} of the event").into()),
+                ("units", "days since 1970-01-01 00:00:00".into()),
+                ("calendar", meta.calendar.into()),
+            ],
+        )?;
+    }
+    for name in INT_FIELDS {
+        let attrs: Vec<(&str, netcdf::AttributeValue)> = if name.starts_with("index_") {
+            vec![("long_name", format!("{name}: day of the analysis series (0 = {}-01-01)", meta.years.0).into())]
+        } else {
+            vec![("units", "days".into())]
+        };
+        add(name, 'i', attrs)?;
+    }
+    for name in FLOAT_FIELDS {
+        let units = if name.starts_with("intensity_cumulative") {
+            format!("{} days", meta.units)
+        } else if name.starts_with("rate_") {
+            format!("{} day-1", meta.units)
+        } else {
+            meta.units.clone()
+        };
+        add(name, 'd', vec![("units", units.into())])?;
+    }
+    add(
+        "category",
+        'b',
+        vec![
+            ("long_name", "category at the event's largest normalised exceedance".into()),
+            ("flag_values", vec![0i8, 1, 2, 3, 4].into()),
+            ("flag_meanings", "none moderate strong severe extreme".into()),
+        ],
+    )?;
+    Ok(file)
+}
+
 /// `events.nc`, being written.
 pub struct EventsFile {
     path: PathBuf,
@@ -86,7 +186,7 @@ pub struct EventsFile {
 }
 
 /// The integer fields, in the order of [`EventColumns::ints`].
-const INT_FIELDS: [&str; 8] = [
+pub(super) const INT_FIELDS: [&str; 8] = [
     "index_start",
     "index_end",
     "index_peak",
@@ -102,83 +202,7 @@ const CHUNK: usize = 1 << 14;
 
 impl EventsFile {
     pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<EventsFile, EventsError> {
-        let mut file = netcdf::create(path).map_err(fail(path, ""))?;
-        file.add_unlimited_dimension("event").map_err(fail(path, "event"))?;
-        meta.globals(
-            &mut file,
-            path,
-            format!("{} of {} ({}-{}), one record per event", meta.kind(), meta.input_var, meta.years.0, meta.years.1),
-        )?;
-        let mut add = |name: &str, kind: char, attrs: Vec<(&str, netcdf::AttributeValue)>| {
-            let mut v = match kind {
-                'd' => file.add_variable::<f64>(name, &["event"]),
-                'i' => file.add_variable::<i32>(name, &["event"]),
-                _ => file.add_variable::<i8>(name, &["event"]),
-            }
-            .map_err(fail(path, name))?;
-            v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
-            for (k, val) in attrs {
-                v.put_attribute(k, val).map_err(fail(path, name))?;
-            }
-            Ok::<(), EventsError>(())
-        };
-        let units_of = |c: &str| if c == "lat" { "degrees_north" } else { "degrees_east" };
-        for (name, std) in [("lat", "latitude"), ("lon", "longitude")] {
-            let dim = if name == "lat" { &grid.lat.dim } else { &grid.lon.dim };
-            add(
-                name,
-                'd',
-                vec![
-                    ("standard_name", std.into()),
-                    ("units", units_of(name).into()),
-                    ("long_name", format!("{std} of the event's cell (input dimension {dim})").into()),
-                ],
-            )?;
-            add(
-                &format!("{name}_index"),
-                'i',
-                vec![("long_name", format!("index of the event's cell along the input's {dim} (0-based)").into())],
-            )?;
-        }
-        for (name, what) in [("time_start", "first day"), ("time_end", "last day"), ("time_peak", "peak day")] {
-            add(
-                name,
-                'i',
-                vec![
-                    ("standard_name", "time".into()),
-                    ("long_name", format!("{what} of the event").into()),
-                    ("units", "days since 1970-01-01 00:00:00".into()),
-                    ("calendar", meta.calendar.into()),
-                ],
-            )?;
-        }
-        for name in INT_FIELDS {
-            let attrs: Vec<(&str, netcdf::AttributeValue)> = if name.starts_with("index_") {
-                vec![("long_name", format!("{name}: day of the analysis series (0 = {}-01-01)", meta.years.0).into())]
-            } else {
-                vec![("units", "days".into())]
-            };
-            add(name, 'i', attrs)?;
-        }
-        for name in FLOAT_FIELDS {
-            let units = if name.starts_with("intensity_cumulative") {
-                format!("{} days", meta.units)
-            } else if name.starts_with("rate_") {
-                format!("{} day-1", meta.units)
-            } else {
-                meta.units.clone()
-            };
-            add(name, 'd', vec![("units", units.into())])?;
-        }
-        add(
-            "category",
-            'b',
-            vec![
-                ("long_name", "category at the event's largest normalised exceedance".into()),
-                ("flag_values", vec![0i8, 1, 2, 3, 4].into()),
-                ("flag_meanings", "none moderate strong severe extreme".into()),
-            ],
-        )?;
+        let file = define_events(path, meta, grid, None)?;
         Ok(EventsFile { path: path.into(), file, written: 0 })
     }
 

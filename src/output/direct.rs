@@ -31,6 +31,24 @@ const PIECE_BYTES: usize = 8 << 20;
 /// them as `shape` little-endian values of `ty`, contiguous, unfiltered and allocated, inside
 /// the file; or why not.
 pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType) -> Result<u64, NotDirect> {
+    let value = match ty {
+        OutputType::F64 | OutputType::F32 => Stored::Float(ty.size()),
+        OutputType::I16 => Stored::Int(ty.size()),
+    };
+    locate_as(path, var, &shape, value)
+}
+
+/// How a located variable's values are stored: IEEE floats or signed standard integers of so
+/// many bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Stored {
+    Float(usize),
+    Int(usize),
+}
+
+/// [`locate`] for a variable of any shape and of any float or signed integer type (e.g. the
+/// event catalogue's 1-D columns).
+pub fn locate_as(path: &Path, var: &str, shape: &[usize], value: Stored) -> Result<u64, NotDirect> {
     use hdf5_metno_sys::{h5, h5d, h5t};
     let file = File::open(path).map_err(|e| e.to_string())?;
     let mut head = [0u8; 8];
@@ -42,7 +60,11 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType) -> Resu
     let name = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
     // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
     let s = with_hdf5_file(path, |f| unsafe { dataset_storage(f, &name) }.ok_or(format!("no HDF5 dataset /{var}")))?;
-    let bytes = (shape.iter().product::<usize>() * ty.size()) as u64;
+    let (float, width) = match value {
+        Stored::Float(n) => (true, n),
+        Stored::Int(n) => (false, n),
+    };
+    let bytes = (shape.iter().product::<usize>() * width) as u64;
     let want: Vec<u64> = shape.iter().map(|&n| n as u64).collect();
     if s.layout != h5d::H5D_layout_t::H5D_CONTIGUOUS {
         return Err(format!("stored {:?}, not contiguous", s.layout));
@@ -50,12 +72,19 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType) -> Resu
     if s.filters != 0 {
         return Err(format!("{} filter(s) (compression)", s.filters));
     }
-    let class_ok = match ty {
-        OutputType::F64 | OutputType::F32 => s.class == h5t::H5T_class_t::H5T_FLOAT,
-        OutputType::I16 => s.class == h5t::H5T_class_t::H5T_INTEGER && s.signed && s.standard,
+    let class_ok = if float {
+        s.class == h5t::H5T_class_t::H5T_FLOAT
+    } else {
+        s.class == h5t::H5T_class_t::H5T_INTEGER && s.signed && s.standard
     };
-    if !class_ok || s.type_size != ty.size() {
-        return Err(format!("HDF5 type {:?} of {} bytes, not {}", s.class, s.type_size, ty.name()));
+    if !class_ok || s.type_size != width {
+        let want = match value {
+            Stored::Float(4) => "float32".to_string(),
+            Stored::Float(8) => "float64".to_string(),
+            Stored::Float(n) => format!("a float of {n} bytes"),
+            Stored::Int(n) => format!("int{}", 8 * n),
+        };
+        return Err(format!("HDF5 type {:?} of {} bytes, not {want}", s.class, s.type_size));
     }
     if s.order != h5t::H5T_order_t::H5T_ORDER_LE {
         return Err(format!("byte order {:?}, not little endian", s.order));

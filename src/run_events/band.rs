@@ -14,8 +14,10 @@ use tracing::info;
 use super::{EventsJobError, Prepared};
 use crate::error::Error;
 use crate::events::band::{bytes_per_cell, plan_bands};
+use crate::events::codes::Codes;
 use crate::events::scan::{detect_band, BandInput, Kind};
 use crate::events::write::{EventsFile, SummaryFile};
+use crate::events::write_direct::write_events;
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
 use crate::pipeline::readers::{read_all, ReadJob, Rows};
@@ -43,13 +45,6 @@ pub fn compute_share(
     ui: &Ui,
 ) -> Result<Share, EventsJobError> {
     let (layout, grid, days) = (&p.layout, &p.grid, &p.days);
-    let mut files = Vec::new();
-    for (k, meta) in p.metas.iter().enumerate() {
-        files.push((
-            EventsFile::create(&parts[2 * k], meta, grid)?,
-            SummaryFile::create(&parts[2 * k + 1], meta, grid, true)?,
-        ));
-    }
     let direct = match crate::input::contain::probe_direct(&p.first, layout).map_err(Error::from)? {
         Ok(d) => Some(d),
         Err(why) => {
@@ -64,6 +59,7 @@ pub fn compute_share(
     // are held as float64
     let table = (layout.storage == Storage::I16 && layout.packing.quantize.is_none())
         .then(|| int16_decoding(|stored| layout.packing.decode(stored)));
+    let codes = table.as_deref().and_then(Codes::of);
     let value_bytes = match (&table, layout.storage) {
         (Some(_), _) => 2,
         (None, Storage::F32) => 4,
@@ -92,6 +88,14 @@ pub fn compute_share(
         bands.iter().map(|b| b.len()).max().unwrap_or(0),
         budget >> 20
     );
+    // one band: the whole catalogue is known before events.nc is written, which then goes
+    // directly to its contiguous columns (`write_direct`); several: appended band by band
+    let single = bands.len() == 1;
+    let mut files = Vec::new();
+    for (k, meta) in p.metas.iter().enumerate() {
+        let events = if single { None } else { Some(EventsFile::create(&parts[2 * k], meta, grid)?) };
+        files.push((events, SummaryFile::create(&parts[2 * k + 1], meta, grid, true)?));
+    }
     let threads = opts.threads.max(1);
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -140,6 +144,7 @@ pub fn compute_share(
                 slot_of_day: &p.slot_of_day,
                 days: &p.days,
                 mean,
+                codes: None,
             }
         }
         let (found, t_detect) = match (&table, value_bytes) {
@@ -147,7 +152,12 @@ pub fn compute_share(
                 let pool = reading.pool::<i16>(b, &region)?;
                 let t = detect(t, &mut read_s);
                 let value = |v: i16| table[(i32::from(v) + 32768) as usize];
-                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), value, &kinds, cell0)), t)
+                // compared as stored where the table orders the values
+                let band = BandInput {
+                    codes: codes.as_ref().map(|c| (c, pool.as_slice())),
+                    ..input(pool.as_slice(), p, &mean)
+                };
+                (workers.install(|| detect_band(&band, value, &kinds, cell0)), t)
             }
             (None, 4) => {
                 let pool = reading.pool::<f32>(b, &region)?;
@@ -164,8 +174,11 @@ pub fn compute_share(
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
         let t = Instant::now();
-        for (f, (events_file, summary_file)) in found.iter().zip(files.iter_mut()) {
-            events_file.append(&f.events, grid, days)?;
+        for (k, (f, (events_file, summary_file))) in found.iter().zip(files.iter_mut()).enumerate() {
+            match events_file {
+                Some(file) => file.append(&f.events, grid, days)?,
+                None => workers.install(|| write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events))?,
+            }
             workers.install(|| summary_file.write_band(band.clone(), &f.summary))?;
             share.events += f.n_events();
         }
@@ -175,7 +188,9 @@ pub fn compute_share(
     progress.finish_and_clear();
     let t = Instant::now();
     for (events_file, summary_file) in files {
-        events_file.finish()?;
+        if let Some(file) = events_file {
+            file.finish()?;
+        }
         summary_file.finish()?;
     }
     share.write_seconds += t.elapsed().as_secs_f64();

@@ -303,7 +303,8 @@ fn events_locked(
                 ranks::join_parts(&all, &staged, &prepared.metas, &prepared.grid)?;
             }
             let pairs: Vec<(PathBuf, PathBuf)> = staged.iter().cloned().zip(prepared.targets.iter().cloned()).collect();
-            let published = publish::publish(&pairs, &staging.join(".previous"), 2).map_err(Error::from)?;
+            let published =
+                publish::publish(&pairs, &staging.join(".previous"), opts.threads.max(1)).map_err(Error::from)?;
             Ok::<_, EventsJobError>((published.commit(), t.elapsed().as_secs_f64()))
         })()
     } else {

@@ -1,0 +1,186 @@
+//! Writing `events.nc` at the disk's speed when the whole catalogue is in memory (one band of
+//! cells, the usual case: a global grid's series fits one band on a large node).
+//!
+//! Why: through libnetcdf the catalogue is written one variable at a time, on one thread, along
+//! an unlimited (chunked) dimension. Once every event is found the count is known, so the file
+//! is created with a fixed `event` dimension and every column contiguous, allocated at creation
+//! and never filled (as `crate::output::direct` does for climatologies); each column's offset is
+//! checked through HDF5 once, and the columns are written with `pwrite` from every thread. The
+//! variables, attributes and values are those of [`super::write::EventsFile`] (only the
+//! dimension is fixed and the storage contiguous); a file HDF5 does not confirm is written
+//! through libnetcdf instead.
+
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::columns::{EventColumns, N_INTS};
+use super::metrics::FLOAT_FIELDS;
+use super::write::{define_events, EventsFile, Meta, INT_FIELDS};
+use super::{Days, EventsError};
+use crate::input::Grid;
+use crate::output::direct::{locate_as, Stored};
+
+/// One variable of `events.nc` and where its values come from.
+#[derive(Clone, Copy, Debug)]
+enum Column {
+    Lat,
+    Lon,
+    LatIndex,
+    LonIndex,
+    /// `time_start`, `time_end`, `time_peak`: the epoch day of `index_start/end/peak`.
+    Time(usize),
+    Int(usize),
+    Float(usize),
+    Category,
+}
+
+impl Column {
+    fn all() -> Vec<Column> {
+        let mut all = vec![Column::Lat, Column::Lon, Column::LatIndex, Column::LonIndex];
+        all.extend((0..3).map(Column::Time));
+        all.extend((0..N_INTS).map(Column::Int));
+        all.extend((0..FLOAT_FIELDS.len()).map(Column::Float));
+        all.push(Column::Category);
+        all
+    }
+
+    fn name(self) -> String {
+        match self {
+            Column::Lat => "lat".into(),
+            Column::Lon => "lon".into(),
+            Column::LatIndex => "lat_index".into(),
+            Column::LonIndex => "lon_index".into(),
+            Column::Time(k) => ["time_start", "time_end", "time_peak"][k].into(),
+            Column::Int(k) => INT_FIELDS[k].into(),
+            Column::Float(k) => FLOAT_FIELDS[k].into(),
+            Column::Category => "category".into(),
+        }
+    }
+
+    fn stored(self) -> Stored {
+        match self {
+            Column::Lat | Column::Lon | Column::Float(_) => Stored::Float(8),
+            Column::Category => Stored::Int(1),
+            _ => Stored::Int(4),
+        }
+    }
+
+    fn size(self) -> usize {
+        match self.stored() {
+            Stored::Float(n) | Stored::Int(n) => n,
+        }
+    }
+
+    /// Append the little-endian bytes of this column's values for the events of `c`, as
+    /// [`EventsFile::append`] computes them.
+    fn encode(self, c: &EventColumns, grid: &Grid, days: &Days, out: &mut Vec<u8>) {
+        let nlon = grid.nlon();
+        match self {
+            Column::Lat => out.extend(c.cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
+            Column::Lon => out.extend(c.cell.iter().flat_map(|&i| grid.lon_at(i).to_le_bytes())),
+            Column::LatIndex => out.extend(c.cell.iter().flat_map(|&i| ((i / nlon) as i32).to_le_bytes())),
+            Column::LonIndex => out.extend(c.cell.iter().flat_map(|&i| ((i % nlon) as i32).to_le_bytes())),
+            Column::Time(k) => {
+                out.extend(c.ints[k].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes()))
+            }
+            Column::Int(k) => out.extend(c.ints[k].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Float(k) => out.extend(c.floats[k].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Category => out.extend(c.category.iter().flat_map(|v| v.to_le_bytes())),
+        }
+    }
+}
+
+/// Events per `pwrite` at most (a float64 column's 8 MB).
+const PIECE: usize = 1 << 20;
+
+/// Write `events.nc` at `path` holding the events of `chunks` (in order), on the calling
+/// rayon pool: directly where there is an event and HDF5 confirms the layout, else through
+/// libnetcdf.
+pub fn write_events(
+    path: &Path,
+    meta: &Meta,
+    grid: &Grid,
+    days: &Days,
+    chunks: &[EventColumns],
+) -> Result<(), EventsError> {
+    let n: usize = chunks.iter().map(|c| c.len()).sum();
+    let columns = Column::all();
+    let offsets = if n == 0 {
+        Err("no events (a fixed dimension of length 0 is unlimited)".into())
+    } else {
+        create_allocated(path, meta, grid, n, &columns)
+    };
+    let offsets = match offsets {
+        Ok(offsets) => offsets,
+        Err(why) => {
+            tracing::info!("{}: written through libnetcdf: {why}", path.display());
+            let mut file = EventsFile::create(path, meta, grid)?;
+            file.append(chunks, grid, days)?;
+            return file.finish();
+        }
+    };
+    // pieces of whole chunks, at most about PIECE events each, with their first event
+    let mut pieces: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    let (mut first, mut from, mut len) = (0, 0, 0);
+    for (i, c) in chunks.iter().enumerate() {
+        if len > 0 && len + c.len() > PIECE {
+            pieces.push((first, from..i));
+            (first, from, len) = (first + len, i, 0);
+        }
+        len += c.len();
+    }
+    pieces.push((first, from..chunks.len()));
+    let io = |var: String| {
+        let path = path.to_path_buf();
+        move |cause| EventsError::WriteIo { path, var, cause }
+    };
+    let file = std::fs::OpenOptions::new().write(true).open(path).map_err(io(String::new()))?;
+    let tasks: Vec<(usize, usize)> = (0..columns.len()).flat_map(|k| (0..pieces.len()).map(move |p| (k, p))).collect();
+    tasks.into_par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, (k, p)| {
+        let (col, (first, range)) = (columns[k], &pieces[p]);
+        buf.clear();
+        for c in &chunks[range.clone()] {
+            col.encode(c, grid, days, buf);
+        }
+        file.write_all_at(buf, offsets[k] + (first * col.size()) as u64).map_err(io(col.name()))
+    })
+}
+
+/// Create `path` with `n` events' room in every column (contiguous, allocated, unfilled) and
+/// return each column's byte offset, or why the direct path cannot write it.
+fn create_allocated(path: &Path, meta: &Meta, grid: &Grid, n: usize, columns: &[Column]) -> Result<Vec<u64>, String> {
+    let mut file = define_events(path, meta, grid, Some(n)).map_err(|e| e.to_string())?;
+    for col in columns {
+        let name = col.name();
+        let mut v = file.variable_mut(&name).ok_or(format!("{name} not defined"))?;
+        // one value allocates the contiguous storage (without filling it); the real one is
+        // written over it
+        match col.stored() {
+            Stored::Float(_) => v.put_value(0f64, [0]),
+            Stored::Int(1) => v.put_value(0i8, [0]),
+            Stored::Int(_) => v.put_value(0i32, [0]),
+        }
+        .map_err(|e| format!("allocating {name}: {e}"))?;
+    }
+    file.close().map_err(|e| e.to_string())?;
+    columns.iter().map(|col| locate_as(path, &col.name(), &[n], col.stored())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every column of the catalogue has a variable of the same name and type in the file the
+    /// libnetcdf path defines, and nothing else is there.
+    #[test]
+    fn columns_are_the_variables_of_the_catalogue() {
+        let names: Vec<String> = Column::all().iter().map(|c| c.name()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        assert_eq!(names.len(), 4 + 3 + N_INTS + FLOAT_FIELDS.len() + 1);
+    }
+}
