@@ -337,9 +337,8 @@ fn fork_output_creators(
     for k in 0..n {
         // SAFETY: the body only creates files through libnetcdf (under the library lock the
         // child holds).
-        let forked = unsafe {
-            crate::input::child::fork_child(|_| i32::from(outputs.create_share(spec, meta, k, n).is_err()))
-        };
+        let forked =
+            unsafe { crate::input::child::fork_child(|_| i32::from(outputs.create_share(spec, meta, k, n).is_err())) };
         match forked {
             Ok((pid, _pipe)) => children.push(crate::input::child::Child::new(pid)),
             // dropping the others ends them: the writer makes every file
