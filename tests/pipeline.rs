@@ -239,7 +239,7 @@ sstclim::test_each_backend!(
 );
 
 /// A GPU is brought up on its own thread while the pipeline prepares what needs no device
-/// (`SSTCLIM_TEST_DEFERRED_START` makes the CPU engine pose as a device taking 0.3 s to start):
+/// (`SSTCLIM_TEST_DEFERRED_START` makes the CPU engine pose as a device taking 1.5 s to start):
 /// the result buffers are committed during the start, the outputs equal those of the engine
 /// started at once, and a device that never starts ends the job cleanly.
 #[cfg(feature = "test-hooks")] // SSTCLIM_TEST_* hooks are read only with this feature

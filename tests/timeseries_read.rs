@@ -194,7 +194,14 @@ fn read(
     (pool.as_slice().to_vec(), stats)
 }
 
+/// The tests of this file one at a time: one test's forked readers inherit the descriptor of
+/// a file another test is writing, and with it HDF5's lock on that file until they exit, so
+/// that file's next open fails (NC_EHDFERR) now and then (`main` turns the locking off
+/// through the environment; a test binary cannot set it safely once its threads run).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn check(spec: Spec, name: &str) -> Vec<ReadStats> {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = std::env::temp_dir().join(format!("sstclim-ts-{name}-{}", std::process::id()));
     let data = dataset(&dir, &spec);
     let list = slots(&data);
@@ -247,15 +254,18 @@ fn check(spec: Spec, name: &str) -> Vec<ReadStats> {
 fn contiguous_float32_steps_read_bitwise_equal_to_libnetcdf() {
     let spec = Spec { store: Store::F32, chunks: None, unlimited: false };
     // contiguous: located once per file, read at offset + step x field
-    let dir = std::env::temp_dir().join(format!("sstclim-ts-place-{}", std::process::id()));
-    let data = dataset(&dir, &spec);
-    let (layout, _) = layout_of(&data[0].0);
-    let dl = direct::probe(&data[0].0, &layout).unwrap();
-    assert!(!dl.chunked && dl.step_block == 1, "{dl:?}");
-    let (_, located) = direct::locate_file(&data[2].0, &dl, &layout, None).unwrap();
-    assert!(matches!(located.place, Place::Contiguous(_)));
-    assert_eq!(located.steps, 7, "the short file's own length");
-    std::fs::remove_dir_all(&dir).unwrap();
+    {
+        let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let dir = std::env::temp_dir().join(format!("sstclim-ts-place-{}", std::process::id()));
+        let data = dataset(&dir, &spec);
+        let (layout, _) = layout_of(&data[0].0);
+        let dl = direct::probe(&data[0].0, &layout).unwrap();
+        assert!(!dl.chunked && dl.step_block == 1, "{dl:?}");
+        let (_, located) = direct::locate_file(&data[2].0, &dl, &layout, None).unwrap();
+        assert!(matches!(located.place, Place::Contiguous(_)));
+        assert_eq!(located.steps, 7, "the short file's own length");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
     check(spec, "contiguous-f32");
 }
 

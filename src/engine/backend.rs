@@ -80,12 +80,14 @@ impl Backend {
 }
 
 /// A test hook (`SSTCLIM_TEST_DEFERRED_START` with `--backend cpu`): the CPU engine posing as a
-/// device that takes 0.3 s to start (`cpu`), or a device that fails to start after 0.3 s
-/// (`fail`), so the pipeline's handling of a starting device runs without a GPU.
+/// device that takes 1.5 s to start (`cpu`), or a device that fails to start after 1.5 s
+/// (`fail`), so the pipeline's handling of a starting device runs without a GPU. (Long enough
+/// that the pipeline reaches its wait first even on a loaded 2-core machine: at 0.3 s it did
+/// not always, and the test saw no wait.)
 fn test_start(mode: &str) -> Deferred {
     let failing = mode == "fail";
     let started = Deferred::spawn(if failing { "cuda" } else { "cpu" }, move || {
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::thread::sleep(std::time::Duration::from_millis(1500));
         match failing {
             true => Err(BackendError::CudaUnavailable(OpenError::TestHook)),
             false => Ok(Box::new(CpuEngine) as Box<dyn Engine + Send>),

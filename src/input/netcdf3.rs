@@ -43,11 +43,6 @@ impl Nc3Reader<'_> {
         self.take((4 - n % 4) % 4)?;
         Ok(s)
     }
-    /// An attribute list: the compared attributes ([`CHECKED_ATTRIBUTES`]) decoded, the
-    /// others skipped.
-    fn attributes(&mut self) -> Result<Vec<(String, AttrValue)>, NotDirect> {
-        self.attributes_named(&CHECKED_ATTRIBUTES)
-    }
 
     /// An attribute list: those named in `wanted` decoded, the others skipped.
     fn attributes_named(&mut self, wanted: &[&str]) -> Result<Vec<(String, AttrValue)>, NotDirect> {
@@ -134,64 +129,18 @@ pub(super) struct Nc3Variable {
     pub attrs: Vec<(String, AttrValue)>,
 }
 
-/// The data offset, dimension lengths, type and decoding attributes of non-record variable
-/// `var` in a NetCDF-3 file whose header is `buf`.
-pub(super) fn netcdf3_variable(buf: &[u8], var: &str) -> Result<Nc3Variable, NotDirect> {
-    let version = *buf.get(3).ok_or("not a NetCDF-3 file")?;
-    let mut r = Nc3Reader { buf, at: 4, wide: version == 5 };
-    if !matches!(version, 1 | 2 | 5) {
-        return Err(format!("NetCDF-3 version {version}"));
-    }
-    r.count()?; // numrecs
-    let _tag = r.u32()?;
-    let n_dims = r.count()?;
-    let mut dim_len = Vec::new();
-    for _ in 0..n_dims {
-        r.name()?;
-        dim_len.push(r.count()?);
-    }
-    r.attributes()?;
-    let _tag = r.u32()?;
-    let n_vars = r.count()?;
-    for _ in 0..n_vars {
-        let name = r.name()?;
-        let rank = r.count()?;
-        let mut dims = Vec::new();
-        for _ in 0..rank {
-            dims.push(r.count()? as usize);
-        }
-        let attrs = r.attributes()?;
-        let kind = r.u32()?;
-        r.count()?; // vsize
-        let begin = if version == 1 { r.u32()? } else { r.u64()? };
-        if name == var {
-            if dims.first().is_some_and(|&d| dim_len.get(d) == Some(&0)) {
-                return Err("a record variable (interleaved with the other record variables)".into());
-            }
-            let lens =
-                dims.iter().map(|&d| dim_len.get(d).copied().ok_or("bad dimension id")).collect::<Result<_, _>>()?;
-            return Ok(Nc3Variable { begin, dims: lens, storage: nc3_storage(kind), attrs });
-        }
-    }
-    Err(format!("no variable '{var}' in the NetCDF-3 header"))
+/// Variable `var` of a NetCDF-3 header as the header states it: where its data begins, its
+/// dimension lengths (0 for the record dimension), its type code and the attributes named in
+/// `wanted`, with the file's record count; `Ok(None)` where the header has no such variable.
+struct RawVar {
+    begin: u64,
+    lens: Vec<u64>,
+    kind: u64,
+    attrs: Vec<(String, AttrValue)>,
+    numrecs: u64,
 }
 
-/// A small variable of a NetCDF-3 header read for its values (a time coordinate): where its
-/// values start, how many there are and of which type, and the attributes asked for.
-#[derive(Debug, PartialEq)]
-pub(super) struct Nc3Small {
-    pub begin: u64,
-    pub count: u64,
-    /// NetCDF-3 type code (see [`nc3_numbers`]).
-    pub kind: u64,
-    pub attrs: Vec<(String, AttrValue)>,
-}
-
-/// Variable `var` of a NetCDF-3 header `buf`, with its attributes named in `wanted`; `Ok(None)`
-/// where the file has no such variable. A record variable is read only where the file holds
-/// one record (its values are then one run at its offset, whatever the other record
-/// variables).
-pub(super) fn netcdf3_small(buf: &[u8], var: &str, wanted: &[&str]) -> Result<Option<Nc3Small>, NotDirect> {
+fn raw_variable(buf: &[u8], var: &str, wanted: &[&str]) -> Result<Option<RawVar>, NotDirect> {
     let version = *buf.get(3).ok_or("not a NetCDF-3 file")?;
     let mut r = Nc3Reader { buf, at: 4, wide: version == 5 };
     if !matches!(version, 1 | 2 | 5) {
@@ -220,18 +169,48 @@ pub(super) fn netcdf3_small(buf: &[u8], var: &str, wanted: &[&str]) -> Result<Op
         r.count()?; // vsize
         let begin = if version == 1 { r.u32()? } else { r.u64()? };
         if name == var {
-            let lens: Vec<u64> =
+            let lens =
                 dims.iter().map(|&d| dim_len.get(d).copied().ok_or("bad dimension id")).collect::<Result<_, _>>()?;
-            let record = lens.first() == Some(&0);
-            if record && numrecs > 1 {
-                return Err("a record variable of several records".into());
-            }
-            let count = lens.iter().map(|&l| if l == 0 { numrecs } else { l }).product();
-            nc3_type_size(kind)?;
-            return Ok(Some(Nc3Small { begin, count, kind, attrs }));
+            return Ok(Some(RawVar { begin, lens, kind, attrs, numrecs }));
         }
     }
     Ok(None)
+}
+
+/// The data offset, dimension lengths, type and decoding attributes of non-record variable
+/// `var` in a NetCDF-3 file whose header is `buf`.
+pub(super) fn netcdf3_variable(buf: &[u8], var: &str) -> Result<Nc3Variable, NotDirect> {
+    let v =
+        raw_variable(buf, var, &CHECKED_ATTRIBUTES)?.ok_or(format!("no variable '{var}' in the NetCDF-3 header"))?;
+    if v.lens.first() == Some(&0) {
+        return Err("a record variable (interleaved with the other record variables)".into());
+    }
+    Ok(Nc3Variable { begin: v.begin, dims: v.lens, storage: nc3_storage(v.kind), attrs: v.attrs })
+}
+
+/// A small variable of a NetCDF-3 header read for its values (a time coordinate): where its
+/// values start, how many there are and of which type, and the attributes asked for.
+#[derive(Debug, PartialEq)]
+pub(super) struct Nc3Small {
+    pub begin: u64,
+    pub count: u64,
+    /// NetCDF-3 type code (see [`nc3_numbers`]).
+    pub kind: u64,
+    pub attrs: Vec<(String, AttrValue)>,
+}
+
+/// Variable `var` of a NetCDF-3 header `buf`, with its attributes named in `wanted`; `Ok(None)`
+/// where the file has no such variable. A record variable is read only where the file holds
+/// one record (its values are then one run at its offset, whatever the other record
+/// variables).
+pub(super) fn netcdf3_small(buf: &[u8], var: &str, wanted: &[&str]) -> Result<Option<Nc3Small>, NotDirect> {
+    let Some(v) = raw_variable(buf, var, wanted)? else { return Ok(None) };
+    if v.lens.first() == Some(&0) && v.numrecs > 1 {
+        return Err("a record variable of several records".into());
+    }
+    let count = v.lens.iter().map(|&l| if l == 0 { v.numrecs } else { l }).product();
+    nc3_type_size(v.kind)?;
+    Ok(Some(Nc3Small { begin: v.begin, count, kind: v.kind, attrs: v.attrs }))
 }
 
 /// Big-endian values of NetCDF-3 numeric type `kind` as f64; `None` for text.

@@ -232,7 +232,7 @@ pub const DEFER_START: Knob = Knob {
 pub const TEST_DEFERRED_START: Knob = Knob {
     name: "SSTCLIM_TEST_DEFERRED_START",
     gate: Gate::TestHooks,
-    meaning: "With `--backend cpu`: `cpu` makes the CPU engine pose as a device taking 0.3 s to start, \
+    meaning: "With `--backend cpu`: `cpu` makes the CPU engine pose as a device taking 1.5 s to start, \
               `fail` as one failing to start.",
     default: "unset",
 };
