@@ -13,6 +13,16 @@ pub enum ByteOrder {
     Big,
 }
 
+impl ByteOrder {
+    /// Whether values in this order are already in the host's.
+    pub fn is_native(self) -> bool {
+        match self {
+            ByteOrder::Little => cfg!(target_endian = "little"),
+            ByteOrder::Big => cfg!(target_endian = "big"),
+        }
+    }
+}
+
 /// The file formats the direct read path parses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -44,6 +44,14 @@ pub trait Sample: Copy + Send + Sync + 'static {
         let _ = (raw, dest);
         false
     }
+    /// `dest` as the int16 values this pool keeps, for decoders that write a file's int16
+    /// values straight into it (as [`Sample::copy_int16`] would copy them); `None` for pools
+    /// that decode.
+    #[inline]
+    fn as_int16_mut(dest: &mut [Self]) -> Option<&mut [i16]> {
+        let _ = dest;
+        None
+    }
     /// Whether this is a lossy packing's out-of-range mark (see [`Quantize`]).
     #[inline]
     fn pack_overflow(self) -> bool {
@@ -114,6 +122,10 @@ impl Sample for i16 {
     fn copy_int16(raw: &[i16], dest: &mut [Self]) -> bool {
         dest.copy_from_slice(raw);
         true
+    }
+    #[inline]
+    fn as_int16_mut(dest: &mut [Self]) -> Option<&mut [i16]> {
+        Some(dest)
     }
     #[inline]
     fn from_packed(i: i16, _decoded: f64) -> Self {

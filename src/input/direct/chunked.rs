@@ -50,6 +50,8 @@ pub struct ChunkBuffers {
     stored: Vec<u8>,
     unfilter: Unfilter,
     band: Option<RawData>,
+    /// A whole chunk unshuffled, where its shuffle's element is not the stored type's size.
+    scratch: Vec<u8>,
 }
 
 impl ChunkBuffers {
@@ -157,6 +159,14 @@ pub fn read_chunked_step_into<T: Sample>(
     } else {
         vec![(0, wanted.len())]
     };
+    // an int16 pool keeps a little-endian int16 file's values as stored: the chunks' lines are
+    // unshuffled (or copied) straight into the pool's rows, with no band in between
+    let into_dest = layout.lat_is_slow()
+        && matches!(layout.storage, crate::input::storage::Storage::I16)
+        && order.is_native()
+        && layout.packing.quantize.is_none()
+        && T::as_int16_mut(&mut dest[..0]).is_some();
+    let ChunkBuffers { stored, unfilter, band, scratch } = buf;
     let mut stored_total = 0u64;
     let mut done_lines = 0usize;
     for (gi, gj) in groups {
@@ -170,14 +180,29 @@ pub fn read_chunked_step_into<T: Sample>(
         if lines.start != slow.start + done_lines {
             return Err(ChunkError::Fallback(format!("no chunk stored for line {}", slow.start + done_lines)));
         }
-        let band = buf.band.get_or_insert_with(|| RawData::zeroed(layout.storage, 0));
-        band.resize(layout.storage, lines.len() * fast_len);
+        let at = if layout.lat_is_slow() { done_lines * fast_len } else { 0 };
+        let cells = lines.len() * fast_len;
+        let band = band.get_or_insert_with(|| RawData::zeroed(layout.storage, 0));
+        let bytes: &mut [u8] = if into_dest {
+            let rows = T::as_int16_mut(&mut dest[at..at + cells]).expect("checked above");
+            // SAFETY: i16 values are plain bytes (any pattern valid, u8 unaligned); the view
+            // covers exactly the rows' bytes and is the only use of them while it lives.
+            unsafe { std::slice::from_raw_parts_mut(rows.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(rows)) }
+        } else {
+            band.resize(layout.storage, cells);
+            band.bytes_mut()
+        };
         let mut covered = 0usize;
         for c in group {
-            let data = read_chunk(file, ch, c, &mut buf.stored, &mut buf.unfilter, chunk_len)?;
+            // contiguous lines are unshuffled one at a time straight into place
+            let (mut data, mut shuffled) = read_chunk(file, ch, c, stored, unfilter, chunk_len, stride[f] == 1)?;
+            if let Some(elem) = shuffled.filter(|&e| e != size) {
+                // shuffled by another element size than the stored type's: undone whole
+                super::filters::unshuffle(data, elem, scratch);
+                (data, shuffled) = (&scratch[..], None);
+            }
             stored_total += c.size;
-            // copy the chunk's part of `lines` into the band
-            let bytes = band.bytes_mut();
+            // the chunk's part of `lines`, into the band (or the rows)
             let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
             let n_f = cf.min(fast_len.saturating_sub(o_f));
             let first = lines.start.max(o_s);
@@ -186,7 +211,9 @@ pub fn read_chunked_step_into<T: Sample>(
             for line in first..last {
                 let src = ((line - o_s) * stride[s] + at_step) * size;
                 let dst = ((line - lines.start) * fast_len + o_f) * size;
-                if stride[f] == 1 {
+                if shuffled.is_some() {
+                    super::filters::unshuffle_range(data, size, src / size, n_f, &mut bytes[dst..dst + n_f * size]);
+                } else if stride[f] == 1 {
                     bytes[dst..dst + n_f * size].copy_from_slice(&data[src..src + n_f * size]);
                 } else {
                     for j in 0..n_f {
@@ -197,21 +224,21 @@ pub fn read_chunked_step_into<T: Sample>(
                 covered += n_f;
             }
         }
-        if covered != lines.len() * fast_len {
+        if covered != cells {
             return Err(ChunkError::Fallback("a chunk the tile needs was never written (fill values)".into()));
         }
-        match order {
-            ByteOrder::Big => band.swap_from_big_endian(),
-            ByteOrder::Little => band.swap_from_little_endian(),
+        if !into_dest {
+            match order {
+                ByteOrder::Big => band.swap_from_big_endian(),
+                ByteOrder::Little => band.swap_from_little_endian(),
+            }
+            let piece = if layout.lat_is_slow() {
+                Region { rows: lines.clone(), cols: region.cols.clone() }
+            } else {
+                Region { rows: region.rows.clone(), cols: lines.clone() }
+            };
+            decode_region(layout, &piece, band, &mut dest[at..at + cells]);
         }
-        let piece = if layout.lat_is_slow() {
-            Region { rows: lines.clone(), cols: region.cols.clone() }
-        } else {
-            Region { rows: region.rows.clone(), cols: lines.clone() }
-        };
-        let cells = piece.n_cells();
-        let at = if layout.lat_is_slow() { done_lines * fast_len } else { 0 };
-        decode_region(layout, &piece, band, &mut dest[at..at + cells]);
         done_lines += lines.len();
     }
     if done_lines != slow.len() {
@@ -254,7 +281,7 @@ pub fn read_chunked_steps_into<T: Sample>(
     let mut decoded: Vec<T> = Vec::new();
     let mut stored_total = 0u64;
     for c in wanted {
-        let data = read_chunk(file, ch, c, &mut buf.stored, &mut buf.unfilter, chunk_len)?;
+        let (data, _) = read_chunk(file, ch, c, &mut buf.stored, &mut buf.unfilter, chunk_len, false)?;
         stored_total += c.size;
         let (o_s, o_f) = (c.offset[s] as usize, c.offset[f] as usize);
         let n_f = cf.min(fast_len.saturating_sub(o_f));
@@ -310,7 +337,8 @@ pub fn read_chunked_steps_into<T: Sample>(
 }
 
 /// Read chunk `c` of `ch` from `file` and undo its filters (an edge chunk the writer left
-/// unfiltered as it is): its `chunk_len` bytes as stored uncompressed.
+/// unfiltered as it is): its `chunk_len` bytes as stored uncompressed, or, with `leave_shuffle`,
+/// still shuffled where the shuffle is the last filter to undo (with its element size).
 fn read_chunk<'b>(
     file: &File,
     ch: &Chunked,
@@ -318,7 +346,8 @@ fn read_chunk<'b>(
     stored: &'b mut Vec<u8>,
     unfilter: &'b mut Unfilter,
     chunk_len: usize,
-) -> Result<&'b [u8], ChunkError> {
+    leave_shuffle: bool,
+) -> Result<(&'b [u8], Option<usize>), ChunkError> {
     let partial = (0..ch.dims.len()).any(|k| c.offset[k].saturating_add(ch.chunk[k]) > ch.dims[k]);
     stored.resize(c.size as usize, 0);
     file.read_exact_at(stored, c.addr).map_err(|e| {
@@ -326,6 +355,6 @@ fn read_chunk<'b>(
     })?;
     let pipeline: &[Filter] = if partial && ch.unfiltered_edges { &[] } else { &ch.pipeline };
     unfilter
-        .run(pipeline, c.mask, stored, chunk_len)
+        .run_leaving_shuffle(pipeline, c.mask, stored, chunk_len, leave_shuffle)
         .map_err(|why| ChunkError::Corrupt(format!("the chunk at {:?}: {why}", c.offset)))
 }

@@ -58,6 +58,23 @@ impl Unfilter {
         stored: &'s mut Vec<u8>,
         out_len: usize,
     ) -> Result<&'s [u8], String> {
+        self.run_leaving_shuffle(pipeline, mask, stored, out_len, false).map(|(data, _)| data)
+    }
+
+    /// [`Unfilter::run`], except that where the last filter to undo is the shuffle and
+    /// `leave_shuffle` is set, it is left undone and its element size returned with the
+    /// shuffled bytes: the caller unshuffles them straight to where they go (the tile's rows),
+    /// saving a pass over every chunk.
+    pub fn run_leaving_shuffle<'s>(
+        &'s mut self,
+        pipeline: &[Filter],
+        mask: u32,
+        stored: &'s mut Vec<u8>,
+        out_len: usize,
+        leave_shuffle: bool,
+    ) -> Result<(&'s [u8], Option<usize>), String> {
+        // the first filter applied (the last undone) that this chunk went through
+        let last = (0..pipeline.len()).find(|&i| i >= 32 || mask & (1 << i) == 0);
         let mut cur: &mut Vec<u8> = stored;
         let (mut spare_a, mut spare_b) = (&mut self.a, &mut self.b);
         for (i, f) in pipeline.iter().enumerate().rev() {
@@ -95,6 +112,12 @@ impl Unfilter {
                 }
                 FILTER_SHUFFLE => {
                     let elem = f.params.first().map_or(1, |&e| e as usize);
+                    if leave_shuffle && Some(i) == last && elem > 1 {
+                        if cur.len() != out_len {
+                            return Err(format!("{} bytes after the filters, the chunk holds {out_len}", cur.len()));
+                        }
+                        return Ok((cur.as_slice(), Some(elem)));
+                    }
                     let out = spare_b;
                     unshuffle(cur, elem, out);
                     spare_b = std::mem::replace(&mut cur, out);
@@ -106,7 +129,7 @@ impl Unfilter {
         if cur.len() != out_len {
             return Err(format!("{} bytes after the filters, the chunk holds {out_len}", cur.len()));
         }
-        Ok(cur.as_slice())
+        Ok((cur.as_slice(), None))
     }
 }
 
@@ -141,6 +164,37 @@ pub fn unshuffle(src: &[u8], elem: usize, out: &mut Vec<u8>) {
 fn unshuffle_fixed<const E: usize>(src: &[u8], n: usize, out: &mut [u8]) {
     let planes: [&[u8]; E] = std::array::from_fn(|b| &src[b * n..(b + 1) * n]);
     for (i, o) in out[..n * E].chunks_exact_mut(E).enumerate() {
+        for b in 0..E {
+            o[b] = planes[b][i];
+        }
+    }
+}
+
+/// Elements `first..first + count` of a shuffled buffer (`src`: `elem` planes of `n` bytes,
+/// then the bytes past the last whole element) unshuffled into `out` (`count * elem` bytes):
+/// a piece of [`unshuffle`]'s output, made without the rest.
+pub fn unshuffle_range(src: &[u8], elem: usize, first: usize, count: usize, out: &mut [u8]) {
+    let n = src.len() / elem;
+    debug_assert!(first + count <= n && out.len() == count * elem);
+    match elem {
+        2 => unshuffle_range_fixed::<2>(src, n, first, out),
+        4 => unshuffle_range_fixed::<4>(src, n, first, out),
+        8 => unshuffle_range_fixed::<8>(src, n, first, out),
+        _ => {
+            for b in 0..elem {
+                let plane = &src[b * n + first..b * n + first + count];
+                for (i, &v) in plane.iter().enumerate() {
+                    out[i * elem + b] = v;
+                }
+            }
+        }
+    }
+}
+
+fn unshuffle_range_fixed<const E: usize>(src: &[u8], n: usize, first: usize, out: &mut [u8]) {
+    let count = out.len() / E;
+    let planes: [&[u8]; E] = std::array::from_fn(|b| &src[b * n + first..b * n + first + count]);
+    for (i, o) in out.chunks_exact_mut(E).enumerate() {
         for b in 0..E {
             o[b] = planes[b][i];
         }
@@ -194,6 +248,12 @@ mod tests {
             let mut out = Vec::new();
             unshuffle(&shuffled, elem, &mut out);
             assert_eq!(out, orig, "element size {elem}");
+            // any piece of it, made alone
+            for (first, count) in [(0, 1), (5, 11), (0, whole / elem), (36, 1)] {
+                let mut piece = vec![0u8; count * elem];
+                unshuffle_range(&shuffled, elem, first, count, &mut piece);
+                assert_eq!(piece, orig[first * elem..(first + count) * elem], "element size {elem}, {first}+{count}");
+            }
         }
     }
 
