@@ -154,7 +154,29 @@ fn write_piece(p: &Piece<'_>, g: &Geometry<'_>, buf: &mut Vec<u8>) -> Result<(),
         }
         done += n;
     }
+    if crate::util::knobs::early_writeback() && !rows.is_empty() {
+        let end = at(rows.end - 1, cols.start) + (width * size) as u64;
+        start_writeback(&file, at(rows.start, cols.start), end);
+    }
     Ok(())
+}
+
+/// Start writing back bytes `from..to` of `file` (dirty pages just written) without waiting:
+/// the disk works while the job computes and reads, and the final `fsync` that makes the
+/// outputs durable only waits for what is left instead of for every byte of the job
+/// (bench-results/runs/2026-12-02-h200-read-s37: that fsync was 0.8 s of a 2.0 s job). Advisory:
+/// an error here shows again, and is reported, at that `fsync`.
+fn start_writeback(file: &std::fs::File, from: u64, to: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let (Ok(off), Ok(len)) = (i64::try_from(from), i64::try_from(to.saturating_sub(from))) else { return };
+        // SAFETY: sync_file_range only names a range of an open descriptor (kept open by
+        // `file` for the call); no memory of ours is passed.
+        unsafe { libc::sync_file_range(file.as_raw_fd(), off, len, libc::SYNC_FILE_RANGE_WRITE) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, from, to);
 }
 
 /// `write_all_at` that says how many bytes went out before an error.

@@ -218,6 +218,14 @@ pub const READER_NICE: Knob = Knob {
     default: "0",
 };
 
+/// `SSTCLIM_EARLY_WRITEBACK`.
+pub const EARLY_WRITEBACK: Knob = Knob {
+    name: "SSTCLIM_EARLY_WRITEBACK",
+    gate: Gate::Bench,
+    meaning: "`off`: the direct writer leaves every output's pages to the final fsync instead of starting their writeback as each day's field is written.",
+    default: "on",
+};
+
 /// `SSTCLIM_DEFER_START`.
 pub const DEFER_START: Knob = Knob {
     name: "SSTCLIM_DEFER_START",
@@ -306,6 +314,7 @@ pub const KNOBS: &[Knob] = &[
     STAGING_ROWS,
     STAGING_PIN,
     READER_NICE,
+    EARLY_WRITEBACK,
     DEFER_START,
     TEST_DEFERRED_START,
     TEST_READER_SIGNAL,
@@ -426,6 +435,12 @@ pub fn staging_rows() -> Option<usize> {
 /// allocation (the default) rather than heap memory registered with the device.
 pub fn staging_from_driver() -> bool {
     STAGING_PIN.text().as_deref() != Some("register")
+}
+
+/// Whether [`EARLY_WRITEBACK`] is on (anything but `off`).
+pub fn early_writeback() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| EARLY_WRITEBACK.text().as_deref() != Some("off"))
 }
 
 /// [`READER_NICE`] (0 when unset or not a number from 0 to 19).
