@@ -232,6 +232,24 @@ pub fn day_number_in(cf: CfCalendar, date: Date) -> i64 {
     cf.day_number(date.into())
 }
 
+/// Days from 1970-01-01 to `date`, counted in calendar `cf`: the value of `date` on a CF time
+/// axis `days since 1970-01-01` whose `calendar` is `cf` (equal to [`Date::to_days`] in the
+/// Gregorian calendars from 1582-10-15 on).
+pub fn days_since_1970_in(cf: CfCalendar, date: Date) -> i64 {
+    cf.day_number(date.into()) - cf.day_number(CfDate { year: 1970, month: 1, day: 1 })
+}
+
+/// Every date of the years `years` in calendar `cf`, in order (360 a year in `360_day`, 365 in
+/// `noleap`, the real calendars' leap years as `cf` has them).
+pub fn dates_of_years_in(cf: CfCalendar, years: std::ops::RangeInclusive<i32>) -> Vec<Date> {
+    if years.is_empty() {
+        return Vec::new();
+    }
+    let a = cf.day_number(CfDate { year: *years.start(), month: 1, day: 1 });
+    let b = cf.day_number(CfDate { year: years.end() + 1, month: 1, day: 1 });
+    (a..b).map(|n| Date::from(cf.date_of(n))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,5 +351,32 @@ mod tests {
         assert_eq!(add_days_in(CfCalendar::Day360, d(2019, 2, 28), 2), d(2019, 2, 30));
         assert_eq!(add_days_in(CfCalendar::Day360, d(2019, 12, 30), 1), d(2020, 1, 1));
         assert_eq!(add_days_in(CfCalendar::NoLeap, d(2020, 2, 28), 1), d(2020, 3, 1));
+    }
+
+    /// The time values of the events' outputs: days since 1970-01-01 counted in the input's
+    /// calendar (360 a year in `360_day`, 365 in `noleap`); the Gregorian ones are `to_days`.
+    #[test]
+    fn days_since_1970_and_the_dates_of_years_per_calendar() {
+        let d = |year, month, day| Date { year, month, day };
+        assert_eq!(days_since_1970_in(CfCalendar::Day360, d(2001, 1, 1)), 31 * 360);
+        assert_eq!(days_since_1970_in(CfCalendar::Day360, d(2001, 2, 30)), 31 * 360 + 59);
+        assert_eq!(days_since_1970_in(CfCalendar::NoLeap, d(2001, 3, 1)), 31 * 365 + 59);
+        assert_eq!(days_since_1970_in(CfCalendar::AllLeap, d(1971, 1, 1)), 366);
+        assert_eq!(days_since_1970_in(CfCalendar::Day360, d(1969, 12, 30)), -1);
+        for cf in [CfCalendar::Standard, CfCalendar::ProlepticGregorian] {
+            for date in [d(1970, 1, 1), d(2000, 2, 29), d(2024, 12, 31), d(1901, 3, 1)] {
+                assert_eq!(days_since_1970_in(cf, date), date.to_days(), "{cf:?} {date}");
+            }
+        }
+        let c360 = dates_of_years_in(CfCalendar::Day360, 2001..=2002);
+        assert_eq!((c360.len(), c360[59], c360[359], c360[360]), (720, d(2001, 2, 30), d(2001, 12, 30), d(2002, 1, 1)));
+        let noleap = dates_of_years_in(CfCalendar::NoLeap, 2000..=2000);
+        assert_eq!((noleap.len(), noleap[59]), (365, d(2000, 3, 1)));
+        assert_eq!(dates_of_years_in(CfCalendar::AllLeap, 2001..=2001).len(), 366);
+        assert_eq!(dates_of_years_in(CfCalendar::Julian, 1900..=1900).len(), 366);
+        let greg = dates_of_years_in(CfCalendar::ProlepticGregorian, 1999..=2000);
+        let by_ordinal: Vec<Date> =
+            (1999..=2000).flat_map(|y| (1..=days_in_year(y)).map(move |o| Date::from_ordinal(y, o).unwrap())).collect();
+        assert_eq!(greg, by_ordinal);
     }
 }

@@ -113,3 +113,52 @@ fn a_failing_rank_ends_the_job_with_one_line() {
     assert!(lines[0].contains("sst_1991_200.nc"), "{err}");
     assert!(entries(&out).iter().all(|n| !n.ends_with(".nc") && !n.contains("partial")), "{:?}", entries(&out));
 }
+
+/// A `360_day` job (yearly files, 360 days a year, a climatology of 360 days): the same bits
+/// at 1 and 2 ranks and as a singleton, and events found to compare.
+#[test]
+fn a_360_day_job_is_the_same_bits_at_one_and_two_ranks() {
+    use events_common::{ar1, Rng, DAY360};
+    let dir = tmp();
+    let (lat, lon): (Vec<f64>, Vec<f64>) =
+        ((0..5).map(|i| -40.0 + 20.0 * f64::from(i)).collect(), vec![0.0, 90.0, 180.0]);
+    let n = lat.len() * lon.len();
+    let mean: Vec<f64> = (0..360 * n)
+        .map(|k| 15.0 + (k % n) as f64 + 2.0 * (2.0 * std::f64::consts::PI * (k / n) as f64 / 360.0).sin())
+        .collect();
+    let mut rng = Rng(9);
+    let series: Vec<Vec<f64>> = (0..n)
+        .map(|c| {
+            let per_day: Vec<f64> = (0..720).map(|i| mean[(i % 360) * n + c]).collect();
+            ar1(&mut rng, &per_day, 0.9, 1.0)
+        })
+        .collect();
+    let data = dir.path().join("data");
+    events_common::write_series(&data, "tos", DAY360, 2001, &lat, &lon, &series);
+    let p90: Vec<f64> = mean.iter().map(|m| m + 1.0).collect();
+    let clim = dir.path().join("clim.nc");
+    events_common::write_climatology_in(
+        &clim,
+        "tos",
+        &lat,
+        &lon,
+        "hobday366",
+        Some("360_day"),
+        360,
+        &[("mean", &mean), ("p90", &p90)],
+    );
+    let args = |out: &Path| -> Vec<String> {
+        let v = ["-q", "events", "-i", &s(&data), "-o", &s(out), "--years", "2001-2002", "--climatology", &s(&clim)];
+        v.iter().chain(&["--max-mem", "60000"]).map(|x| x.to_string()).collect()
+    };
+    let single = dir.path().join("single");
+    ok(&args(&single));
+    let want = contents(&single);
+    assert!(want["events.nc"]["duration"].len() > 20, "too few events to compare");
+    for np in [1, 2] {
+        let out = dir.path().join(format!("np{np}"));
+        let o = mpirun(np, &args(&out));
+        assert!(o.status.success(), "np {np}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(contents(&out), want, "np {np}");
+    }
+}

@@ -27,7 +27,8 @@ pub struct EventsArgs {
     pub years: YearRange,
 
     /// The climatology: a climatology.nc written by `sstclim run --layout climatology` (checked
-    /// against the input's variable, grid and calendar).
+    /// against the input's variable, grid and calendar: a climatology of another CF calendar is
+    /// refused).
     #[arg(long, help_heading = JOB, conflicts_with = "baseline")]
     pub climatology: Option<PathBuf>,
 
@@ -65,6 +66,11 @@ pub struct EventsArgs {
     pub no_join: bool,
 
     /// How days of year are numbered; must be the climatology's calendar_mode.
+    ///
+    /// Events run in the input's CF calendar, every one of them: in noleap/365_day,
+    /// all_leap/366_day and 360_day the days of year are that calendar's (1-365, 1-366, 1-360;
+    /// no day-60 shift), window and smoothing wrap around its year, and time_start, time_end,
+    /// time_peak are days since 1970-01-01 in it, with its name as their calendar.
     #[arg(long, value_enum, default_value_t = Calendar::Hobday366, help_heading = JOB)]
     pub calendar: Calendar,
 

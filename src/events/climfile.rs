@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::EventsError;
-use crate::calendar::Calendar;
+use crate::calendar::{is_real, Calendar, CfCalendar};
 use crate::input::Grid;
 use crate::output::encode::OutputType;
 
@@ -40,10 +40,46 @@ fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
     }
 }
 
+/// The calendar the climatology was computed in (its `time` variable's `calendar`, CF's
+/// `standard` where it has none) against the input's `cf`: the same, or both Gregorian
+/// (`standard` and `proleptic_gregorian` have the same days since 1582-10-15).
+fn check_calendar(file: &netcdf::File, path: &Path, cf: CfCalendar) -> Result<(), EventsError> {
+    let attr = file.variable("time").and_then(|t| match t.attribute_value("calendar") {
+        Some(Ok(netcdf::AttributeValue::Str(s))) => Some(s),
+        _ => None,
+    });
+    let gregorian = |c: CfCalendar| matches!(c, CfCalendar::Standard | CfCalendar::ProlepticGregorian);
+    let theirs = CfCalendar::parse(attr.as_deref()).map_err(|e| EventsError::NotClimatology {
+        path: path.into(),
+        detail: format!("its time variable's calendar: {e}"),
+    })?;
+    if theirs == cf || (gregorian(theirs) && gregorian(cf)) {
+        return Ok(());
+    }
+    Err(EventsError::Mismatch {
+        path: path.into(),
+        what: "calendar",
+        detail: format!(
+            "a climatology of the {} calendar (its time variable's calendar), the input's calendar is {}",
+            theirs.cf_name(),
+            cf.cf_name()
+        ),
+    })
+}
+
 impl ClimFile {
     /// Open `path` and check it against the job: input variable `var` on `grid`, days of year
-    /// by `calendar`, threshold `stat` (e.g. `p90`).
-    pub fn open(path: &Path, var: &str, grid: &Grid, calendar: Calendar, stat: &str) -> Result<ClimFile, EventsError> {
+    /// by `calendar` in the input's calendar `cf` (the file's `time` says which calendar it
+    /// was computed in, and it has every day of that calendar's year), threshold `stat` (e.g.
+    /// `p90`).
+    pub fn open(
+        path: &Path,
+        var: &str,
+        grid: &Grid,
+        calendar: Calendar,
+        cf: CfCalendar,
+        stat: &str,
+    ) -> Result<ClimFile, EventsError> {
         let file = netcdf::open(path).map_err(|cause| EventsError::Open { path: path.into(), cause })?;
         let not = |detail: String| EventsError::NotClimatology { path: path.into(), detail };
         match text_attr(&file, "sstclim_layout") {
@@ -64,6 +100,7 @@ impl ClimFile {
                 detail: format!("calendar_mode {mode}, the job asks for {}", calendar.name()),
             });
         }
+        check_calendar(&file, path, cf)?;
         if let Some(v) = text_attr(&file, "input_variable") {
             if v != var {
                 return Err(EventsError::Mismatch {
@@ -106,14 +143,17 @@ impl ClimFile {
             None => None,
         };
         let in_order = doys.as_ref().is_none_or(|d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
-        if n_doy < 366 || !in_order {
+        // the year of the input's calendar: 366 days in the real calendars (day 366 of
+        // leap years, or day 60 under hobday366), 360 in `360_day`, 365 in `noleap`
+        let year = if is_real(cf) { 366 } else { usize::from(cf.days_in_year(2001)) };
+        if n_doy < year || (!is_real(cf) && n_doy != year) || !in_order {
             return Err(EventsError::BadVariable {
                 path: path.into(),
                 var: mean_var,
                 detail: format!(
-                    "{n_doy} days of year{}; events need all 366 of the {} calendar in order (run with --doys 1-366)",
+                    "{n_doy} days of year{}; events need all {year} of the {} calendar in order (run with --doys 1-{year})",
                     if in_order { "" } else { ", not 1, 2, 3, ..." },
-                    calendar.name()
+                    if is_real(cf) { calendar.name() } else { cf.cf_name() }
                 ),
             });
         }

@@ -67,25 +67,36 @@ impl CellClim<'_> {
 pub struct Days {
     pub doy_index: Vec<u16>,
     pub year_index: Vec<u16>,
-    /// Days since 1970-01-01 of each day (for the outputs).
+    /// Each day's value on the outputs' time axes: days since 1970-01-01, counted in the
+    /// input's calendar.
     pub epoch_days: Vec<i64>,
     pub n_years: usize,
     pub first_year: i32,
 }
 
 impl Days {
-    /// Every day of the years `years`, days of year by `calendar`.
+    /// Every day of the years `years` of the proleptic Gregorian calendar, days of year by
+    /// `calendar`.
     pub fn of_years(years: std::ops::RangeInclusive<i32>, calendar: crate::calendar::Calendar) -> Days {
-        use crate::calendar::{days_in_year, Date};
-        let mut d = Days { first_year: *years.start(), ..Days::default() };
-        for (yi, year) in years.enumerate() {
-            d.n_years = yi + 1;
-            for ordinal in 1..=days_in_year(year) {
-                let date = Date::from_ordinal(year, ordinal).expect("a day of the year");
-                d.doy_index.push(calendar.day_of_year(date) - 1);
-                d.year_index.push(yi as u16);
-                d.epoch_days.push(date.to_days());
-            }
+        Days::of_years_in(years, calendar, crate::calendar::CfCalendar::ProlepticGregorian)
+    }
+
+    /// Every day of the years `years` of the input's calendar `cf` (360 a year in `360_day`,
+    /// 365 in `noleap`), days of year by `calendar` in that calendar (the day-of-year logic
+    /// of `run`, [`crate::calendar::Calendar::day_of_year_in`]), and each day's value on the
+    /// outputs' time axis (days since 1970-01-01 counted in `cf`).
+    pub fn of_years_in(
+        years: std::ops::RangeInclusive<i32>,
+        calendar: crate::calendar::Calendar,
+        cf: crate::calendar::CfCalendar,
+    ) -> Days {
+        use crate::calendar::{dates_of_years_in, days_since_1970_in};
+        let first_year = *years.start();
+        let mut d = Days { first_year, n_years: years.clone().count(), ..Days::default() };
+        for date in dates_of_years_in(cf, years) {
+            d.doy_index.push(calendar.day_of_year_in(cf, date) - 1);
+            d.year_index.push((date.year - first_year) as u16);
+            d.epoch_days.push(days_since_1970_in(cf, date));
         }
         d
     }

@@ -12,6 +12,7 @@ use super::columns::{joined, EventColumns};
 use super::metrics::FLOAT_FIELDS;
 use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
+use crate::calendar::{days_since_1970_in, CfCalendar, Date};
 use crate::input::Grid;
 use crate::output::encode::OutputType;
 
@@ -27,8 +28,9 @@ pub struct Meta {
     pub climatology: String,
     pub provenance: Vec<(String, String)>,
     pub history: String,
-    /// The input's calendar (CF name) the time axes are written in.
-    pub calendar: &'static str,
+    /// The input's calendar: the time axes count days since 1970-01-01 in it and carry its
+    /// name.
+    pub calendar: CfCalendar,
 }
 
 impl Meta {
@@ -144,7 +146,7 @@ pub(super) fn define_events(
                 ("standard_name", "time".into()),
                 ("long_name", format!("{what} of the event").into()),
                 ("units", "days since 1970-01-01 00:00:00".into()),
-                ("calendar", meta.calendar.into()),
+                ("calendar", meta.calendar.cf_name().into()),
             ],
         )?;
     }
@@ -318,13 +320,14 @@ impl SummaryFile {
             path,
             format!("{} of {} per year ({y0}-{y1}): blockAverage statistics", meta.kind(), meta.input_var),
         )?;
-        let jan1 = |y: i32| crate::calendar::Date::new(y, 1, 1).expect("a year").to_days() as f64;
+        // the years of the input's calendar (360 days in `360_day`)
+        let jan1 = |year: i32| days_since_1970_in(meta.calendar, Date { year, month: 1, day: 1 }) as f64;
         {
             let mut t = file.add_variable::<f64>("time", &["time"]).map_err(fail(path, "time"))?;
             for (k, v) in [
                 ("standard_name", "time"),
                 ("units", "days since 1970-01-01 00:00:00"),
-                ("calendar", meta.calendar),
+                ("calendar", meta.calendar.cf_name()),
                 ("bounds", "time_bnds"),
                 ("long_name", "year of the events' start (middle of the year; bounds: the year)"),
             ] {

@@ -23,8 +23,7 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::calendar::CfCalendar;
-use crate::calendar::{Calendar, Date};
+use crate::calendar::{dates_of_years_in, Calendar, Date};
 use crate::discover::discover;
 use crate::dist::comm::Comm;
 use crate::error::Error;
@@ -90,8 +89,6 @@ pub enum EventsJobError {
     YearsOutsideInput { missing: usize, total: usize, years: String, first: PathBuf },
     #[error("{}: exists; pass --overwrite to replace it", path.display())]
     Exists { path: PathBuf },
-    #[error("the input's calendar is {calendar}: events are detected on the days of the standard and proleptic_gregorian calendars only")]
-    ModelCalendar { calendar: &'static str },
     #[error("{0}")]
     Ranks(String),
     #[error("computing the climatology of --baseline {years}: {message}")]
@@ -171,7 +168,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     let mut clims = Vec::new();
     for (_, percentile) in kinds(opts) {
         let stat = percentile.stat_name();
-        clims.push(ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, &stat)?);
+        clims.push(ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, inputs.calendar, &stat)?);
     }
     // outputs: refuse to replace unless asked, before anything is read
     let targets = check_targets(opts)?;
@@ -200,7 +197,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
             climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
             provenance: clim.provenance.clone(),
             history: history.clone(),
-            calendar: inputs.calendar.cf_name(),
+            calendar: inputs.calendar,
         })
         .collect();
     let kinds = kinds(opts).into_iter().map(|(p, _)| p).collect();
@@ -211,16 +208,14 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
 }
 
 /// The analysis period's days, their dates and files; an error unless every file exists
-/// (or --allow-missing).
+/// (or --allow-missing). The days are those of the input's calendar (found by discovery): 360 a
+/// year in `360_day`, 365 in `noleap`, with days of year as `run` numbers them there.
 fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discover::Inputs), EventsJobError> {
-    let days = Days::of_years(opts.years.clone(), opts.calendar);
-    let dates: Vec<Date> = days.epoch_days.iter().map(|&d| Date::from_days(d)).collect();
-    let inputs = discover(&opts.input, opts.var.as_deref(), &|_| dates.clone(), true).map_err(Error::from)?;
-    // the analysis days are Gregorian dates: a model calendar's series has other days, and a
-    // julian one other leap years
-    if !matches!(inputs.calendar, CfCalendar::Standard | CfCalendar::ProlepticGregorian) {
-        return Err(EventsJobError::ModelCalendar { calendar: inputs.calendar.cf_name() });
-    }
+    let years = opts.years.clone();
+    let inputs = discover(&opts.input, opts.var.as_deref(), &|cf| dates_of_years_in(cf, years.clone()), true)
+        .map_err(Error::from)?;
+    let days = Days::of_years_in(opts.years.clone(), opts.calendar, inputs.calendar);
+    let dates = dates_of_years_in(inputs.calendar, opts.years.clone());
     if !inputs.missing.is_empty() && !opts.allow_missing {
         return Err(EventsJobError::YearsOutsideInput {
             missing: inputs.missing.len(),

@@ -229,9 +229,25 @@ pub fn ar1(rng: &mut Rng, mean_of_day: &[f64], phi: f64, sd: f64) -> Vec<f64> {
 /// (doy, lat, lon), with `lat`/`lon` coordinates; values `[doy][cell]`.
 #[allow(clippy::too_many_arguments)]
 pub fn write_climatology(path: &Path, var: &str, lat: &[f64], lon: &[f64], calendar: &str, stats: &[(&str, &[f64])]) {
+    write_climatology_in(path, var, lat, lon, calendar, None, 366, stats)
+}
+
+/// [`write_climatology`] of a climatology computed in the CF calendar `cf` (its `time`
+/// variable's `calendar` attribute; none: CF's default, `standard`) with `n_doy` days of year
+/// (360 for `360_day`, 365 for `noleap`).
+#[allow(clippy::too_many_arguments)]
+pub fn write_climatology_in(
+    path: &Path,
+    var: &str,
+    lat: &[f64],
+    lon: &[f64],
+    calendar: &str,
+    cf: Option<&str>,
+    n_doy: usize,
+    stats: &[(&str, &[f64])],
+) {
     sstclim::input::silence_hdf5();
     let mut f = netcdf::create(path).unwrap();
-    let n_doy = 366;
     f.add_dimension("doy", n_doy).unwrap();
     f.add_dimension("nv", 2).unwrap();
     f.add_dimension("lat", lat.len()).unwrap();
@@ -256,6 +272,9 @@ pub fn write_climatology(path: &Path, var: &str, lat: &[f64], lon: &[f64], calen
     d.put_values(&(1..=n_doy as i32).collect::<Vec<_>>(), ..).unwrap();
     let mut t = f.add_variable::<f64>("time", &["doy"]).unwrap();
     t.put_attribute("units", "days since 2000-01-01").unwrap();
+    if let Some(cf) = cf {
+        t.put_attribute("calendar", cf).unwrap();
+    }
     t.put_attribute("climatology", "climatology_bounds").unwrap();
     t.put_values(&(0..n_doy).map(|d| d as f64).collect::<Vec<_>>(), ..).unwrap();
     let mut b = f.add_variable::<f64>("climatology_bounds", &["doy", "nv"]).unwrap();
@@ -268,6 +287,92 @@ pub fn write_climatology(path: &Path, var: &str, lat: &[f64], lon: &[f64], calen
         let mut v = f.add_variable::<f32>(&format!("{var}_{stat}"), &["doy", "lat", "lon"]).unwrap();
         v.set_fill_value(f32::NAN).unwrap();
         let vals: Vec<f32> = vals.iter().map(|&x| x as f32).collect();
+        v.put_values(&vals, ..).unwrap();
+    }
+}
+
+/// A model calendar as the tests know it, independently of sstclim: its CF name and the
+/// length of its year (every year alike).
+#[derive(Clone, Copy, Debug)]
+pub struct ModelCalendar {
+    pub name: &'static str,
+    pub year: usize,
+}
+
+pub const DAY360: ModelCalendar = ModelCalendar { name: "360_day", year: 360 };
+pub const NOLEAP: ModelCalendar = ModelCalendar { name: "noleap", year: 365 };
+
+impl ModelCalendar {
+    /// The day of year (1-based) `ordinal` of `year` as days since 1970-01-01 in this calendar
+    /// (what a CF time axis `days since 1970-01-01` with this calendar holds).
+    pub fn days_since_1970(self, year: i32, ordinal: usize) -> i64 {
+        (i64::from(year) - 1970) * self.year as i64 + ordinal as i64 - 1
+    }
+
+    /// Month and day of day of year `ordinal` (1-based): twelve 30-day months, or the months
+    /// of a year without Feb 29.
+    pub fn month_day(self, ordinal: usize) -> (usize, usize) {
+        let months: Vec<usize> =
+            if self.year == 360 { vec![30; 12] } else { vec![31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] };
+        let mut left = ordinal;
+        for (m, &len) in months.iter().enumerate() {
+            if left <= len {
+                return (m + 1, left);
+            }
+            left -= len;
+        }
+        panic!("day {ordinal} past the year");
+    }
+}
+
+/// Write a time series in calendar `cal`, one file a year (`{var}_day_{year}.nc`, CMIP6-like:
+/// `time` in "days since 1850-01-01" with the calendar's name, values at noon), of the years
+/// from `first_year`; `series[cell][day of the series]` stored as float32 (NaN as the fill).
+pub fn write_series(
+    dir: &Path,
+    var: &str,
+    cal: ModelCalendar,
+    first_year: i32,
+    lat: &[f64],
+    lon: &[f64],
+    series: &[Vec<f64>],
+) {
+    sstclim::input::silence_hdf5();
+    std::fs::create_dir_all(dir).unwrap();
+    let n_days = series[0].len();
+    assert_eq!(n_days % cal.year, 0, "whole years");
+    for y in 0..n_days / cal.year {
+        let year = first_year + y as i32;
+        let mut f = netcdf::create(dir.join(format!("{var}_day_{year}.nc"))).unwrap();
+        f.add_dimension("time", cal.year).unwrap();
+        f.add_dimension("lat", lat.len()).unwrap();
+        f.add_dimension("lon", lon.len()).unwrap();
+        let mut t = f.add_variable::<f64>("time", &["time"]).unwrap();
+        for (k, v) in [("standard_name", "time"), ("units", "days since 1850-01-01"), ("calendar", cal.name)] {
+            t.put_attribute(k, v).unwrap();
+        }
+        let base = (i64::from(year) - 1850) * cal.year as i64;
+        let times: Vec<f64> = (0..cal.year).map(|d| (base + d as i64) as f64 + 0.5).collect();
+        t.put_values(&times, ..).unwrap();
+        for (name, vals, units) in [("lat", lat, "degrees_north"), ("lon", lon, "degrees_east")] {
+            let mut v = f.add_variable::<f64>(name, &[name]).unwrap();
+            v.put_attribute("units", units).unwrap();
+            v.put_values(vals, ..).unwrap();
+        }
+        let mut v = f.add_variable::<f32>(var, &["time", "lat", "lon"]).unwrap();
+        v.set_fill_value(1e20f32).unwrap();
+        v.put_attribute("units", "degC").unwrap();
+        let n = lat.len() * lon.len();
+        let vals: Vec<f32> = (0..cal.year * n)
+            .map(|k| {
+                let x = series[k % n][y * cal.year + k / n];
+                if x.is_nan() {
+                    1e20
+                } else {
+                    x as f32
+                }
+            })
+            .collect();
         v.put_values(&vals, ..).unwrap();
     }
 }
