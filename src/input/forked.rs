@@ -18,15 +18,18 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 
+use std::time::{Duration, Instant};
+
+use self::reader::{reader_main, u64_at, Times, DONE, DONE_LEN, FAILED, FAILED_HEAD};
 use super::child::{secs, signal_name};
-use super::error::InputError;
 use super::grid::Grid;
 use super::layout::VarLayout;
-use super::read::{decode_region, Region};
+use super::read::Region;
 use crate::pool::{Pool, Sample};
+
+mod reader;
 
 /// How many reader processes, and how many files each reads before it exits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,12 +186,13 @@ pub unsafe fn read_forked_into<T: Sample>(
 ) -> Result<u64, ReaderError> {
     let files: Vec<SlotStep> = files.iter().map(|(slot, path)| (*slot, path.clone(), 0)).collect();
     // SAFETY: the caller's promise, passed on.
-    unsafe { read_forked_steps_into(&files, expected, first, check_grid, region, dest, opts, progress) }
+    unsafe { read_forked_steps_into(&files, expected, first, check_grid, region, dest, opts, progress, &mut |_| {}) }
 }
 
 /// [`read_forked_into`] of time step `step` of each `(slot, path, step)`. A reader process
 /// opens and checks a file once for consecutive entries of its batch that name it, so a
-/// batch of several steps of one file (a yearly file's days) costs one open.
+/// batch of several steps of one file (a yearly file's days) costs one open. `events` hears of
+/// each fork and of where each child's time went on each file (for the run's trace).
 ///
 /// # Safety
 /// As [`read_forked_into`].
@@ -202,6 +206,7 @@ pub unsafe fn read_forked_steps_into<T: Sample>(
     dest: SharedRows<T>,
     opts: &ReaderOptions,
     progress: &mut dyn FnMut(usize, u64),
+    events: &mut dyn FnMut(ReaderEvent),
 ) -> Result<u64, ReaderError> {
     if !dest.shared {
         return Err(ReaderError::PrivatePool);
@@ -229,21 +234,61 @@ pub unsafe fn read_forked_steps_into<T: Sample>(
     loop {
         while readers.live.len() < opts.readers.max(1) {
             let Some(batch) = batches.next() else { break };
-            readers.live.push(spawn(batch, base, n_cells, &job)?);
+            let reader = spawn(batch, base, n_cells, &job)?;
+            events(ReaderEvent::Forked {
+                pid: reader.pid,
+                files: batch.len(),
+                start: reader.forked,
+                end: Instant::now(),
+            });
+            readers.live.push(reader);
         }
         if readers.live.is_empty() {
             return Ok(bytes);
         }
-        readers.step(&mut |slot, b| {
-            bytes += b;
-            progress(slot, b);
+        readers.step(&mut |file| {
+            bytes += file.bytes;
+            progress(file.slot, file.bytes);
+            events(ReaderEvent::File(file));
         })?;
     }
+}
+
+/// What [`read_forked_steps_into`] tells its caller about the reader processes.
+#[derive(Clone, Debug)]
+pub enum ReaderEvent {
+    /// A reader for `files` files was forked: the parent's `fork` ran from `start` to `end`.
+    Forked { pid: i32, files: usize, start: Instant, end: Instant },
+    /// A reader finished a file.
+    File(ChildFile),
+}
+
+/// Where a reader process's time on one file went.
+#[derive(Clone, Debug)]
+pub struct ChildFile {
+    pub slot: usize,
+    pub pid: i32,
+    /// Bytes of stored data read.
+    pub bytes: u64,
+    /// The child began the file.
+    pub start: Instant,
+    /// Opening and checking it (zero for further steps of a file already open).
+    pub open: Duration,
+    /// The library's read of the region (`nc_get_vara`: chunk reads, inflating).
+    pub read: Duration,
+    /// Decoding into the pool row.
+    pub decode: Duration,
+    /// The child's processor time on the file.
+    pub cpu: Duration,
+    /// The file was complete in the pool.
+    pub end: Instant,
 }
 
 /// One reader process and what it has reported.
 struct Reader<'a> {
     pid: libc::pid_t,
+    /// When the parent began forking it (the child's times count from here).
+    forked: Instant,
     pipe: OwnedFd,
     files: &'a [SlotStep],
     done: Vec<bool>,
@@ -262,7 +307,7 @@ impl Reader<'_> {
     }
 
     /// Handle every complete message in the buffer.
-    fn parse(&mut self, on_done: &mut dyn FnMut(usize, u64)) -> Result<(), ReaderError> {
+    fn parse(&mut self, on_done: &mut dyn FnMut(ChildFile)) -> Result<(), ReaderError> {
         let mut at = 0;
         let result = loop {
             let rest = &self.buf[at..];
@@ -271,11 +316,23 @@ impl Reader<'_> {
                 Some(&DONE) if rest.len() >= DONE_LEN => {
                     let slot = u64_at(rest, 1) as usize;
                     let bytes = u64_at(rest, 9);
+                    let t = Times::from_message(rest);
                     at += DONE_LEN;
                     match self.files.iter().position(|(s, _, _)| *s == slot) {
                         Some(i) if !self.done[i] => {
                             self.done[i] = true;
-                            on_done(slot, bytes);
+                            let at = |ns: u64| self.forked + Duration::from_nanos(ns);
+                            on_done(ChildFile {
+                                slot,
+                                pid: self.pid,
+                                bytes,
+                                start: at(t.start),
+                                open: Duration::from_nanos(t.open),
+                                read: Duration::from_nanos(t.read),
+                                decode: Duration::from_nanos(t.decode),
+                                cpu: Duration::from_nanos(t.cpu),
+                                end: at(t.end),
+                            });
                         }
                         _ => break Err(self.protocol(&format!("slot {slot} is not one of its files"))),
                     }
@@ -346,7 +403,7 @@ struct Readers<'a> {
 
 impl Readers<'_> {
     /// Wait for news from any reader and handle it.
-    fn step(&mut self, on_done: &mut dyn FnMut(usize, u64)) -> Result<(), ReaderError> {
+    fn step(&mut self, on_done: &mut dyn FnMut(ChildFile)) -> Result<(), ReaderError> {
         let mut fds: Vec<libc::pollfd> = self
             .live
             .iter()
@@ -434,18 +491,6 @@ fn reap(pid: libc::pid_t) -> Option<(libc::pid_t, libc::c_int)> {
     }
 }
 
-/// Messages from a reader: `DONE slot:u64 bytes:u64`, `FAILED slot:u64 len:u64 message`.
-const DONE: u8 = b'D';
-const DONE_LEN: usize = 17;
-const FAILED: u8 = b'E';
-const FAILED_HEAD: usize = 17;
-/// Longest error message sent (longer ones are cut).
-const MAX_MESSAGE: usize = 16 << 10;
-
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
-}
-
 /// Fork a reader for `batch`.
 fn spawn<'a, T: Sample>(
     batch: &'a [SlotStep],
@@ -464,6 +509,7 @@ fn spawn<'a, T: Sample>(
     }
     // SAFETY: pipe2 just returned these two descriptors, owned by nothing else.
     let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let forked = Instant::now();
     // SAFETY: the child only runs `reader_main`, which ends in `_exit`; see there.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
@@ -472,7 +518,7 @@ fn spawn<'a, T: Sample>(
         std::mem::forget(lock);
         crate::util::signals::reset_in_child();
         drop(read_end);
-        reader_main(batch, write_end.as_raw_fd(), base, n_cells, job);
+        reader_main(batch, write_end.as_raw_fd(), base, n_cells, job, forked);
     }
     drop(write_end);
     drop(lock);
@@ -481,119 +527,13 @@ fn spawn<'a, T: Sample>(
     }
     Ok(Reader {
         pid,
+        forked,
         pipe: read_end,
         files: batch,
         done: vec![false; batch.len()],
         buf: Vec::new(),
         last: std::time::Instant::now(),
     })
-}
-
-/// The body of a reader process: read, check and decode each file into its pool row, report
-/// it, and leave with `_exit` (never returning into the parent's code, never unwinding).
-fn reader_main<T: Sample>(batch: &[SlotStep], fd: RawFd, base: *mut T, n_cells: usize, job: &Job<'_>) -> ! {
-    let current = std::cell::Cell::new(None);
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<(), (usize, String)> {
-        // the file last opened and checked, kept for the next entries naming it
-        let mut open: Option<(&Path, netcdf::File, VarLayout)> = None;
-        for (slot, path, step) in batch {
-            current.set(Some(*slot));
-            if job.kill_slot == Some(*slot) {
-                // SAFETY: raising a signal on ourselves (the test hook).
-                unsafe {
-                    libc::raise(if job.stop { libc::SIGSTOP } else { libc::SIGKILL });
-                }
-            }
-            // SAFETY: the slot was checked to lie inside the pool and to belong to this file
-            // only, so this row is written by this process alone; the parent does not touch it
-            // until the report below.
-            let dest = unsafe { std::slice::from_raw_parts_mut(base.add(slot * n_cells), n_cells) };
-            if open.as_ref().map_or(true, |(p, _, _)| *p != path.as_path()) {
-                drop(open.take()); // closed before the next one opens
-                let (file, layout) = open_checked::<T>(path, job).map_err(|e| (*slot, e.to_string()))?;
-                open = Some((path.as_path(), file, layout));
-            }
-            let (_, file, layout) = open.as_ref().expect("opened just above");
-            let bytes = read_step(file, path, layout, *step, job, dest).map_err(|e| (*slot, e.to_string()))?;
-            let mut msg = [0u8; DONE_LEN];
-            msg[0] = DONE;
-            msg[1..9].copy_from_slice(&(*slot as u64).to_le_bytes());
-            msg[9..17].copy_from_slice(&bytes.to_le_bytes());
-            if !send(fd, &msg) {
-                return Err((*slot, String::new())); // the parent is gone
-            }
-        }
-        Ok(())
-    }));
-    let failed = match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(failure)) => Some((failure, 2)),
-        Err(_) => Some(((current.get().unwrap_or(0), "a reader process panicked".to_string()), 3)),
-    };
-    let code = match failed {
-        None => 0,
-        Some(((slot, mut message), code)) => {
-            if !message.is_empty() {
-                if message.len() > MAX_MESSAGE {
-                    let mut end = MAX_MESSAGE;
-                    while !message.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    message.truncate(end);
-                }
-                let mut msg = Vec::with_capacity(FAILED_HEAD + message.len());
-                msg.push(FAILED);
-                msg.extend_from_slice(&(slot as u64).to_le_bytes());
-                msg.extend_from_slice(&(message.len() as u64).to_le_bytes());
-                msg.extend_from_slice(message.as_bytes());
-                send(fd, &msg);
-            }
-            code
-        }
-    };
-    // SAFETY: ends this process at once: no destructors, atexit handlers or stdio flushing,
-    // which belong to the parent (its open output files, MPI, buffered output).
-    unsafe { libc::_exit(code) }
-}
-
-/// Write all of `msg` to `fd`; false when the parent is gone.
-fn send(fd: RawFd, msg: &[u8]) -> bool {
-    let mut at = 0;
-    while at < msg.len() {
-        // SAFETY: writes from a valid buffer to our own pipe.
-        let n = unsafe { libc::write(fd, msg[at..].as_ptr().cast(), msg.len() - at) };
-        if n < 0 {
-            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return false;
-        }
-        at += n as usize;
-    }
-    true
-}
-
-/// Open `path` and check it like the first file (the variable's shape, and the grid when
-/// asked; the pool's packing).
-fn open_checked<T: Sample>(path: &Path, job: &Job<'_>) -> Result<(netcdf::File, VarLayout), InputError> {
-    let (file, layout) = super::checked::open_checked(path, job.expected, job.first, job.check_grid)?;
-    super::checked::check_pool_packing::<T>(path, &layout, job.expected, job.first)?;
-    Ok((file, layout))
-}
-
-/// Read the region at `step` of a file opened by [`open_checked`] and decode it into `dest`.
-/// Returns the bytes of stored data read.
-fn read_step<T: Sample>(
-    file: &netcdf::File,
-    path: &Path,
-    layout: &VarLayout,
-    step: usize,
-    job: &Job<'_>,
-    dest: &mut [T],
-) -> Result<u64, InputError> {
-    let raw = super::checked::read_step(file, path, layout, job.region, step)?;
-    decode_region(layout, job.region, &raw, dest);
-    Ok(raw.bytes() as u64)
 }
 
 #[cfg(test)]

@@ -37,7 +37,8 @@ pub use checked::{check_pool_packing, open_checked, read_checked, read_checked_a
 pub(crate) use child::serial as fork_serial;
 pub use error::InputError;
 pub use forked::{
-    read_forked, read_forked_into, read_forked_steps_into, ReaderError, ReaderOptions, SharedRows, SlotStep,
+    read_forked, read_forked_into, read_forked_steps_into, ChildFile, ReaderError, ReaderEvent, ReaderOptions,
+    SharedRows, SlotStep,
 };
 pub use grid::{Coord, Grid};
 pub use layout::{VarLayout, VarMeta};

@@ -29,8 +29,8 @@ use super::units::{library_order, Units};
 use crate::error::Error;
 use crate::input::direct::{self, ChunkBuffers, ChunkError, DirectBuffer, DirectLayout, Located, Place};
 use crate::input::{
-    self, decode_region, read_forked_steps_into, Grid, InputError, RawData, ReaderOptions, Region, SharedRows,
-    SlotStep, VarLayout,
+    self, decode_region, read_forked_steps_into, Grid, InputError, RawData, ReaderEvent, ReaderOptions, Region,
+    SharedRows, SlotStep, VarLayout,
 };
 use crate::pool::{Decoding, PoolView, Sample};
 
@@ -327,11 +327,36 @@ fn read_forked<T: Sample>(
         let _ = done.send((slot, bytes));
     };
     let grid = job.check_grid.then_some(job.grid);
+    let mut events = |event: ReaderEvent| record_child(trace, job.tile, event);
     // SAFETY: the rows of `slots` are untouched by anyone else until reported finished, and
     // the pool outlives this call.
-    let bytes =
-        unsafe { read_forked_steps_into(&files, job.layout, job.first, grid, job.region, dest, &opts, &mut progress) }?;
+    let bytes = unsafe {
+        read_forked_steps_into(&files, job.layout, job.first, grid, job.region, dest, &opts, &mut progress, &mut events)
+    }?;
     Ok(bytes)
+}
+
+/// The reader processes in the trace: each fork as a `fork` span of this thread (its bytes:
+/// the files given to the child), and each file a child read as a `child-file` span (with
+/// the child's processor time) split into `child-open`, `child-read` (the library's read:
+/// chunk reads and inflating) and `child-decode` (into the pool), on a thread named after the
+/// child. A child's time not in its files is spent starting or waiting.
+fn record_child(trace: &Trace, tile: usize, event: ReaderEvent) {
+    match event {
+        ReaderEvent::Forked { files, start, end, .. } => {
+            trace.record_between("fork", tile, None, "readers", start, end, files as u64)
+        }
+        ReaderEvent::File(f) => {
+            let thread = format!("reader-{}", f.pid);
+            let cpu = Some(f.cpu.as_secs_f64());
+            trace.record_between_cpu("child-file", tile, Some(f.slot), &thread, f.start, f.end, f.bytes, cpu);
+            let opened = f.start + f.open;
+            let read = opened + f.read;
+            trace.record_between("child-open", tile, Some(f.slot), &thread, f.start, opened, 0);
+            trace.record_between("child-read", tile, Some(f.slot), &thread, opened, read, f.bytes);
+            trace.record_between("child-decode", tile, Some(f.slot), &thread, read, read + f.decode, 0);
+        }
+    }
 }
 
 /// Read `slots` with libnetcdf: this thread opens and reads (the library is not

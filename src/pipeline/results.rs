@@ -52,6 +52,10 @@ fn result_buffers(n_stats: usize, max_targets: usize, n_cells: usize, threads: u
             let mut counts: Vec<u32> = Vec::with_capacity(nc);
             crate::pool::advise_huge_pages(values.as_ptr().cast::<u8>(), nv * 8);
             crate::pool::advise_huge_pages(counts.as_ptr().cast::<u8>(), nc * 4);
+            // forked readers and other children never touch them, and forking a process with
+            // them pinned for a GPU copied them at every fork (see the function)
+            crate::pool::keep_from_children(values.as_ptr().cast::<u8>(), nv * 8);
+            crate::pool::keep_from_children(counts.as_ptr().cast::<u8>(), nc * 4);
             std::thread::scope(|s| {
                 let spare_values = &mut values.spare_capacity_mut()[..nv];
                 for part in spare_values.chunks_mut(nv.div_ceil(threads).max(1)) {

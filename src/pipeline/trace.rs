@@ -120,9 +120,25 @@ impl Trace {
         end: Instant,
         bytes: u64,
     ) {
+        self.record_between_cpu(stage, tile, batch, thread, start, end, bytes, None);
+    }
+
+    /// [`Trace::record_between`] with the processor seconds used in the span, where known
+    /// (e.g. a reader process's own clock).
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_between_cpu(
+        &self,
+        stage: &'static str,
+        tile: usize,
+        batch: Option<usize>,
+        thread: &str,
+        start: Instant,
+        end: Instant,
+        bytes: u64,
+        cpu: Option<f64>,
+    ) {
         let at = |t: Instant| t.saturating_duration_since(self.t0).as_secs_f64();
-        let span =
-            Span { stage, tile, batch, thread: thread.to_string(), start: at(start), end: at(end), bytes, cpu: None };
+        let span = Span { stage, tile, batch, thread: thread.to_string(), start: at(start), end: at(end), bytes, cpu };
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).push(span);
         if let Some(p) = self.progress.get() {
             p.step(stage, bytes);

@@ -251,6 +251,40 @@ pub fn advise_huge_pages(ptr: *const u8, len: usize) {
     let _ = (ptr, len);
 }
 
+/// Smallest allocation [`keep_from_children`] marks: the C allocator maps every block this
+/// large on its own (glibc's mmap threshold stops growing at 32 MiB on 64-bit systems;
+/// musl's is far lower), so the marked pages belong to this block alone and leave with it.
+const KEEP_FROM_CHILDREN_MIN: usize = 64 << 20;
+
+/// Leave the aligned interior of the heap block `[ptr, ptr + len)` out of forked children
+/// (`MADV_DONTFORK`), for large private buffers no child touches (the result buffers).
+///
+/// Why: a fork copies the page tables of every private mapping, and since Linux 5.8 copies at
+/// once every page pinned for DMA (the result buffers a GPU engine registers with the driver):
+/// with gigabytes pinned, each forked reader cost the parent a copy of them, with the memory
+/// map locked. Blocks under [`KEEP_FROM_CHILDREN_MIN`] are left alone (they may share pages
+/// with other blocks). A child that touched a marked page anyway would die of SIGSEGV, which
+/// its parent reports as an error, never as a value.
+pub fn keep_from_children(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        if len < KEEP_FROM_CHILDREN_MIN {
+            return;
+        }
+        // SAFETY: sysconf reads a constant of the system.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
+        let start = (ptr as usize).next_multiple_of(page);
+        let end = (ptr as usize + len) / page * page;
+        if end > start {
+            // SAFETY: MADV_DONTFORK changes no contents and applies only to whole pages inside
+            // the caller's block, which the allocator mapped for it alone (see above).
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTFORK) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
 pub struct Pool<T: Sample> {
     map: Backing,
     n_slots: usize,
@@ -498,5 +532,36 @@ mod tests {
         shared.slots_mut()[1].copy_from_slice(&[1, 2, 3]);
         assert_eq!(shared.slot(1), &[1, 2, 3]);
         assert_eq!(shared.slot(0), &[0, 0, 0]);
+    }
+
+    /// Fork a child that reads the byte at `at` and exits with it; its wait status.
+    fn child_reads(at: *const u8) -> libc::c_int {
+        // SAFETY: the child only reads one byte and leaves with _exit (async-signal-safe).
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            // SAFETY: `at` points into a live block of the parent, copied into the child unless
+            // it was marked; a marked page is not mapped and the read ends the child (SIGSEGV).
+            unsafe { libc::_exit(i32::from(std::ptr::read_volatile(at))) };
+        }
+        assert!(pid > 0);
+        let mut status = 0;
+        // SAFETY: waiting for our own child.
+        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        status
+    }
+
+    #[test]
+    fn large_blocks_kept_from_children_are_not_in_them_small_ones_are() {
+        let _serial = crate::input::fork_serial();
+        let big = vec![7u8; 80 << 20];
+        let small = vec![9u8; 1 << 20];
+        keep_from_children(big.as_ptr(), big.len());
+        keep_from_children(small.as_ptr(), small.len()); // too small: left alone
+        let st = child_reads(&big[40 << 20]);
+        assert!(libc::WIFSIGNALED(st) && libc::WTERMSIG(st) == libc::SIGSEGV, "status {st:#x}");
+        let st = child_reads(&small[1000]);
+        assert!(libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 9, "status {st:#x}");
+        // this process still has every byte
+        assert!(big[40 << 20] == 7 && big[(80 << 20) - 1] == 7);
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::input::child::serial;
 use crate::input::open::{open, silence_hdf5};
-use crate::input::read::read_region;
+use crate::input::read::{decode_region, read_region};
 
 const NLAT: usize = 9;
 const NLON: usize = 13;
@@ -324,4 +324,50 @@ fn private_pool_and_bad_slots_are_refused_before_any_fork() {
     let err = read_forked(&files, &layout, &first, None, &band, &mut shared, &opts, &mut |_, _| {}).unwrap_err();
     assert!(matches!(err, ReaderError::PoolShape { .. }), "{err:?}");
     assert_eq!(read_forked(&[], &layout, &first, None, &region, &mut shared, &opts, &mut |_, _| {}).unwrap(), 0);
+}
+
+#[test]
+fn every_fork_and_every_file_of_a_child_reach_the_events() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (files, layout, _) = dataset(dir.path(), Kind::F32LonLatChunked, 10);
+    let region = full();
+    let mut pool = Pool::<f32>::new_shared(files.len(), region.n_cells()).unwrap();
+    let dest =
+        SharedRows { base: pool.as_mut_slice().as_mut_ptr(), n_slots: 10, n_cells: region.n_cells(), shared: true };
+    let steps: Vec<SlotStep> = files.iter().map(|(s, p)| (*s, p.clone(), 0)).collect();
+    let (mut forks, mut done) = (Vec::new(), Vec::new());
+    let before = Instant::now();
+    let opts = ReaderOptions::new(2, 3);
+    // SAFETY: the pool is shared, lives to the end of the test and nothing else touches it.
+    let bytes = unsafe {
+        read_forked_steps_into(&steps, &layout, &files[0].1, None, &region, dest, &opts, &mut |_, _| {}, &mut |e| {
+            match e {
+                ReaderEvent::Forked { pid, files, start, end } => forks.push((pid, files, start, end)),
+                ReaderEvent::File(f) => done.push(f),
+            }
+        })
+    }
+    .unwrap();
+    let after = Instant::now();
+    // batches of 3, 3, 3 and 1 files, one child each
+    assert_eq!(forks.iter().map(|f| f.1).collect::<Vec<_>>(), [3, 3, 3, 1]);
+    assert!(forks.iter().all(|&(pid, _, start, end)| pid > 0 && before <= start && start <= end && end <= after));
+    let mut slots: Vec<usize> = done.iter().map(|f| f.slot).collect();
+    slots.sort_unstable();
+    assert_eq!(slots, (0..10).collect::<Vec<_>>(), "each file once");
+    let per_file = (region.n_cells() * layout.storage.size()) as u64;
+    assert_eq!(bytes, 10 * per_file);
+    for f in &done {
+        let fork = forks.iter().find(|k| k.0 == f.pid).expect("a file from a forked child");
+        assert_eq!(f.bytes, per_file);
+        assert!(fork.2 <= f.start && f.start <= f.end && f.end <= after, "{f:?}");
+        // the splits are consecutive parts of the file's time (offsets are whole nanoseconds)
+        let parts = f.open + f.read + f.decode;
+        assert!(parts <= (f.end - f.start) + Duration::from_nanos(4), "{f:?}");
+        assert!(f.read > Duration::ZERO && f.cpu > Duration::ZERO, "{f:?}");
+    }
+    // every file is its own: each child opened each of its files
+    assert!(done.iter().all(|f| f.open > Duration::ZERO));
+    no_children_left();
 }
