@@ -22,108 +22,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use super::encode::{shuffle, zlib_planes, EncodeError, Encoding, OutputType};
+pub use super::chunk_layout::{locate, ChunkPlan};
+use super::encode::{shuffle, zlib_planes, EncodeError, Encoding};
 use crate::input::direct::with_hdf5_file;
-use crate::input::format::NotDirect;
 use crate::input::Region;
-
-/// How a compressed output's chunks are stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkPlan {
-    /// Rows and columns of a chunk (its time extent is one day).
-    pub rows: usize,
-    pub cols: usize,
-    pub level: u8,
-    pub shuffle: bool,
-}
-
-impl ChunkPlan {
-    /// Chunk bands along latitude and longitude of an `nlat` x `nlon` field.
-    pub fn counts(&self, nlat: usize, nlon: usize) -> (usize, usize) {
-        (nlat.div_ceil(self.rows), nlon.div_ceil(self.cols))
-    }
-}
-
-/// Check that `var` of `path` is stored as `plan` says (chunked `[1, rows, cols]`, of
-/// `ty`, little endian, filters shuffle (where asked) then deflate and nothing else), or why not.
-pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType, plan: &ChunkPlan) -> Result<(), NotDirect> {
-    use hdf5_metno_sys::{h5d, h5p, h5t, h5z};
-    let name = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
-    with_hdf5_file(path, |f| {
-        // SAFETY: handles opened and closed here, on the open file, under the library lock.
-        unsafe {
-            let d = h5d::H5Dopen2(f, name.as_ptr(), h5p::H5P_DEFAULT);
-            if d < 0 {
-                return Err(format!("no HDF5 dataset /{var}"));
-            }
-            let plist = h5d::H5Dget_create_plist(d);
-            let layout = h5p::H5Pget_layout(plist);
-            let mut chunk = [0u64; 3];
-            let rank = if layout == h5d::H5D_layout_t::H5D_CHUNKED {
-                h5p::H5Pget_chunk(plist, 3, chunk.as_mut_ptr())
-            } else {
-                -1
-            };
-            let n = h5p::H5Pget_nfilters(plist);
-            let mut filters = Vec::new();
-            for i in 0..n.max(0) as u32 {
-                let (mut flags, mut nelmts, mut cd, mut fc) = (0u32, 1usize, [0u32; 1], 0u32);
-                let mut name = [0 as std::ffi::c_char; 32];
-                let id = h5p::H5Pget_filter2(
-                    plist,
-                    i,
-                    &mut flags,
-                    &mut nelmts,
-                    cd.as_mut_ptr(),
-                    name.len(),
-                    name.as_mut_ptr(),
-                    &mut fc,
-                );
-                filters.push(id);
-            }
-            h5p::H5Pclose(plist);
-            let dtype = h5d::H5Dget_type(d);
-            let class = h5t::H5Tget_class(dtype);
-            let size = h5t::H5Tget_size(dtype);
-            let order = h5t::H5Tget_order(dtype);
-            h5t::H5Tclose(dtype);
-            let space = h5d::H5Dget_space(d);
-            let mut dims = [0u64; 3];
-            let ndims = hdf5_metno_sys::h5s::H5Sget_simple_extent_ndims(space);
-            if ndims == 3 {
-                hdf5_metno_sys::h5s::H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut());
-            }
-            hdf5_metno_sys::h5s::H5Sclose(space);
-            h5d::H5Dclose(d);
-            if rank != 3 {
-                return Err("not chunked in three dimensions".into());
-            }
-            let want_chunk = [1, plan.rows as u64, plan.cols as u64];
-            if chunk != want_chunk {
-                return Err(format!("chunks {chunk:?}, expected {want_chunk:?}"));
-            }
-            let want: Vec<h5z::H5Z_filter_t> = if plan.shuffle {
-                vec![h5z::H5Z_FILTER_SHUFFLE, h5z::H5Z_FILTER_DEFLATE]
-            } else {
-                vec![h5z::H5Z_FILTER_DEFLATE]
-            };
-            if filters != want {
-                return Err(format!("filters {filters:?}, expected {want:?}"));
-            }
-            let class_ok = match ty {
-                OutputType::F64 | OutputType::F32 => class == h5t::H5T_class_t::H5T_FLOAT,
-                OutputType::I16 => class == h5t::H5T_class_t::H5T_INTEGER,
-            };
-            if !class_ok || size != ty.size() || order != h5t::H5T_order_t::H5T_ORDER_LE {
-                return Err(format!("HDF5 type {class:?} of {size} bytes ({order:?}), not {ty:?} little endian"));
-            }
-            if dims != shape.map(|n| n as u64) {
-                return Err(format!("dimensions {dims:?}, expected {shape:?}"));
-            }
-            Ok(())
-        }
-    })
-}
 
 /// Where a chunk goes: file `file`, day `t` of it, chunk band `(crow, ccol)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -193,6 +95,17 @@ fn chunk_extent(g: &ChunkGeometry<'_>, crow: usize, ccol: usize) -> (std::ops::R
     (r0..(r0 + g.plan.rows).min(g.nlat), c0..(c0 + g.plan.cols).min(g.nlon))
 }
 
+/// Where chunk `(crow, ccol)` starts in the region's values when it is full size (not cut by
+/// the field's edge) and spans whole rows of the region that lie inside it: its values are then
+/// one contiguous slice.
+fn contiguous(g: &ChunkGeometry<'_>, crow: usize, ccol: usize) -> Option<usize> {
+    let (rows, cols) = chunk_extent(g, crow, ccol);
+    let (rr, rc) = (&g.region.rows, &g.region.cols);
+    let full = rows.len() == g.plan.rows && cols.len() == g.plan.cols;
+    let inside = rr.start <= rows.start && rows.end <= rr.end;
+    (full && inside && cols == *rc).then(|| (rows.start - rr.start) * rc.len())
+}
+
 /// A chunk's bytes filled with the fill value (edge chunks keep it past the field's end).
 fn blank(g: &ChunkGeometry<'_>) -> Vec<u8> {
     let mut one = Vec::new();
@@ -224,6 +137,46 @@ fn encode_part(
         g.enc.encode_into(src, &mut bytes[at..at + src.len() * size])?;
     }
     Ok((hi_r - lo_r) * (hi_c - lo_c))
+}
+
+/// The stored bytes of chunk `key` from `source`, shuffled where the plan says, in one of the
+/// two scratch buffers: a whole chunk of whole region rows is encoded straight into its
+/// shuffled planes, anything else encoded into place then shuffled.
+fn chunk_bytes<'b>(
+    g: &ChunkGeometry<'_>,
+    key: &ChunkKey,
+    source: &'b Source<'_>,
+    encoded: &'b mut Vec<u8>,
+    shuffled: &'b mut Vec<u8>,
+) -> Result<&'b [u8], EncodeError> {
+    let size = g.enc.ty.size();
+    let cells = g.plan.rows * g.plan.cols;
+    let bytes: &[u8] = match source {
+        Source::Encoded(b) => b,
+        Source::Field(values) => match contiguous(g, key.crow, key.ccol) {
+            Some(at) if g.plan.shuffle => {
+                shuffled.clear();
+                shuffled.resize(cells * size, 0);
+                g.enc.encode_shuffled(&values[at..at + cells], shuffled)?;
+                return Ok(shuffled);
+            }
+            _ => {
+                encoded.clear();
+                encoded.resize(cells * size, 0);
+                let (rows, cols) = chunk_extent(g, key.crow, key.ccol);
+                if rows.len() < g.plan.rows || cols.len() < g.plan.cols {
+                    *encoded = blank(g);
+                }
+                encode_part(g, key.crow, key.ccol, values, encoded)?;
+                encoded
+            }
+        },
+    };
+    if !g.plan.shuffle {
+        return Ok(bytes);
+    }
+    shuffle(bytes, size, shuffled);
+    Ok(shuffled)
 }
 
 /// Write `fields` (each file's days of this region) as compressed chunks: chunks the region
@@ -286,31 +239,14 @@ pub fn write_fields(
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some((key, source)) = tasks.get(i) else { return };
             let t = std::time::Instant::now();
-            let bytes: &[u8] = match source {
-                Source::Encoded(b) => b,
-                Source::Field(values) => {
-                    encoded.clear();
-                    encoded.resize(g.plan.rows * g.plan.cols * g.enc.ty.size(), 0);
-                    let (rows, cols) = chunk_extent(g, key.crow, key.ccol);
-                    if rows.len() < g.plan.rows || cols.len() < g.plan.cols {
-                        encoded = blank(g);
-                    }
-                    if let Err(e) = encode_part(g, key.crow, key.ccol, values, &mut encoded) {
-                        stop.store(true, Ordering::Relaxed);
-                        failed
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .get_or_insert(ChunkFailure::Encode(key.file, e));
-                        return;
-                    }
-                    &encoded
+            let raw = match chunk_bytes(g, key, source, &mut encoded, &mut shuffled) {
+                Ok(raw) => raw,
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut failed = failed.lock().unwrap_or_else(|e| e.into_inner());
+                    failed.get_or_insert(ChunkFailure::Encode(key.file, e));
+                    return;
                 }
-            };
-            let raw = if g.plan.shuffle {
-                shuffle(bytes, g.enc.ty.size(), &mut shuffled);
-                &shuffled[..]
-            } else {
-                bytes
             };
             let mut out = Vec::new();
             zlib_planes(&mut compressor, raw, g.enc.ty.size(), g.plan.shuffle, g.plan.level, &mut out);
@@ -348,7 +284,11 @@ pub fn write_fields(
             }
         }
         let t = std::time::Instant::now();
+        let done: Vec<std::path::PathBuf> = files.open.iter().map(|(p, _, _)| p.clone()).collect();
         let closed = files.close_all();
+        if closed.is_ok() && result.is_ok() {
+            start_writeback(done);
+        }
         tracing::debug!(
             "compressed write: {chunks} chunks of {} files, {:.1} MB -> {:.1} MB; encode+compress {:.3} s summed over {n} threads, HDF5 open+write {:.3} s and close {:.3} s on the writer thread, call {:.3} s",
             paths.len(),
@@ -365,6 +305,25 @@ pub fn write_fields(
         return Err(e);
     }
     written
+}
+
+/// Ask the kernel to start writing `done` (files whose chunks are all written) to disk now, on
+/// a thread of its own, so that the disk works while later chunks are compressed and the write
+/// stage's final `fsync` finds little left to write. Only a hint: durability still comes from
+/// that `fsync`, and a file that cannot be opened (a failed job's, removed) is skipped.
+fn start_writeback(done: Vec<std::path::PathBuf>) {
+    #[cfg(target_os = "linux")]
+    let _ = std::thread::Builder::new().name("writeback".into()).spawn(move || {
+        use std::os::fd::AsRawFd;
+        for p in done {
+            if let Ok(f) = std::fs::File::open(&p) {
+                // SAFETY: a plain system call on an open descriptor, whole file (0, 0).
+                unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+            }
+        }
+    });
+    #[cfg(not(target_os = "linux"))]
+    drop(done);
 }
 
 fn file_of(paths: &[&Path], p: &Path) -> usize {

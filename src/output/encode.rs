@@ -190,6 +190,95 @@ impl Encoding {
     }
 }
 
+impl Encoding {
+    /// [`Encoding::encode_into`] then [`shuffle`] in one pass, without the unshuffled copy:
+    /// `values`' stored bytes, byte `b` of every value together for each `b` in turn, into
+    /// `out` (whose length must be `values.len()` x the type's size).
+    pub fn encode_shuffled(&self, values: &[f64], out: &mut [u8]) -> Result<(), EncodeError> {
+        debug_assert_eq!(out.len(), values.len() * self.ty.size());
+        let mut clash = false;
+        match self.ty {
+            OutputType::F64 => planes_of::<8>(values, out, |v| {
+                let s = if v.is_nan() {
+                    self.fill
+                } else {
+                    let s = self.shifted(v);
+                    clash |= s == self.fill;
+                    s
+                };
+                Ok(s.to_bits())
+            })?,
+            OutputType::F32 => {
+                let (fill, shift) = (self.fill as f32, self.shift);
+                // without branches (`&`, `|`, selects): what `encode_into` stores
+                let one = |v: f64, shifted: f64, clash: &mut bool| {
+                    let (nan, s) = (v.is_nan(), shifted as f32);
+                    *clash |= !nan & (s == fill);
+                    Ok(u64::from(if nan { fill } else { s }.to_bits()))
+                };
+                if shift == 0.0 {
+                    planes_of::<4>(values, out, |v| one(v, v, &mut clash))?
+                } else {
+                    planes_of::<4>(values, out, |v| one(v, v + shift, &mut clash))?
+                }
+            }
+            OutputType::I16 => planes_of::<2>(values, out, |v| {
+                let q = if v.is_nan() {
+                    I16_FILL
+                } else {
+                    let x = self.shifted(v);
+                    let r = ((x - self.offset) / self.scale).round();
+                    if !(-32767.0..=32767.0).contains(&r) {
+                        return Err(EncodeError::OutOfRange { value: x });
+                    }
+                    r as i16
+                };
+                Ok(u64::from(q as u16))
+            })?,
+        }
+        if clash {
+            Err(EncodeError::FillClash)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// The little-endian `N`-byte words `f` makes of `values`, shuffled into `out`: eight values
+/// at a time, each plane's eight bytes gathered into one word and stored at once.
+fn planes_of<const N: usize>(
+    values: &[f64],
+    out: &mut [u8],
+    mut f: impl FnMut(f64) -> Result<u64, EncodeError>,
+) -> Result<(), EncodeError> {
+    let n = values.len();
+    let mut planes: Vec<&mut [u8]> = out.chunks_exact_mut(n.max(1)).take(N).collect();
+    let blocks = values.chunks_exact(8);
+    let tail = blocks.remainder();
+    for (i, block) in blocks.enumerate() {
+        let mut x = [0u64; 8];
+        for (xj, &v) in x.iter_mut().zip(block) {
+            *xj = f(v)?;
+        }
+        let mut w = [0u64; N];
+        for (b, wb) in w.iter_mut().enumerate() {
+            for (j, xj) in x.iter().enumerate() {
+                *wb |= ((xj >> (8 * b)) & 0xFF) << (8 * j);
+            }
+        }
+        for (p, wb) in planes.iter_mut().zip(w) {
+            p[8 * i..8 * i + 8].copy_from_slice(&wb.to_le_bytes());
+        }
+    }
+    for (k, &v) in tail.iter().enumerate() {
+        let x = f(v)?;
+        for (b, p) in planes.iter_mut().enumerate() {
+            p[n - tail.len() + k] = (x >> (8 * b)) as u8;
+        }
+    }
+    Ok(())
+}
+
 /// HDF5's shuffle filter: byte `b` of every element together, for each `b` in turn
 /// (`size`: bytes per element; a trailing partial element is copied as is).
 pub fn shuffle(data: &[u8], size: usize, out: &mut Vec<u8>) {
@@ -214,7 +303,7 @@ pub fn shuffle(data: &[u8], size: usize, out: &mut Vec<u8>) {
 /// [`shuffle`] for `N`-byte values: one pass over the values, `N` output streams.
 fn shuffle_n<const N: usize>(data: &[u8], n: usize, out: &mut [u8]) {
     let (planes, _) = out.split_at_mut(n * N);
-    let mut streams: Vec<&mut [u8]> = planes.chunks_exact_mut(n).collect();
+    let mut streams: Vec<&mut [u8]> = planes.chunks_exact_mut(n.max(1)).collect();
     for (i, v) in data[..n * N].chunks_exact(N).enumerate() {
         for (b, s) in streams.iter_mut().enumerate() {
             s[i] = v[b];
@@ -284,12 +373,14 @@ pub fn zlib_planes(
     let mut w = super::rle_deflate::BitWriter::new(std::mem::take(out));
     // zlib header: deflate, 32 KiB window, no dictionary, check bits (0x7801 % 31 == 0)
     w.out.extend_from_slice(&[0x78, 0x01]);
-    let mut tokens = Vec::new();
+    let mut runs = Vec::new();
     for (k, kind) in kinds.iter().enumerate() {
         let plane = &raw[k * n..(k + 1) * n];
         match kind {
             PlaneCoding::Stored => w.stored(plane),
-            PlaneCoding::Runs => w.runs_and_huffman(plane, &mut tokens),
+            PlaneCoding::Runs => {
+                w.plane(plane, &mut runs);
+            }
         }
     }
     let rest = &raw[kinds.len() * n..];
@@ -410,6 +501,35 @@ mod tests {
         zlib_planes(&mut c, &noise, 8, true, 4, &mut out);
         assert_eq!(d.zlib_decompress(&out, &mut back[..noise.len()]).unwrap(), noise.len());
         assert_eq!(&back[..noise.len()], &noise[..]);
+    }
+
+    /// One pass of encoding and shuffling stores what the two passes store, errors included.
+    #[test]
+    fn encode_shuffled_is_encode_then_shuffle() {
+        let h = |i: u64| crate::util::rng::hash(&[i]);
+        for n in [0usize, 1, 7, 8, 9, 1001] {
+            let values: Vec<f64> = (0..n as u64)
+                .map(|i| if h(i) % 7 == 0 { f64::NAN } else { 270.0 + (h(i) % 100_000) as f64 * 3e-4 })
+                .collect();
+            for e in [
+                Encoding::f64(-999.0),
+                Encoding { ty: OutputType::F32, shift: -273.15, ..Encoding::f64(9.969_209_968_386_869e36) },
+                Encoding { ty: OutputType::I16, scale: 0.01, offset: 280.0, shift: 0.0, fill: f64::NAN },
+            ] {
+                let size = e.ty.size();
+                let (mut plain, mut one) = (vec![0u8; n * size], vec![0u8; n * size]);
+                assert_eq!(e.encode_into(&values, &mut plain), Ok(()));
+                assert_eq!(e.encode_shuffled(&values, &mut one), Ok(()));
+                let mut want = Vec::new();
+                shuffle(&plain, size, &mut want);
+                assert_eq!(one, want, "{n} values of {:?}", e.ty);
+            }
+        }
+        let e = Encoding { ty: OutputType::I16, scale: 0.01, offset: 20.0, shift: 0.0, fill: f64::NAN };
+        let bad: Vec<f64> = (0..20).map(|i| if i == 13 { 400.0 } else { 20.0 }).collect();
+        assert_eq!(e.encode_shuffled(&bad, &mut [0; 40]), Err(EncodeError::OutOfRange { value: 400.0 }));
+        let e = Encoding::f64(5.0);
+        assert_eq!(e.encode_shuffled(&[1.0, 5.0, f64::NAN], &mut [0; 24]), Err(EncodeError::FillClash));
     }
 
     #[test]

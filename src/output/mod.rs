@@ -20,6 +20,7 @@
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
+mod chunk_layout;
 pub mod chunked;
 pub mod climatology;
 pub mod coords;
@@ -199,6 +200,8 @@ pub struct OutputSet {
     /// Chunks waiting for rows of later tiles.
     partial: chunked::Partial,
     finished: bool,
+    synced: bool, // every file fsynced by `sync` since the last write: `finish` skips that
+
     /// Whether the files exist yet (see [`OutputSet::plan`]).
     created: bool,
     /// Create the files for the direct path (uncompressed, `--write-path auto`).
@@ -310,6 +313,7 @@ impl OutputSet {
             chunks,
             partial: chunked::Partial::default(),
             finished: false,
+            synced: false,
             created: false,
             preallocate: spec.deflate.is_none()
                 && spec.write_path == WritePath::Auto
@@ -337,6 +341,7 @@ impl OutputSet {
     /// Create the planned files (once; later calls do nothing). Where their values go is looked
     /// up by the process that writes them ([`OutputSet::mark_created`] or the first write).
     pub fn create_files(&mut self, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
+        self.synced = false;
         if !self.created {
             self.created = true;
             self.create_share(spec, meta, 0, 1)?;
@@ -407,6 +412,7 @@ impl OutputSet {
         result: &TileResult,
     ) -> Result<(), OutputError> {
         debug_assert_eq!(result.n_targets, targets.len());
+        self.synced = false;
         if let Some(names) = &self.climatology {
             return self.files.iter().try_for_each(|f| {
                 climatology::write_targets(f, names, self.enc.fill, region, targets.clone(), result)
@@ -563,16 +569,16 @@ impl OutputSet {
     }
 
     /// Flush every file to disk (`fsync`), ahead of [`OutputSet::finish`].
-    pub fn sync(&self) -> Result<(), OutputError> {
+    pub fn sync(&mut self) -> Result<(), OutputError> {
         let staged: Vec<PathBuf> = self.files.iter().map(|f| f.tmp.clone()).collect();
-        publish::sync_all(&staged, self.threads)
+        publish::sync_all(&staged, self.threads).map(|()| self.synced = true)
     }
 
     /// Publish every file under its final name, all or nothing (see [`publish`]); returns the
     /// final paths.
     pub fn finish(mut self) -> Result<Vec<PathBuf>, OutputError> {
         let pairs: Vec<(PathBuf, PathBuf)> = self.files.iter().map(|f| (f.tmp.clone(), f.path.clone())).collect();
-        let published = publish::publish(&pairs, &self.staging.join(".previous"), self.threads)?;
+        let published = publish::publish_files(&pairs, &self.staging.join(".previous"), self.threads, self.synced)?;
         self.finished = true;
         let paths = published.commit();
         let _ = std::fs::remove_dir_all(&self.staging);

@@ -108,8 +108,22 @@ fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
 /// same file system); on any failure everything moved is moved back before the error returns.
 /// The target directories are fsynced at the end.
 pub fn publish(pairs: &[(PathBuf, PathBuf)], previous: &Path, threads: usize) -> Result<Published, OutputError> {
-    let staged: Vec<PathBuf> = pairs.iter().map(|(s, _)| s.clone()).collect();
-    sync_all(&staged, threads)?;
+    publish_files(pairs, previous, threads, false)
+}
+
+/// [`publish`], where `synced` says that every staged file was fsynced after its last write
+/// (the write stage's own sync): they are not fsynced a second time (their directories still
+/// are, and the renames come after both).
+pub fn publish_files(
+    pairs: &[(PathBuf, PathBuf)],
+    previous: &Path,
+    threads: usize,
+    synced: bool,
+) -> Result<Published, OutputError> {
+    if !synced {
+        let staged: Vec<PathBuf> = pairs.iter().map(|(s, _)| s.clone()).collect();
+        sync_all(&staged, threads)?;
+    }
     let mut dirs: Vec<&Path> = pairs.iter().filter_map(|(s, _)| s.parent()).collect();
     dirs.dedup();
     for d in &dirs {
