@@ -21,6 +21,7 @@ pub mod detect;
 mod error;
 pub mod metrics;
 pub mod scan;
+pub mod store;
 pub mod summary;
 pub mod write;
 pub mod write_direct;

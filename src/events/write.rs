@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 
 use super::columns::{joined, EventColumns};
 use super::metrics::FLOAT_FIELDS;
+use super::store::{self, Store};
 use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
 use crate::input::Grid;
+use crate::output::chunked::{ChunkPlan, Partial};
 use crate::output::encode::OutputType;
 
 /// What both files say of the job.
@@ -29,6 +31,8 @@ pub struct Meta {
     pub history: String,
     /// The input's calendar (CF name) the time axes are written in.
     pub calendar: &'static str,
+    /// How the files store their values (`--output-type`, `--deflate`, `--shuffle`).
+    pub store: Store,
 }
 
 impl Meta {
@@ -103,6 +107,7 @@ pub(super) fn define_events(
     let mut add = |name: &str, kind: char, attrs: Vec<(&str, netcdf::AttributeValue)>| {
         let mut v = match kind {
             'd' => file.add_variable::<f64>(name, &["event"]),
+            'f' => file.add_variable::<f32>(name, &["event"]),
             'i' => file.add_variable::<i32>(name, &["event"]),
             _ => file.add_variable::<i8>(name, &["event"]),
         }
@@ -164,7 +169,8 @@ pub(super) fn define_events(
         } else {
             meta.units.clone()
         };
-        add(name, 'd', vec![("units", units.into())])?;
+        let kind = if meta.store.float32 { 'f' } else { 'd' };
+        add(name, kind, vec![("units", units.into())])?;
     }
     add(
         "category",
@@ -183,6 +189,8 @@ pub struct EventsFile {
     path: PathBuf,
     file: netcdf::FileMut,
     written: usize,
+    /// The float fields stored as float32.
+    float32: bool,
 }
 
 /// The integer fields, in the order of [`EventColumns::ints`].
@@ -203,7 +211,7 @@ const CHUNK: usize = 1 << 14;
 impl EventsFile {
     pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<EventsFile, EventsError> {
         let file = define_events(path, meta, grid, None)?;
-        Ok(EventsFile { path: path.into(), file, written: 0 })
+        Ok(EventsFile { path: path.into(), file, written: 0, float32: meta.store.float32 })
     }
 
     /// Append the events of `chunks` (columns, cell indices into the grid), in order.
@@ -215,6 +223,7 @@ impl EventsFile {
         let r = self.written..self.written + n;
         let nlon = grid.nlon();
         let path = self.path.clone();
+        let float32 = self.float32;
         let file = &mut self.file;
         let cells = joined(chunks, |c| &c.cell);
         let lat_index: Vec<i32> = cells.iter().map(|c| (c / nlon) as i32).collect();
@@ -229,7 +238,13 @@ impl EventsFile {
         put_f("lat", lat_index.iter().zip(&lon_index).map(|(r, c)| grid.lat_at(cell(r, c))).collect())?;
         put_f("lon", lat_index.iter().zip(&lon_index).map(|(r, c)| grid.lon_at(cell(r, c))).collect())?;
         for (k, name) in FLOAT_FIELDS.iter().enumerate() {
-            put_f(name, joined(chunks, |c| &c.floats[k]))?;
+            let vals = joined(chunks, |c| &c.floats[k]);
+            if float32 {
+                // rounded as the direct writer rounds them (the cast libnetcdf's conversion is)
+                put_f(name, vals.iter().map(|&v| f64::from(v as f32)).collect())?;
+            } else {
+                put_f(name, vals)?;
+            }
         }
         let mut put_i = |name: &str, vals: &[i32]| {
             let mut v = file.variable_mut(name).expect("created");
@@ -297,6 +312,9 @@ pub struct SummaryFile {
     /// from every thread.
     file: Option<netcdf::FileMut>,
     offsets: Vec<u64>,
+    /// Compressed (`--deflate`): closed like the direct path, written in chunks coded here;
+    /// chunks that a band covers only partly wait in `partial` for the next band's rows.
+    chunked: Option<(ChunkPlan, Partial)>,
     n_years: usize,
     nlat: usize,
     nlon: usize,
@@ -346,11 +364,14 @@ impl SummaryFile {
         let [lat_dim, lon_dim] =
             crate::output::coords::put_grid(&mut file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
         let coordinates = crate::output::coords::coordinates(grid, "");
+        let plan = meta.store.summary_plan(grid.nlat(), grid.nlon());
         for stat in STATS {
             let mut v = file
                 .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
                 .map_err(fail(path, stat))?;
-            if direct {
+            if let Some(plan) = &plan {
+                store::define_chunked(&mut v, plan).map_err(fail(path, stat))?;
+            } else if direct {
                 // SAFETY: every value of the file is written (every band of rows, every
                 // statistic and year) before it is published; nothing reads it before.
                 unsafe { v.set_nofill() }.map_err(fail(path, stat))?;
@@ -374,15 +395,31 @@ impl SummaryFile {
             if let Some(mapping) = crate::output::coords::grid_mapping(grid) {
                 v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
             }
-            if direct {
+            if direct && plan.is_none() {
                 // allocates the whole contiguous storage (without filling it)
                 v.put_value(f32::NAN, [0, 0, 0]).map_err(fail(path, stat))?;
             }
         }
         let (nlat, nlon) = (grid.nlat(), grid.nlon());
-        let mut summary =
-            SummaryFile { path: path.into(), file: Some(file), offsets: Vec::new(), n_years: ny, nlat, nlon };
-        if direct {
+        let mut summary = SummaryFile {
+            path: path.into(),
+            file: Some(file),
+            offsets: Vec::new(),
+            chunked: None,
+            n_years: ny,
+            nlat,
+            nlon,
+        };
+        if let Some(plan) = plan {
+            summary.file.take().expect("open").close().map_err(fail(path, ""))?;
+            match store::locate(path, [ny, nlat, nlon], &plan) {
+                Ok(()) => summary.chunked = Some((plan, Partial::default())),
+                Err(why) => {
+                    tracing::info!("{}: compressed through libnetcdf: {why}", path.display());
+                    summary.file = Some(netcdf::append(path).map_err(fail(path, ""))?);
+                }
+            }
+        } else if direct {
             summary.file.take().expect("open").close().map_err(fail(path, ""))?;
             let located: Result<Vec<u64>, _> = STATS
                 .iter()
@@ -402,6 +439,11 @@ impl SummaryFile {
     /// Write latitude rows `rows`: `values[stat][year][cell of the band]`.
     pub fn write_band(&mut self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
         let per_stat = self.n_years * rows.len() * self.nlon;
+        if let Some((plan, partial)) = self.chunked.as_mut() {
+            let shape = (self.nlat, self.nlon, self.n_years);
+            let threads = rayon::current_num_threads();
+            return store::write_rows(&self.path, *plan, shape, rows, values, threads, partial);
+        }
         let Some(file) = self.file.as_mut() else {
             return self.pwrite_band(rows, values);
         };
@@ -458,7 +500,7 @@ impl SummaryFile {
             }
         }
         if self.file.is_none() {
-            self.pwrite_band(rows, &all)?;
+            self.write_band(rows, &all)?;
         }
         Ok(())
     }

@@ -59,23 +59,25 @@ impl Column {
         }
     }
 
-    fn stored(self) -> Stored {
+    /// How the column is stored (`float32`: the float fields as float32, `--output-type f32`).
+    fn stored(self, float32: bool) -> Stored {
         match self {
+            Column::Float(_) if float32 => Stored::Float(4),
             Column::Lat | Column::Lon | Column::Float(_) => Stored::Float(8),
             Column::Category => Stored::Int(1),
             _ => Stored::Int(4),
         }
     }
 
-    fn size(self) -> usize {
-        match self.stored() {
+    fn size(self, float32: bool) -> usize {
+        match self.stored(float32) {
             Stored::Float(n) | Stored::Int(n) => n,
         }
     }
 
     /// Append the little-endian bytes of this column's values for the events of `c`, as
     /// [`EventsFile::append`] computes them.
-    fn encode(self, c: &EventColumns, grid: &Grid, days: &Days, out: &mut Vec<u8>) {
+    fn encode(self, c: &EventColumns, grid: &Grid, days: &Days, float32: bool, out: &mut Vec<u8>) {
         let nlon = grid.nlon();
         match self {
             Column::Lat => out.extend(c.cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
@@ -86,6 +88,7 @@ impl Column {
                 out.extend(c.ints[k].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes()))
             }
             Column::Int(k) => out.extend(c.ints[k].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Float(k) if float32 => out.extend(c.floats[k].iter().flat_map(|&v| (v as f32).to_le_bytes())),
             Column::Float(k) => out.extend(c.floats[k].iter().flat_map(|v| v.to_le_bytes())),
             Column::Category => out.extend(c.category.iter().flat_map(|v| v.to_le_bytes())),
         }
@@ -107,6 +110,7 @@ pub fn write_events(
 ) -> Result<(), EventsError> {
     let n: usize = chunks.iter().map(|c| c.len()).sum();
     let columns = Column::all();
+    let float32 = meta.store.float32;
     let offsets = if n == 0 {
         Err("no events (a fixed dimension of length 0 is unlimited)".into())
     } else {
@@ -142,9 +146,9 @@ pub fn write_events(
         let (col, (first, range)) = (columns[k], &pieces[p]);
         buf.clear();
         for c in &chunks[range.clone()] {
-            col.encode(c, grid, days, buf);
+            col.encode(c, grid, days, float32, buf);
         }
-        file.write_all_at(buf, offsets[k] + (first * col.size()) as u64).map_err(io(col.name()))
+        file.write_all_at(buf, offsets[k] + (first * col.size(float32)) as u64).map_err(io(col.name()))
     })
 }
 
@@ -157,7 +161,8 @@ fn create_allocated(path: &Path, meta: &Meta, grid: &Grid, n: usize, columns: &[
         let mut v = file.variable_mut(&name).ok_or(format!("{name} not defined"))?;
         // one value allocates the contiguous storage (without filling it); the real one is
         // written over it
-        match col.stored() {
+        match col.stored(meta.store.float32) {
+            Stored::Float(4) => v.put_value(0f32, [0]),
             Stored::Float(_) => v.put_value(0f64, [0]),
             Stored::Int(1) => v.put_value(0i8, [0]),
             Stored::Int(_) => v.put_value(0i32, [0]),
@@ -165,7 +170,7 @@ fn create_allocated(path: &Path, meta: &Meta, grid: &Grid, n: usize, columns: &[
         .map_err(|e| format!("allocating {name}: {e}"))?;
     }
     file.close().map_err(|e| e.to_string())?;
-    columns.iter().map(|col| locate_as(path, &col.name(), &[n], col.stored())).collect()
+    columns.iter().map(|col| locate_as(path, &col.name(), &[n], col.stored(meta.store.float32))).collect()
 }
 
 #[cfg(test)]

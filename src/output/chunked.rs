@@ -22,6 +22,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
+use super::chunk_files::Files;
+pub use super::encode::Values;
 use super::encode::{shuffle, zlib_planes, EncodeError, Encoding, OutputType};
 use crate::input::direct::with_hdf5_file;
 use crate::input::format::NotDirect;
@@ -138,7 +140,7 @@ pub struct ChunkKey {
 pub struct Field<'a> {
     pub file: usize,
     pub t: usize,
-    pub values: &'a [f64],
+    pub values: Values<'a>,
 }
 
 /// A chunk split between tiles, encoded so far.
@@ -182,7 +184,7 @@ pub struct ChunkGeometry<'a> {
 
 /// A chunk to compress: from a field's values, or already encoded.
 enum Source<'a> {
-    Field(&'a [f64]),
+    Field(Values<'a>),
     Encoded(Vec<u8>),
 }
 
@@ -206,7 +208,7 @@ fn encode_part(
     g: &ChunkGeometry<'_>,
     crow: usize,
     ccol: usize,
-    values: &[f64],
+    values: Values<'_>,
     bytes: &mut [u8],
 ) -> Result<usize, EncodeError> {
     let (rows, cols) = chunk_extent(g, crow, ccol);
@@ -219,9 +221,9 @@ fn encode_part(
     let size = g.enc.ty.size();
     let width = rc.len();
     for r in lo_r..hi_r {
-        let src = &values[(r - rr.start) * width + (lo_c - rc.start)..][..hi_c - lo_c];
+        let (from, n) = ((r - rr.start) * width + (lo_c - rc.start), hi_c - lo_c);
         let at = ((r - rows.start) * g.plan.cols + (lo_c - cols.start)) * size;
-        g.enc.encode_into(src, &mut bytes[at..at + src.len() * size])?;
+        values.encode(&g.enc, from, &mut bytes[at..at + n * size])?;
     }
     Ok((hi_r - lo_r) * (hi_c - lo_c))
 }
@@ -295,7 +297,7 @@ pub fn write_fields(
                     if rows.len() < g.plan.rows || cols.len() < g.plan.cols {
                         encoded = blank(g);
                     }
-                    if let Err(e) = encode_part(g, key.crow, key.ccol, values, &mut encoded) {
+                    if let Err(e) = encode_part(g, key.crow, key.ccol, *values, &mut encoded) {
                         stop.store(true, Ordering::Relaxed);
                         failed
                             .lock()
@@ -369,103 +371,6 @@ pub fn write_fields(
 
 fn file_of(paths: &[&Path], p: &Path) -> usize {
     paths.iter().position(|q| *q == p).unwrap_or(0)
-}
-
-/// HDF5 files open for chunk writes during one call (opened on their first chunk).
-#[derive(Default)]
-struct Files {
-    open: Vec<(std::path::PathBuf, hdf5_metno_sys::h5i::hid_t, hdf5_metno_sys::h5i::hid_t)>,
-}
-
-impl Files {
-    fn write(&mut self, path: &Path, var: &str, key: ChunkKey, plan: ChunkPlan, bytes: &[u8]) -> Result<(), String> {
-        self.write_masked(path, var, key, plan, 0, bytes)
-    }
-
-    /// [`Files::write`] with HDF5's filter mask of the chunk (0: every filter applied).
-    fn write_masked(
-        &mut self,
-        path: &Path,
-        var: &str,
-        key: ChunkKey,
-        plan: ChunkPlan,
-        mask: u32,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        use hdf5_metno_sys::{h5d, h5f, h5p};
-        let _lock = hdf5_metno_sys::LOCK.lock();
-        let at = match self.open.iter().position(|(p, _, _)| p == path) {
-            Some(i) => i,
-            None => {
-                let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-                let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
-                crate::input::silence_hdf5();
-                // SAFETY: plain HDF5 calls on handles created here (closed in `close_all`),
-                // under the library lock.
-                unsafe {
-                    hdf5_metno_sys::h5::H5open();
-                    let fapl = h5p::H5Pcreate(*h5p::H5P_CLS_FILE_ACCESS);
-                    if fapl >= 0 {
-                        // see `with_hdf5_file`: a forked reader may hold an inherited lock
-                        h5p::H5Pset_file_locking(fapl, 0, 1);
-                    }
-                    let f = h5f::H5Fopen(
-                        cpath.as_ptr(),
-                        h5f::H5F_ACC_RDWR,
-                        if fapl >= 0 { fapl } else { h5p::H5P_DEFAULT },
-                    );
-                    if fapl >= 0 {
-                        h5p::H5Pclose(fapl);
-                    }
-                    if f < 0 {
-                        return Err("HDF5 cannot open it for writing".into());
-                    }
-                    let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
-                    if d < 0 {
-                        h5f::H5Fclose(f);
-                        return Err(format!("no HDF5 dataset /{var}"));
-                    }
-                    self.open.push((path.to_path_buf(), f, d));
-                }
-                self.open.len() - 1
-            }
-        };
-        let d = self.open[at].2;
-        let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
-        // SAFETY: `d` is an open dataset; `offset` has its rank; `bytes` outlives the call.
-        let status = unsafe {
-            h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, mask, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast())
-        };
-        if status < 0 {
-            return Err(format!(
-                "HDF5's direct chunk write of day {} rows from {} failed",
-                key.t,
-                key.crow * plan.rows
-            ));
-        }
-        Ok(())
-    }
-
-    /// Close every file (HDF5 writes the chunk index then); the first that fails.
-    fn close_all(&mut self) -> Result<(), (std::path::PathBuf, String)> {
-        use hdf5_metno_sys::{h5d, h5f};
-        let _lock = hdf5_metno_sys::LOCK.lock();
-        let mut first = Ok(());
-        for (path, f, d) in self.open.drain(..) {
-            // SAFETY: handles opened in `write`, closed once here, under the lock.
-            let ok = unsafe { h5d::H5Dclose(d) >= 0 && h5f::H5Fclose(f) >= 0 };
-            if !ok && first.is_ok() {
-                first = Err((path, "HDF5 could not close it (writing its chunk index failed)".to_string()));
-            }
-        }
-        first
-    }
-}
-
-impl Drop for Files {
-    fn drop(&mut self) {
-        let _ = self.close_all();
-    }
 }
 
 /// Copy every stored chunk of `var` in `src` into `var` of `dst` as stored (compressed), `t0`

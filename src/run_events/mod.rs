@@ -59,6 +59,8 @@ pub struct EventsOptions {
     pub threads: usize,
     pub allow_missing: bool,
     pub overwrite: bool,
+    /// How the outputs store their values (`--output-type`, `--deflate`, `--shuffle`).
+    pub store: crate::events::store::Store,
     pub command_line: String,
 }
 
@@ -201,6 +203,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
             provenance: clim.provenance.clone(),
             history: history.clone(),
             calendar: inputs.calendar.cf_name(),
+            store: opts.store,
         })
         .collect();
     let kinds = kinds(opts).into_iter().map(|(p, _)| p).collect();
