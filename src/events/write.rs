@@ -112,11 +112,21 @@ pub(super) fn define_events(
             _ => file.add_variable::<i8>(name, &["event"]),
         }
         .map_err(fail(path, name))?;
-        if fixed.is_some() {
+        match (fixed, meta.store.deflate) {
+            (Some(n), Some(level)) => {
+                // the compressed direct writer writes every chunk
+                v.set_chunking(&[n.min(super::write_compressed::EVENT_CHUNK)]).map_err(fail(path, name))?;
+                v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
+            }
             // SAFETY: the direct writer writes every value before the file is published
-            unsafe { v.set_nofill() }.map_err(fail(path, name))?;
-        } else {
-            v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+            (Some(_), None) => unsafe { v.set_nofill() }.map_err(fail(path, name))?,
+            (None, deflate) => {
+                v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+                if let Some(level) = deflate {
+                    // several bands or ranks: appended through libnetcdf, which compresses
+                    v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
+                }
+            }
         }
         for (k, val) in attrs {
             v.put_attribute(k, val).map_err(fail(path, name))?;

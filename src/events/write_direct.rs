@@ -24,7 +24,7 @@ use crate::output::direct::{locate_as, Stored};
 
 /// One variable of `events.nc` and where its values come from.
 #[derive(Clone, Copy, Debug)]
-enum Column {
+pub(super) enum Column {
     Lat,
     Lon,
     LatIndex,
@@ -37,7 +37,7 @@ enum Column {
 }
 
 impl Column {
-    fn all() -> Vec<Column> {
+    pub(super) fn all() -> Vec<Column> {
         let mut all = vec![Column::Lat, Column::Lon, Column::LatIndex, Column::LonIndex];
         all.extend((0..3).map(Column::Time));
         all.extend((0..N_INTS).map(Column::Int));
@@ -46,7 +46,7 @@ impl Column {
         all
     }
 
-    fn name(self) -> String {
+    pub(super) fn name(self) -> String {
         match self {
             Column::Lat => "lat".into(),
             Column::Lon => "lon".into(),
@@ -60,7 +60,7 @@ impl Column {
     }
 
     /// How the column is stored (`float32`: the float fields as float32, `--output-type f32`).
-    fn stored(self, float32: bool) -> Stored {
+    pub(super) fn stored(self, float32: bool) -> Stored {
         match self {
             Column::Float(_) if float32 => Stored::Float(4),
             Column::Lat | Column::Lon | Column::Float(_) => Stored::Float(8),
@@ -69,28 +69,37 @@ impl Column {
         }
     }
 
-    fn size(self, float32: bool) -> usize {
+    pub(super) fn size(self, float32: bool) -> usize {
         match self.stored(float32) {
             Stored::Float(n) | Stored::Int(n) => n,
         }
     }
 
-    /// Append the little-endian bytes of this column's values for the events of `c`, as
+    /// Append the little-endian bytes of this column's values for the events `r` of `c`, as
     /// [`EventsFile::append`] computes them.
-    fn encode(self, c: &EventColumns, grid: &Grid, days: &Days, float32: bool, out: &mut Vec<u8>) {
+    pub(super) fn encode(
+        self,
+        c: &EventColumns,
+        r: std::ops::Range<usize>,
+        (grid, days): (&Grid, &Days),
+        float32: bool,
+        out: &mut Vec<u8>,
+    ) {
         let nlon = grid.nlon();
+        let cell = &c.cell[r.clone()];
         match self {
-            Column::Lat => out.extend(c.cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
-            Column::Lon => out.extend(c.cell.iter().flat_map(|&i| grid.lon_at(i).to_le_bytes())),
-            Column::LatIndex => out.extend(c.cell.iter().flat_map(|&i| ((i / nlon) as i32).to_le_bytes())),
-            Column::LonIndex => out.extend(c.cell.iter().flat_map(|&i| ((i % nlon) as i32).to_le_bytes())),
-            Column::Time(k) => {
-                out.extend(c.ints[k].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes()))
+            Column::Lat => out.extend(cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
+            Column::Lon => out.extend(cell.iter().flat_map(|&i| grid.lon_at(i).to_le_bytes())),
+            Column::LatIndex => out.extend(cell.iter().flat_map(|&i| ((i / nlon) as i32).to_le_bytes())),
+            Column::LonIndex => out.extend(cell.iter().flat_map(|&i| ((i % nlon) as i32).to_le_bytes())),
+            Column::Time(k) => out
+                .extend(c.ints[k][r.clone()].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes())),
+            Column::Int(k) => out.extend(c.ints[k][r.clone()].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Float(k) if float32 => {
+                out.extend(c.floats[k][r.clone()].iter().flat_map(|&v| (v as f32).to_le_bytes()))
             }
-            Column::Int(k) => out.extend(c.ints[k].iter().flat_map(|v| v.to_le_bytes())),
-            Column::Float(k) if float32 => out.extend(c.floats[k].iter().flat_map(|&v| (v as f32).to_le_bytes())),
-            Column::Float(k) => out.extend(c.floats[k].iter().flat_map(|v| v.to_le_bytes())),
-            Column::Category => out.extend(c.category.iter().flat_map(|v| v.to_le_bytes())),
+            Column::Float(k) => out.extend(c.floats[k][r.clone()].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Category => out.extend(c.category[r].iter().flat_map(|v| v.to_le_bytes())),
         }
     }
 }
@@ -109,6 +118,9 @@ pub fn write_events(
     chunks: &[EventColumns],
 ) -> Result<(), EventsError> {
     let n: usize = chunks.iter().map(|c| c.len()).sum();
+    if let (Some(level), true) = (meta.store.deflate, n > 0) {
+        return super::write_compressed::write_events(path, meta, (grid, days), chunks, level);
+    }
     let columns = Column::all();
     let float32 = meta.store.float32;
     let offsets = if n == 0 {
@@ -146,7 +158,7 @@ pub fn write_events(
         let (col, (first, range)) = (columns[k], &pieces[p]);
         buf.clear();
         for c in &chunks[range.clone()] {
-            col.encode(c, grid, days, float32, buf);
+            col.encode(c, 0..c.len(), (grid, days), float32, buf);
         }
         file.write_all_at(buf, offsets[k] + (first * col.size(float32)) as u64).map_err(io(col.name()))
     })

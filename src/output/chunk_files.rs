@@ -14,7 +14,7 @@ use super::chunked::{ChunkKey, ChunkPlan};
 /// HDF5 files open for chunk writes during one call (opened on their first chunk), and their
 /// datasets (several variables of one file are written through the file's one handle).
 #[derive(Default)]
-pub(super) struct Files {
+pub(crate) struct Files {
     files: Vec<(std::path::PathBuf, hdf5_metno_sys::h5i::hid_t)>,
     open: Vec<(std::path::PathBuf, String, hdf5_metno_sys::h5i::hid_t)>,
 }
@@ -41,8 +41,39 @@ impl Files {
         mask: u32,
         bytes: &[u8],
     ) -> Result<(), String> {
-        use hdf5_metno_sys::{h5d, h5f, h5p};
+        let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
+        self.write_at(path, var, &offset, mask, bytes)
+    }
+
+    /// Write one filtered chunk (`mask`: HDF5's filter mask) at element `offset` (one per
+    /// dimension of the variable) of `var` in `path`.
+    pub(crate) fn write_at(
+        &mut self,
+        path: &Path,
+        var: &str,
+        offset: &[u64],
+        mask: u32,
+        bytes: &[u8],
+    ) -> Result<(), String> {
+        use hdf5_metno_sys::{h5d, h5p};
         let _lock = hdf5_metno_sys::LOCK.lock();
+        let at = self.dataset(path, var)?;
+        let d = self.open[at].2;
+        // SAFETY: `d` is an open dataset; `offset` has its rank (the caller's variable's); `bytes`
+        // outlives the call.
+        let status = unsafe {
+            h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, mask, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast())
+        };
+        if status < 0 {
+            return Err(format!("HDF5's direct chunk write at {offset:?} failed"));
+        }
+        Ok(())
+    }
+
+    /// The index in `open` of `var` of `path`, opened on first use (its file too). The caller
+    /// holds the library lock.
+    fn dataset(&mut self, path: &Path, var: &str) -> Result<usize, String> {
+        use hdf5_metno_sys::{h5d, h5f, h5p};
         let at = match self.open.iter().position(|(p, v, _)| p == path && v == var) {
             Some(i) => i,
             None => {
@@ -87,24 +118,11 @@ impl Files {
                 self.open.len() - 1
             }
         };
-        let d = self.open[at].2;
-        let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
-        // SAFETY: `d` is an open dataset; `offset` has its rank; `bytes` outlives the call.
-        let status = unsafe {
-            h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, mask, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast())
-        };
-        if status < 0 {
-            return Err(format!(
-                "HDF5's direct chunk write of day {} rows from {} failed",
-                key.t,
-                key.crow * plan.rows
-            ));
-        }
-        Ok(())
+        Ok(at)
     }
 
     /// Close every file (HDF5 writes the chunk index then); the first that fails.
-    pub(super) fn close_all(&mut self) -> Result<(), (std::path::PathBuf, String)> {
+    pub(crate) fn close_all(&mut self) -> Result<(), (std::path::PathBuf, String)> {
         use hdf5_metno_sys::{h5d, h5f};
         let _lock = hdf5_metno_sys::LOCK.lock();
         let mut first = Ok(());

@@ -20,7 +20,7 @@
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
-mod chunk_files;
+pub mod chunk_files;
 pub mod chunked;
 pub mod climatology;
 pub mod coords;
