@@ -142,3 +142,57 @@ fn encode_events(
         i += 1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Coord;
+
+    /// The chunks of a column, cut at any event across the catalogue's chunks of columns, join
+    /// into the column's bytes as the uncompressed writer encodes them.
+    #[test]
+    fn ranges_across_chunks_join_into_the_column() {
+        let grid =
+            Grid::regular(Coord::new("lat", vec![0.0, 1.0, 2.0], false), Coord::new("lon", vec![5.0, 6.0], false));
+        let days = crate::events::Days::of_years(2001..=2001, crate::calendar::Calendar::Hobday366);
+        // chunks of 0, 3, 1, 0 and 7 events
+        let chunks: Vec<EventColumns> = [0usize, 3, 1, 0, 7]
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| {
+                let mut c = EventColumns::default();
+                for i in 0..len {
+                    c.cell.push((k + i) % 6);
+                    c.ints.iter_mut().enumerate().for_each(|(j, v)| v.push((10 * k + i + j) as i32));
+                    c.floats.iter_mut().enumerate().for_each(|(j, v)| v.push(0.1 * (k * i + j) as f64));
+                    c.category.push((i % 5) as i8);
+                }
+                c
+            })
+            .collect();
+        let mut starts = vec![0];
+        for c in &chunks {
+            starts.push(starts.last().unwrap() + c.len());
+        }
+        let n = *starts.last().unwrap();
+        for col in Column::all() {
+            for float32 in [false, true] {
+                let mut whole = Vec::new();
+                for c in &chunks {
+                    col.encode(c, 0..c.len(), (&grid, &days), float32, &mut whole);
+                }
+                for ch in [1, 2, 4, 5, n] {
+                    let mut joined = Vec::new();
+                    for j in 0..n.div_ceil(ch) {
+                        let r = j * ch..((j + 1) * ch).min(n);
+                        let mut piece = Vec::new();
+                        encode_events(col, &chunks, &starts, r.clone(), (&grid, &days), float32, &mut piece);
+                        assert_eq!(piece.len(), r.len() * col.size(float32), "{}", col.name());
+                        joined.extend(piece);
+                    }
+                    assert_eq!(joined, whole, "{} in chunks of {ch}", col.name());
+                }
+            }
+        }
+    }
+}

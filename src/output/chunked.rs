@@ -503,15 +503,32 @@ mod tests {
         let values: Vec<f64> = (0..12).map(f64::from).collect();
         // chunk band 1 holds rows 2-3: all of it from the region's first two rows
         let mut bytes = blank(&g);
-        assert_eq!(encode_part(&g, 1, 0, &values, &mut bytes).unwrap(), 8);
+        assert_eq!(encode_part(&g, 1, 0, Values::F64(&values), &mut bytes).unwrap(), 8);
         let got: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
         // band 2 holds row 4 and one row past the field's end
         let mut bytes = blank(&g);
-        assert_eq!(encode_part(&g, 2, 0, &values, &mut bytes).unwrap(), 4);
+        assert_eq!(encode_part(&g, 2, 0, Values::F64(&values), &mut bytes).unwrap(), 4);
         let got: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, [8.0, 9.0, 10.0, 11.0, -1.0, -1.0, -1.0, -1.0]);
         // band 0: no overlap
-        assert_eq!(encode_part(&g, 0, 0, &values, &mut blank(&g)).unwrap(), 0);
+        assert_eq!(encode_part(&g, 0, 0, Values::F64(&values), &mut blank(&g)).unwrap(), 0);
+        // float32 values (more than the encoder's buffer) stored as float32: the same bits
+        let region = Region { rows: 0..1, cols: 0..1500 };
+        let g = ChunkGeometry {
+            nlat: 1,
+            nlon: 1500,
+            region: &region,
+            plan: ChunkPlan { rows: 1, cols: 1500, level: 1, shuffle: false },
+            enc: Encoding { ty: OutputType::F32, ..Encoding::f64(f64::NAN) },
+        };
+        let values: Vec<f32> = (0..1500).map(|i| if i % 7 == 3 { f32::NAN } else { i as f32 * 0.37 - 1e3 }).collect();
+        let mut bytes = blank(&g);
+        assert_eq!(encode_part(&g, 0, 0, Values::F32(&values), &mut bytes).unwrap(), 1500);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(
+            got,
+            values.iter().map(|v| if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() }).collect::<Vec<_>>()
+        );
     }
 }
