@@ -174,14 +174,30 @@ pub fn compute_share(
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
         let t = Instant::now();
-        for (k, (f, (events_file, summary_file))) in found.iter().zip(files.iter_mut()).enumerate() {
-            match events_file {
-                Some(file) => file.append(&f.events, grid, days)?,
-                None => workers.install(|| write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events))?,
-            }
-            workers.install(|| summary_file.write_band(band.clone(), &f.summary))?;
-            share.events += f.n_events();
-        }
+        // every file at once (each kind's events and summary): one file's coding overlaps
+        // another's writes, and a compressed file's HDF5 calls (one at a time) the others' work
+        let written: Vec<Result<(), EventsJobError>> = workers.install(|| {
+            use rayon::prelude::*;
+            found
+                .par_iter()
+                .zip(files.par_iter_mut())
+                .enumerate()
+                .map(|(k, (f, (events_file, summary_file)))| {
+                    let (events, summary) = rayon::join(
+                        || match events_file {
+                            Some(file) => file.append(&f.events, grid, days),
+                            None => write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events),
+                        },
+                        || summary_file.write_band(band.clone(), &f.summary),
+                    );
+                    events?;
+                    summary?;
+                    Ok(())
+                })
+                .collect()
+        });
+        written.into_iter().collect::<Result<Vec<()>, _>>()?;
+        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
         share.write_seconds += t.elapsed().as_secs_f64();
         progress.inc(1);
     }
