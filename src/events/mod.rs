@@ -24,7 +24,7 @@ pub mod scan;
 pub mod store;
 pub mod summary;
 pub mod write;
-mod write_compressed;
+pub mod write_compressed;
 pub mod write_direct;
 
 pub use detect::{detect_cell, Scratch};

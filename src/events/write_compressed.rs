@@ -31,7 +31,7 @@ use crate::output::encode::{shuffle, zlib_planes};
 pub(super) const EVENT_CHUNK: usize = 1 << 18;
 
 /// Write `events.nc` at `path`, compressed at deflate level `level` (shuffled where the job
-/// asks), holding the events of `chunks` in order (at least one), on the calling rayon pool.
+/// asks), holding the events of `chunks` in order, on the calling rayon pool.
 pub fn write_events(
     path: &Path,
     meta: &Meta,
@@ -43,6 +43,12 @@ pub fn write_events(
     let columns = Column::all();
     let float32 = meta.store.float32;
     let shuffled = meta.store.shuffle;
+    if n == 0 {
+        // a fixed dimension of length 0 is unlimited: through libnetcdf, like the direct writer
+        let mut file = EventsFile::create(path, meta, grid)?;
+        file.append(chunks, grid, days)?;
+        return file.finish();
+    }
     let ch = n.min(EVENT_CHUNK);
     let created = define_events(path, meta, grid, Some(n)).and_then(|file| {
         let path = path.to_path_buf();

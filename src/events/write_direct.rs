@@ -118,9 +118,6 @@ pub fn write_events(
     chunks: &[EventColumns],
 ) -> Result<(), EventsError> {
     let n: usize = chunks.iter().map(|c| c.len()).sum();
-    if let (Some(level), true) = (meta.store.deflate, n > 0) {
-        return super::write_compressed::write_events(path, meta, (grid, days), chunks, level);
-    }
     let columns = Column::all();
     let float32 = meta.store.float32;
     let offsets = if n == 0 {

@@ -1,15 +1,13 @@
 //! HDF5 files held open for direct chunk writes (`H5Dwrite_chunk`) during one call of the
-//! compressed write path ([`super::chunked`]): each file opened once, on its first chunk, and
-//! each of its variables once; chunks are handed to HDF5 already filtered, one call at a time
-//! under the library lock.
+//! compressed write paths (`super::chunked`, the events' compressed catalogue): each file
+//! opened once, on its first chunk, and each of its variables once; chunks are handed to HDF5
+//! already filtered, one call at a time under the library lock.
 //!
 //! Why a module of its own: the compressed path's chunk coding and its HDF5 bookkeeping are
 //! separate concerns (and the first module would exceed the size limit with both).
 
 use std::ffi::CString;
 use std::path::Path;
-
-use super::chunked::{ChunkKey, ChunkPlan};
 
 /// HDF5 files open for chunk writes during one call (opened on their first chunk), and their
 /// datasets (several variables of one file are written through the file's one handle).
@@ -20,31 +18,6 @@ pub(crate) struct Files {
 }
 
 impl Files {
-    pub(super) fn write(
-        &mut self,
-        path: &Path,
-        var: &str,
-        key: ChunkKey,
-        plan: ChunkPlan,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        self.write_masked(path, var, key, plan, 0, bytes)
-    }
-
-    /// [`Files::write`] with HDF5's filter mask of the chunk (0: every filter applied).
-    pub(super) fn write_masked(
-        &mut self,
-        path: &Path,
-        var: &str,
-        key: ChunkKey,
-        plan: ChunkPlan,
-        mask: u32,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
-        self.write_at(path, var, &offset, mask, bytes)
-    }
-
     /// Write one filtered chunk (`mask`: HDF5's filter mask) at element `offset` (one per
     /// dimension of the variable) of `var` in `path`.
     pub(crate) fn write_at(

@@ -155,6 +155,13 @@ pub struct ChunkKey {
     pub ccol: usize,
 }
 
+impl ChunkKey {
+    /// The chunk's first element (day, row, column) in its variable.
+    fn offset(&self, plan: ChunkPlan) -> [u64; 3] {
+        [self.t as u64, (self.crow * plan.rows) as u64, (self.ccol * plan.cols) as u64]
+    }
+}
+
 /// One day of one file to write: the region's values of target `t`.
 pub struct Field<'a> {
     pub file: usize,
@@ -358,7 +365,7 @@ pub fn write_fields(
                 continue;
             }
             let t = std::time::Instant::now();
-            let wrote = files.write(paths[key.file], vars[key.file], key, g.plan, &bytes);
+            let wrote = files.write_at(paths[key.file], vars[key.file], &key.offset(g.plan), 0, &bytes);
             hdf5 += t.elapsed();
             stored += bytes.len() as u64;
             chunks += 1;
@@ -428,7 +435,7 @@ pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, 
                     break;
                 }
                 // the chunk's own row and column offsets: bands of one row and column make
-                // `write_masked` use them as they are
+                // `ChunkKey::offset` give them as they are
                 let key = ChunkKey {
                     file: 0,
                     t: offset[0] as usize + t0,
@@ -436,7 +443,7 @@ pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, 
                     ccol: offset[2] as usize,
                 };
                 let plan = ChunkPlan { rows: 1, cols: 1, level: 0, shuffle: false };
-                if let Err(why) = out.write_masked(dst, var, key, plan, filters, &buf) {
+                if let Err(why) = out.write_at(dst, var, &key.offset(plan), filters, &buf) {
                     result = Err(format!("{}: {why}", dst.display()));
                     break;
                 }

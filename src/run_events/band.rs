@@ -17,6 +17,7 @@ use crate::events::band::{bytes_per_cell, plan_bands};
 use crate::events::codes::Codes;
 use crate::events::scan::{detect_band, BandInput, Kind};
 use crate::events::write::{EventsFile, SummaryFile};
+use crate::events::write_compressed::write_events as write_compressed;
 use crate::events::write_direct::write_events;
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
@@ -89,7 +90,8 @@ pub fn compute_share(
         budget >> 20
     );
     // one band: the whole catalogue is known before events.nc is written, which then goes
-    // directly to its contiguous columns (`write_direct`); several: appended band by band
+    // directly to its contiguous columns (`write_direct`), or its compressed chunks with
+    // --deflate (`write_compressed`); several: appended band by band
     let single = bands.len() == 1;
     let mut files = Vec::new();
     for (k, meta) in p.metas.iter().enumerate() {
@@ -186,7 +188,12 @@ pub fn compute_share(
                     let (events, summary) = rayon::join(
                         || match events_file {
                             Some(file) => file.append(&f.events, grid, days),
-                            None => write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events),
+                            None => match p.metas[k].store.deflate {
+                                Some(level) => {
+                                    write_compressed(&parts[2 * k], &p.metas[k], (grid, days), &f.events, level)
+                                }
+                                None => write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events),
+                            },
                         },
                         || summary_file.write_band(band.clone(), &f.summary),
                     );
