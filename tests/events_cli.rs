@@ -318,6 +318,89 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     assert!(e.contains("events.nc") && e.contains("--overwrite"), "{e}");
 }
 
+/// Every variable of the files in `a` and `b` (`names`), read back through libnetcdf: values
+/// bit for bit equal, or (`rounded`) those of `a` rounded to float32 where `b` stores float32.
+fn same_values(a: &Path, b: &Path, names: &[&str], rounded: bool) {
+    for name in names {
+        let (fa, fb) = (netcdf::open(a.join(name)).unwrap(), netcdf::open(b.join(name)).unwrap());
+        assert_eq!(fa.variables().count(), fb.variables().count(), "{name}");
+        for v in fa.variables() {
+            let w = fb.variable(&v.name()).unwrap();
+            let float32 = w.vartype() != v.vartype();
+            assert!(!float32 || rounded, "{name} {}: {:?} vs {:?}", v.name(), v.vartype(), w.vartype());
+            let want: Vec<u64> = read(&a.join(name), &v.name())
+                .0
+                .iter()
+                .map(|&x| if float32 { f64::from(x as f32) } else { x }.to_bits())
+                .collect();
+            let got: Vec<u64> = read(&b.join(name), &v.name()).0.iter().map(|x| x.to_bits()).collect();
+            assert_eq!(got, want, "{name} {}", v.name());
+        }
+    }
+}
+
+/// `--output-type f32` and `--deflate`: the outputs read back through libnetcdf hold the
+/// default outputs' values (exactly; the event catalogue's float fields rounded to float32
+/// with f32), the summaries (and with one band events.nc) chunked, shuffled where asked and
+/// deflated as declared, in one band and in several (which append events.nc through
+/// libnetcdf).
+#[test]
+fn float32_and_deflated_outputs_hold_the_same_values() {
+    let dir = tmp();
+    let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
+    let w = world(&days);
+    let data = write_inputs(dir.path(), &days, &w, Files::Plain);
+    let clim = dir.path().join("climatology.nc");
+    write_clim(&clim, &w, &lat(), "hobday366");
+    let all = ["events.nc", "summary.nc", "events_cold.nc", "summary_cold.nc"];
+    let plain = dir.path().join("plain");
+    ok(&events_args(&data, &clim, &plain, &["--both"]));
+    let deflated = dir.path().join("deflated");
+    ok(&events_args(&data, &clim, &deflated, &["--both", "--deflate", "4", "--shuffle", "false"]));
+    same_values(&plain, &deflated, &all, false);
+    let small = dir.path().join("small");
+    ok(&events_args(&data, &clim, &small, &["--both", "--output-type", "f32", "--deflate", "1"]));
+    same_values(&plain, &small, &all, true);
+    let f32_only = dir.path().join("f32");
+    ok(&events_args(&data, &clim, &f32_only, &["--both", "--output-type", "f32"]));
+    same_values(&small, &f32_only, &all, false);
+    let banded = dir.path().join("banded");
+    ok(&events_args(
+        &data,
+        &clim,
+        &banded,
+        &["--both", "--output-type", "f32", "--deflate", "1", "--max-mem", "250000"],
+    ));
+    same_values(&small, &banded, &all, false);
+    // the storage HDF5 reports
+    use sstclim::output::chunked::locate_chunked;
+    for (dir, shuffle) in [(&deflated, false), (&small, true), (&banded, true)] {
+        let f = dir.join("summary.nc");
+        locate_chunked(&f, "total_days", (&[2, NLAT, NLON], &[1, NLAT, NLON]), (true, 4), shuffle).unwrap();
+        assert!(locate_chunked(&f, "total_days", (&[2, NLAT, NLON], &[1, NLAT, NLON]), (true, 4), !shuffle).is_err());
+    }
+    let n = read(&small.join("events.nc"), "duration").0.len();
+    let ev = small.join("events.nc");
+    locate_chunked(&ev, "rate_onset", (&[n], &[n]), (true, 4), true).unwrap();
+    locate_chunked(&ev, "category", (&[n], &[n]), (false, 1), true).unwrap();
+    locate_chunked(&deflated.join("events.nc"), "rate_onset", (&[n], &[n]), (true, 8), false).unwrap();
+    assert!(locate_chunked(&plain.join("summary.nc"), "count", (&[2, NLAT, NLON], &[1, NLAT, NLON]), (true, 4), true)
+        .is_err());
+    // float32 is smaller (deflate is not, on files this small: HDF5's chunk indexes outweigh
+    // what it saves; see bench-results/runs/2026-12-02-vm-events-s37 for a real grid)
+    let size = |d: &Path| all.iter().map(|n| std::fs::metadata(d.join(n)).unwrap().len()).sum::<u64>();
+    assert!(size(&f32_only) < size(&plain), "{} {}", size(&f32_only), size(&plain));
+    // refused: int16 events, --shuffle without --deflate, a level past 9
+    for (flags, expect) in [
+        (vec!["--output-type", "i16"], "f64 or f32"),
+        (vec!["--shuffle"], "needs --deflate"),
+        (vec!["--deflate", "10"], "1-9"),
+    ] {
+        let out = dir.path().join("refused");
+        one_line_error(&events_args(&data, &clim, &out, &flags), &out, &[expect]);
+    }
+}
+
 fn one_line_error(args: &[String], out: &Path, expect: &[&str]) {
     let e = fails(args);
     assert_eq!(e.trim().lines().count(), 1, "{e}");

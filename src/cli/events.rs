@@ -11,7 +11,9 @@ use super::headings::{INPUT, JOB, OUTPUT, PERFORMANCE};
 use super::run::RunArgs;
 use crate::calendar::Calendar;
 use crate::dist::Given;
+use crate::events::store::Store;
 use crate::events::Params;
+use crate::output::OutputType;
 use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, YearRange};
 use crate::plan::JobPlan;
@@ -126,6 +128,24 @@ pub struct EventsArgs {
     #[arg(long, help_heading = OUTPUT)]
     pub overwrite: bool,
 
+    /// Stored type of the events' float fields (intensities, rates): f64 (exact) or f32.
+    ///
+    /// The summaries are float32 either way.
+    #[arg(long, value_enum, default_value_t = OutputType::F64, help_heading = OUTPUT, hide_possible_values = true)]
+    pub output_type: OutputType,
+
+    /// Deflate level 1-9 of the summaries (default: uncompressed).
+    ///
+    /// Chunks are compressed on every write thread, as `run`'s compressed outputs.
+    #[arg(long, help_heading = OUTPUT)]
+    pub deflate: Option<u8>,
+
+    /// HDF5's shuffle filter before deflate (default: on with --deflate).
+    ///
+    /// `--shuffle false` turns it off.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = OUTPUT, hide_short_help = true)]
+    pub shuffle: Option<bool>,
+
     /// Memory budget for a band of cells' series (default: half the available memory).
     #[arg(long, help_heading = PERFORMANCE)]
     pub max_mem: Option<ByteSize>,
@@ -142,6 +162,7 @@ impl EventsArgs {
         if self.min_duration == 0 {
             anyhow::bail!("--min-duration must be at least 1");
         }
+        let store = self.store()?;
         // clap lets a flag's `requires` go when the required flag conflicts with a given one
         if self.baseline.is_none() {
             let given = [
@@ -184,8 +205,26 @@ impl EventsArgs {
             threads: self.threads.unwrap_or_else(crate::plan::default_threads),
             allow_missing: self.allow_missing,
             overwrite: self.overwrite,
+            store,
             command_line,
         })
+    }
+
+    /// How the outputs are stored: --output-type (f64 or f32), --deflate and --shuffle.
+    fn store(&self) -> anyhow::Result<Store> {
+        let float32 = match self.output_type {
+            OutputType::F64 => false,
+            OutputType::F32 => true,
+            OutputType::I16 => anyhow::bail!("--output-type of events is f64 or f32 (int16 packing is for `run`)"),
+        };
+        if let Some(level) = self.deflate {
+            if !(1..=9).contains(&level) {
+                anyhow::bail!("--deflate must be 1-9, got {level}");
+            }
+        } else if self.shuffle.is_some() {
+            anyhow::bail!("--shuffle shapes compressed outputs: it needs --deflate");
+        }
+        Ok(Store { float32, deflate: self.deflate, shuffle: self.shuffle.unwrap_or(true) })
     }
 
     /// The threshold's percentile: --percentile, else 90 (10 with --cold).

@@ -21,8 +21,10 @@ pub mod detect;
 mod error;
 pub mod metrics;
 pub mod scan;
+pub mod store;
 pub mod summary;
 pub mod write;
+pub mod write_compressed;
 pub mod write_direct;
 
 pub use detect::{detect_cell, Scratch};

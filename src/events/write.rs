@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 
 use super::columns::{joined, EventColumns};
 use super::metrics::FLOAT_FIELDS;
+use super::store::{self, Store};
 use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
 use crate::calendar::{days_since_1970_in, CfCalendar, Date};
 use crate::input::Grid;
+use crate::output::chunked::{ChunkPlan, Partial};
 use crate::output::encode::OutputType;
 
 /// What both files say of the job.
@@ -31,6 +33,8 @@ pub struct Meta {
     /// The input's calendar: the time axes count days since 1970-01-01 in it and carry its
     /// name.
     pub calendar: CfCalendar,
+    /// How the files store their values (`--output-type`, `--deflate`, `--shuffle`).
+    pub store: Store,
 }
 
 impl Meta {
@@ -105,15 +109,26 @@ pub(super) fn define_events(
     let mut add = |name: &str, kind: char, attrs: Vec<(&str, netcdf::AttributeValue)>| {
         let mut v = match kind {
             'd' => file.add_variable::<f64>(name, &["event"]),
+            'f' => file.add_variable::<f32>(name, &["event"]),
             'i' => file.add_variable::<i32>(name, &["event"]),
             _ => file.add_variable::<i8>(name, &["event"]),
         }
         .map_err(fail(path, name))?;
-        if fixed.is_some() {
+        match (fixed, meta.store.deflate) {
+            (Some(n), Some(level)) => {
+                // the compressed direct writer writes every chunk
+                v.set_chunking(&[n.min(super::write_compressed::EVENT_CHUNK)]).map_err(fail(path, name))?;
+                v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
+            }
             // SAFETY: the direct writer writes every value before the file is published
-            unsafe { v.set_nofill() }.map_err(fail(path, name))?;
-        } else {
-            v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+            (Some(_), None) => unsafe { v.set_nofill() }.map_err(fail(path, name))?,
+            (None, deflate) => {
+                v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+                if let Some(level) = deflate {
+                    // several bands or ranks: appended through libnetcdf, which compresses
+                    v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
+                }
+            }
         }
         for (k, val) in attrs {
             v.put_attribute(k, val).map_err(fail(path, name))?;
@@ -166,7 +181,8 @@ pub(super) fn define_events(
         } else {
             meta.units.clone()
         };
-        add(name, 'd', vec![("units", units.into())])?;
+        let kind = if meta.store.float32 { 'f' } else { 'd' };
+        add(name, kind, vec![("units", units.into())])?;
     }
     add(
         "category",
@@ -185,6 +201,8 @@ pub struct EventsFile {
     path: PathBuf,
     file: netcdf::FileMut,
     written: usize,
+    /// The float fields stored as float32.
+    float32: bool,
 }
 
 /// The integer fields, in the order of [`EventColumns::ints`].
@@ -205,7 +223,7 @@ const CHUNK: usize = 1 << 14;
 impl EventsFile {
     pub fn create(path: &Path, meta: &Meta, grid: &Grid) -> Result<EventsFile, EventsError> {
         let file = define_events(path, meta, grid, None)?;
-        Ok(EventsFile { path: path.into(), file, written: 0 })
+        Ok(EventsFile { path: path.into(), file, written: 0, float32: meta.store.float32 })
     }
 
     /// Append the events of `chunks` (columns, cell indices into the grid), in order.
@@ -217,6 +235,7 @@ impl EventsFile {
         let r = self.written..self.written + n;
         let nlon = grid.nlon();
         let path = self.path.clone();
+        let float32 = self.float32;
         let file = &mut self.file;
         let cells = joined(chunks, |c| &c.cell);
         let lat_index: Vec<i32> = cells.iter().map(|c| (c / nlon) as i32).collect();
@@ -231,7 +250,13 @@ impl EventsFile {
         put_f("lat", lat_index.iter().zip(&lon_index).map(|(r, c)| grid.lat_at(cell(r, c))).collect())?;
         put_f("lon", lat_index.iter().zip(&lon_index).map(|(r, c)| grid.lon_at(cell(r, c))).collect())?;
         for (k, name) in FLOAT_FIELDS.iter().enumerate() {
-            put_f(name, joined(chunks, |c| &c.floats[k]))?;
+            let vals = joined(chunks, |c| &c.floats[k]);
+            if float32 {
+                // rounded as the direct writer rounds them (the cast libnetcdf's conversion is)
+                put_f(name, vals.iter().map(|&v| f64::from(v as f32)).collect())?;
+            } else {
+                put_f(name, vals)?;
+            }
         }
         let mut put_i = |name: &str, vals: &[i32]| {
             let mut v = file.variable_mut(name).expect("created");
@@ -299,6 +324,9 @@ pub struct SummaryFile {
     /// from every thread.
     file: Option<netcdf::FileMut>,
     offsets: Vec<u64>,
+    /// Compressed (`--deflate`): closed like the direct path, written in chunks coded here;
+    /// chunks that a band covers only partly wait in `partial` for the next band's rows.
+    chunked: Option<(ChunkPlan, Partial)>,
     n_years: usize,
     nlat: usize,
     nlon: usize,
@@ -349,11 +377,14 @@ impl SummaryFile {
         let [lat_dim, lon_dim] =
             crate::output::coords::put_grid(&mut file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
         let coordinates = crate::output::coords::coordinates(grid, "");
+        let plan = meta.store.summary_plan(grid.nlat(), grid.nlon());
         for stat in STATS {
             let mut v = file
                 .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
                 .map_err(fail(path, stat))?;
-            if direct {
+            if let Some(plan) = &plan {
+                store::define_chunked(&mut v, plan).map_err(fail(path, stat))?;
+            } else if direct {
                 // SAFETY: every value of the file is written (every band of rows, every
                 // statistic and year) before it is published; nothing reads it before.
                 unsafe { v.set_nofill() }.map_err(fail(path, stat))?;
@@ -377,15 +408,31 @@ impl SummaryFile {
             if let Some(mapping) = crate::output::coords::grid_mapping(grid) {
                 v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
             }
-            if direct {
+            if direct && plan.is_none() {
                 // allocates the whole contiguous storage (without filling it)
                 v.put_value(f32::NAN, [0, 0, 0]).map_err(fail(path, stat))?;
             }
         }
         let (nlat, nlon) = (grid.nlat(), grid.nlon());
-        let mut summary =
-            SummaryFile { path: path.into(), file: Some(file), offsets: Vec::new(), n_years: ny, nlat, nlon };
-        if direct {
+        let mut summary = SummaryFile {
+            path: path.into(),
+            file: Some(file),
+            offsets: Vec::new(),
+            chunked: None,
+            n_years: ny,
+            nlat,
+            nlon,
+        };
+        if let Some(plan) = plan {
+            summary.file.take().expect("open").close().map_err(fail(path, ""))?;
+            match store::locate(path, [ny, nlat, nlon], &plan) {
+                Ok(()) => summary.chunked = Some((plan, Partial::default())),
+                Err(why) => {
+                    tracing::info!("{}: compressed through libnetcdf: {why}", path.display());
+                    summary.file = Some(netcdf::append(path).map_err(fail(path, ""))?);
+                }
+            }
+        } else if direct {
             summary.file.take().expect("open").close().map_err(fail(path, ""))?;
             let located: Result<Vec<u64>, _> = STATS
                 .iter()
@@ -405,6 +452,11 @@ impl SummaryFile {
     /// Write latitude rows `rows`: `values[stat][year][cell of the band]`.
     pub fn write_band(&mut self, rows: std::ops::Range<usize>, values: &[f32]) -> Result<(), EventsError> {
         let per_stat = self.n_years * rows.len() * self.nlon;
+        if let Some((plan, partial)) = self.chunked.as_mut() {
+            let shape = (self.nlat, self.nlon, self.n_years);
+            let threads = rayon::current_num_threads();
+            return store::write_rows(&self.path, *plan, shape, rows, values, threads, partial);
+        }
         let Some(file) = self.file.as_mut() else {
             return self.pwrite_band(rows, values);
         };
@@ -461,7 +513,7 @@ impl SummaryFile {
             }
         }
         if self.file.is_none() {
-            self.pwrite_band(rows, &all)?;
+            self.write_band(rows, &all)?;
         }
         Ok(())
     }

@@ -24,7 +24,7 @@ use crate::output::direct::{locate_as, Stored};
 
 /// One variable of `events.nc` and where its values come from.
 #[derive(Clone, Copy, Debug)]
-enum Column {
+pub(super) enum Column {
     Lat,
     Lon,
     LatIndex,
@@ -37,7 +37,7 @@ enum Column {
 }
 
 impl Column {
-    fn all() -> Vec<Column> {
+    pub(super) fn all() -> Vec<Column> {
         let mut all = vec![Column::Lat, Column::Lon, Column::LatIndex, Column::LonIndex];
         all.extend((0..3).map(Column::Time));
         all.extend((0..N_INTS).map(Column::Int));
@@ -46,7 +46,7 @@ impl Column {
         all
     }
 
-    fn name(self) -> String {
+    pub(super) fn name(self) -> String {
         match self {
             Column::Lat => "lat".into(),
             Column::Lon => "lon".into(),
@@ -59,35 +59,47 @@ impl Column {
         }
     }
 
-    fn stored(self) -> Stored {
+    /// How the column is stored (`float32`: the float fields as float32, `--output-type f32`).
+    pub(super) fn stored(self, float32: bool) -> Stored {
         match self {
+            Column::Float(_) if float32 => Stored::Float(4),
             Column::Lat | Column::Lon | Column::Float(_) => Stored::Float(8),
             Column::Category => Stored::Int(1),
             _ => Stored::Int(4),
         }
     }
 
-    fn size(self) -> usize {
-        match self.stored() {
+    pub(super) fn size(self, float32: bool) -> usize {
+        match self.stored(float32) {
             Stored::Float(n) | Stored::Int(n) => n,
         }
     }
 
-    /// Append the little-endian bytes of this column's values for the events of `c`, as
+    /// Append the little-endian bytes of this column's values for the events `r` of `c`, as
     /// [`EventsFile::append`] computes them.
-    fn encode(self, c: &EventColumns, grid: &Grid, days: &Days, out: &mut Vec<u8>) {
+    pub(super) fn encode(
+        self,
+        c: &EventColumns,
+        r: std::ops::Range<usize>,
+        (grid, days): (&Grid, &Days),
+        float32: bool,
+        out: &mut Vec<u8>,
+    ) {
         let nlon = grid.nlon();
+        let cell = &c.cell[r.clone()];
         match self {
-            Column::Lat => out.extend(c.cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
-            Column::Lon => out.extend(c.cell.iter().flat_map(|&i| grid.lon_at(i).to_le_bytes())),
-            Column::LatIndex => out.extend(c.cell.iter().flat_map(|&i| ((i / nlon) as i32).to_le_bytes())),
-            Column::LonIndex => out.extend(c.cell.iter().flat_map(|&i| ((i % nlon) as i32).to_le_bytes())),
-            Column::Time(k) => {
-                out.extend(c.ints[k].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes()))
+            Column::Lat => out.extend(cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
+            Column::Lon => out.extend(cell.iter().flat_map(|&i| grid.lon_at(i).to_le_bytes())),
+            Column::LatIndex => out.extend(cell.iter().flat_map(|&i| ((i / nlon) as i32).to_le_bytes())),
+            Column::LonIndex => out.extend(cell.iter().flat_map(|&i| ((i % nlon) as i32).to_le_bytes())),
+            Column::Time(k) => out
+                .extend(c.ints[k][r.clone()].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes())),
+            Column::Int(k) => out.extend(c.ints[k][r.clone()].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Float(k) if float32 => {
+                out.extend(c.floats[k][r.clone()].iter().flat_map(|&v| (v as f32).to_le_bytes()))
             }
-            Column::Int(k) => out.extend(c.ints[k].iter().flat_map(|v| v.to_le_bytes())),
-            Column::Float(k) => out.extend(c.floats[k].iter().flat_map(|v| v.to_le_bytes())),
-            Column::Category => out.extend(c.category.iter().flat_map(|v| v.to_le_bytes())),
+            Column::Float(k) => out.extend(c.floats[k][r.clone()].iter().flat_map(|v| v.to_le_bytes())),
+            Column::Category => out.extend(c.category[r].iter().flat_map(|v| v.to_le_bytes())),
         }
     }
 }
@@ -107,6 +119,7 @@ pub fn write_events(
 ) -> Result<(), EventsError> {
     let n: usize = chunks.iter().map(|c| c.len()).sum();
     let columns = Column::all();
+    let float32 = meta.store.float32;
     let offsets = if n == 0 {
         Err("no events (a fixed dimension of length 0 is unlimited)".into())
     } else {
@@ -142,9 +155,9 @@ pub fn write_events(
         let (col, (first, range)) = (columns[k], &pieces[p]);
         buf.clear();
         for c in &chunks[range.clone()] {
-            col.encode(c, grid, days, buf);
+            col.encode(c, 0..c.len(), (grid, days), float32, buf);
         }
-        file.write_all_at(buf, offsets[k] + (first * col.size()) as u64).map_err(io(col.name()))
+        file.write_all_at(buf, offsets[k] + (first * col.size(float32)) as u64).map_err(io(col.name()))
     })
 }
 
@@ -157,7 +170,8 @@ fn create_allocated(path: &Path, meta: &Meta, grid: &Grid, n: usize, columns: &[
         let mut v = file.variable_mut(&name).ok_or(format!("{name} not defined"))?;
         // one value allocates the contiguous storage (without filling it); the real one is
         // written over it
-        match col.stored() {
+        match col.stored(meta.store.float32) {
+            Stored::Float(4) => v.put_value(0f32, [0]),
             Stored::Float(_) => v.put_value(0f64, [0]),
             Stored::Int(1) => v.put_value(0i8, [0]),
             Stored::Int(_) => v.put_value(0i32, [0]),
@@ -165,7 +179,7 @@ fn create_allocated(path: &Path, meta: &Meta, grid: &Grid, n: usize, columns: &[
         .map_err(|e| format!("allocating {name}: {e}"))?;
     }
     file.close().map_err(|e| e.to_string())?;
-    columns.iter().map(|col| locate_as(path, &col.name(), &[n], col.stored())).collect()
+    columns.iter().map(|col| locate_as(path, &col.name(), &[n], col.stored(meta.store.float32))).collect()
 }
 
 #[cfg(test)]

@@ -31,7 +31,26 @@ impl ChunkPlan {
 /// Check that `var` of `path` is stored as `plan` says (chunked `[1, rows, cols]`, of
 /// `ty`, little endian, filters shuffle (where asked) then deflate and nothing else), or why not.
 pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType, plan: &ChunkPlan) -> Result<(), NotDirect> {
+    let chunk = [1, plan.rows, plan.cols];
+    let float = matches!(ty, OutputType::F64 | OutputType::F32);
+    locate_chunked(path, var, (&shape, &chunk), (float, ty.size()), plan.shuffle)
+}
+
+/// Check that `var` of `path` has dimensions `shape` and is chunked `chunk`, of floats
+/// (`float`) or integers of `size` bytes, little endian, with filters shuffle (where asked)
+/// then deflate and nothing else, or why not: the checks of [`locate`] for any rank.
+pub fn locate_chunked(
+    path: &Path,
+    var: &str,
+    (shape, want_chunk): (&[usize], &[usize]),
+    (float, want_size): (bool, usize),
+    shuffle: bool,
+) -> Result<(), NotDirect> {
     use hdf5_metno_sys::{h5d, h5p, h5t, h5z};
+    let r = shape.len();
+    if r > 3 || want_chunk.len() != r {
+        return Err(format!("{r} dimensions and {} chunk extents", want_chunk.len()));
+    }
     let name = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
     with_hdf5_file(path, |f| {
         // SAFETY: handles opened and closed here, on the open file, under the library lock.
@@ -44,7 +63,7 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType, plan: &
             let layout = h5p::H5Pget_layout(plist);
             let mut chunk = [0u64; 3];
             let rank = if layout == h5d::H5D_layout_t::H5D_CHUNKED {
-                h5p::H5Pget_chunk(plist, 3, chunk.as_mut_ptr())
+                h5p::H5Pget_chunk(plist, r as i32, chunk.as_mut_ptr())
             } else {
                 -1
             };
@@ -74,19 +93,18 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType, plan: &
             let space = h5d::H5Dget_space(d);
             let mut dims = [0u64; 3];
             let ndims = hdf5_metno_sys::h5s::H5Sget_simple_extent_ndims(space);
-            if ndims == 3 {
+            if ndims == r as i32 {
                 hdf5_metno_sys::h5s::H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut());
             }
             hdf5_metno_sys::h5s::H5Sclose(space);
             h5d::H5Dclose(d);
-            if rank != 3 {
-                return Err("not chunked in three dimensions".into());
+            if rank != r as i32 {
+                return Err(format!("not chunked in {r} dimensions"));
             }
-            let want_chunk = [1, plan.rows as u64, plan.cols as u64];
-            if chunk != want_chunk {
-                return Err(format!("chunks {chunk:?}, expected {want_chunk:?}"));
+            if chunk[..r].iter().zip(want_chunk).any(|(&a, &b)| a != b as u64) {
+                return Err(format!("chunks {:?}, expected {want_chunk:?}", &chunk[..r]));
             }
-            let want: Vec<h5z::H5Z_filter_t> = if plan.shuffle {
+            let want: Vec<h5z::H5Z_filter_t> = if shuffle {
                 vec![h5z::H5Z_FILTER_SHUFFLE, h5z::H5Z_FILTER_DEFLATE]
             } else {
                 vec![h5z::H5Z_FILTER_DEFLATE]
@@ -94,14 +112,15 @@ pub fn locate(path: &Path, var: &str, shape: [usize; 3], ty: OutputType, plan: &
             if filters != want {
                 return Err(format!("filters {filters:?}, expected {want:?}"));
             }
-            let class_ok = match ty {
-                OutputType::F64 | OutputType::F32 => class == h5t::H5T_class_t::H5T_FLOAT,
-                OutputType::I16 => class == h5t::H5T_class_t::H5T_INTEGER,
-            };
-            if !class_ok || size != ty.size() || order != h5t::H5T_order_t::H5T_ORDER_LE {
-                return Err(format!("HDF5 type {class:?} of {size} bytes ({order:?}), not {ty:?} little endian"));
+            let want_class = if float { h5t::H5T_class_t::H5T_FLOAT } else { h5t::H5T_class_t::H5T_INTEGER };
+            // one byte has no order
+            let order_ok = order == h5t::H5T_order_t::H5T_ORDER_LE || want_size == 1;
+            if class != want_class || size != want_size || !order_ok {
+                return Err(format!(
+                    "HDF5 type {class:?} of {size} bytes ({order:?}), not {want_class:?} of {want_size} little endian"
+                ));
             }
-            if dims != shape.map(|n| n as u64) {
+            if dims[..r].iter().zip(shape).any(|(&a, &b)| a != b as u64) {
                 return Err(format!("dimensions {dims:?}, expected {shape:?}"));
             }
             Ok(())

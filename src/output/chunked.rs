@@ -22,7 +22,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 
-pub use super::chunk_layout::{locate, ChunkPlan};
+use super::chunk_files::Files;
+pub use super::chunk_layout::{locate, locate_chunked, ChunkPlan};
+pub use super::encode::Values;
 use super::encode::{shuffle, zlib_planes, EncodeError, Encoding};
 use crate::input::direct::with_hdf5_file;
 use crate::input::Region;
@@ -36,11 +38,18 @@ pub struct ChunkKey {
     pub ccol: usize,
 }
 
+impl ChunkKey {
+    /// The chunk's first element (day, row, column) in its variable.
+    fn offset(&self, plan: ChunkPlan) -> [u64; 3] {
+        [self.t as u64, (self.crow * plan.rows) as u64, (self.ccol * plan.cols) as u64]
+    }
+}
+
 /// One day of one file to write: the region's values of target `t`.
 pub struct Field<'a> {
     pub file: usize,
     pub t: usize,
-    pub values: &'a [f64],
+    pub values: Values<'a>,
 }
 
 /// A chunk split between tiles, encoded so far.
@@ -84,7 +93,7 @@ pub struct ChunkGeometry<'a> {
 
 /// A chunk to compress: from a field's values, or already encoded.
 enum Source<'a> {
-    Field(&'a [f64]),
+    Field(Values<'a>),
     Encoded(Vec<u8>),
 }
 
@@ -93,6 +102,13 @@ fn chunk_extent(g: &ChunkGeometry<'_>, crow: usize, ccol: usize) -> (std::ops::R
     let r0 = crow * g.plan.rows;
     let c0 = ccol * g.plan.cols;
     (r0..(r0 + g.plan.rows).min(g.nlat), c0..(c0 + g.plan.cols).min(g.nlon))
+}
+
+/// A chunk's bytes filled with the fill value (edge chunks keep it past the field's end).
+fn blank(g: &ChunkGeometry<'_>) -> Vec<u8> {
+    let mut one = Vec::new();
+    g.enc.fill_bytes(&mut one);
+    one.repeat(g.plan.rows * g.plan.cols)
 }
 
 /// Where chunk `(crow, ccol)` starts in the region's values when it is full size (not cut by
@@ -104,39 +120,6 @@ fn contiguous(g: &ChunkGeometry<'_>, crow: usize, ccol: usize) -> Option<usize> 
     let full = rows.len() == g.plan.rows && cols.len() == g.plan.cols;
     let inside = rr.start <= rows.start && rows.end <= rr.end;
     (full && inside && cols == *rc).then(|| (rows.start - rr.start) * rc.len())
-}
-
-/// A chunk's bytes filled with the fill value (edge chunks keep it past the field's end).
-fn blank(g: &ChunkGeometry<'_>) -> Vec<u8> {
-    let mut one = Vec::new();
-    g.enc.fill_bytes(&mut one);
-    one.repeat(g.plan.rows * g.plan.cols)
-}
-
-/// Encode the part of `values` (the region's cells of one day) that falls in chunk
-/// `(crow, ccol)` into `bytes` (a whole chunk); the number of cells written.
-fn encode_part(
-    g: &ChunkGeometry<'_>,
-    crow: usize,
-    ccol: usize,
-    values: &[f64],
-    bytes: &mut [u8],
-) -> Result<usize, EncodeError> {
-    let (rows, cols) = chunk_extent(g, crow, ccol);
-    let (rr, rc) = (&g.region.rows, &g.region.cols);
-    let (lo_r, hi_r) = (rows.start.max(rr.start), rows.end.min(rr.end));
-    let (lo_c, hi_c) = (cols.start.max(rc.start), cols.end.min(rc.end));
-    if lo_r >= hi_r || lo_c >= hi_c {
-        return Ok(0);
-    }
-    let size = g.enc.ty.size();
-    let width = rc.len();
-    for r in lo_r..hi_r {
-        let src = &values[(r - rr.start) * width + (lo_c - rc.start)..][..hi_c - lo_c];
-        let at = ((r - rows.start) * g.plan.cols + (lo_c - cols.start)) * size;
-        g.enc.encode_into(src, &mut bytes[at..at + src.len() * size])?;
-    }
-    Ok((hi_r - lo_r) * (hi_c - lo_c))
 }
 
 /// The stored bytes of chunk `key` from `source`, shuffled where the plan says, in one of the
@@ -153,8 +136,8 @@ fn chunk_bytes<'b>(
     let cells = g.plan.rows * g.plan.cols;
     let bytes: &[u8] = match source {
         Source::Encoded(b) => b,
-        Source::Field(values) => match contiguous(g, key.crow, key.ccol) {
-            Some(at) if g.plan.shuffle => {
+        Source::Field(values) => match (contiguous(g, key.crow, key.ccol), values) {
+            (Some(at), Values::F64(values)) if g.plan.shuffle => {
                 shuffled.clear();
                 shuffled.resize(cells * size, 0);
                 g.enc.encode_shuffled(&values[at..at + cells], shuffled)?;
@@ -167,7 +150,7 @@ fn chunk_bytes<'b>(
                 if rows.len() < g.plan.rows || cols.len() < g.plan.cols {
                     *encoded = blank(g);
                 }
-                encode_part(g, key.crow, key.ccol, values, encoded)?;
+                encode_part(g, key.crow, key.ccol, *values, encoded)?;
                 encoded
             }
         },
@@ -177,6 +160,32 @@ fn chunk_bytes<'b>(
     }
     shuffle(bytes, size, shuffled);
     Ok(shuffled)
+}
+
+/// Encode the part of `values` (the region's cells of one day) that falls in chunk
+/// `(crow, ccol)` into `bytes` (a whole chunk); the number of cells written.
+fn encode_part(
+    g: &ChunkGeometry<'_>,
+    crow: usize,
+    ccol: usize,
+    values: Values<'_>,
+    bytes: &mut [u8],
+) -> Result<usize, EncodeError> {
+    let (rows, cols) = chunk_extent(g, crow, ccol);
+    let (rr, rc) = (&g.region.rows, &g.region.cols);
+    let (lo_r, hi_r) = (rows.start.max(rr.start), rows.end.min(rr.end));
+    let (lo_c, hi_c) = (cols.start.max(rc.start), cols.end.min(rc.end));
+    if lo_r >= hi_r || lo_c >= hi_c {
+        return Ok(0);
+    }
+    let size = g.enc.ty.size();
+    let width = rc.len();
+    for r in lo_r..hi_r {
+        let (from, n) = ((r - rr.start) * width + (lo_c - rc.start), hi_c - lo_c);
+        let at = ((r - rows.start) * g.plan.cols + (lo_c - cols.start)) * size;
+        values.encode(&g.enc, from, &mut bytes[at..at + n * size])?;
+    }
+    Ok((hi_r - lo_r) * (hi_c - lo_c))
 }
 
 /// Write `fields` (each file's days of this region) as compressed chunks: chunks the region
@@ -273,7 +282,7 @@ pub fn write_fields(
                 continue;
             }
             let t = std::time::Instant::now();
-            let wrote = files.write(paths[key.file], vars[key.file], key, g.plan, &bytes);
+            let wrote = files.write_at(paths[key.file], vars[key.file], &key.offset(g.plan), 0, &bytes);
             hdf5 += t.elapsed();
             stored += bytes.len() as u64;
             chunks += 1;
@@ -284,7 +293,7 @@ pub fn write_fields(
             }
         }
         let t = std::time::Instant::now();
-        let done: Vec<std::path::PathBuf> = files.open.iter().map(|(p, _, _)| p.clone()).collect();
+        let done = files.paths();
         let closed = files.close_all();
         if closed.is_ok() && result.is_ok() {
             start_writeback(done);
@@ -330,103 +339,6 @@ fn file_of(paths: &[&Path], p: &Path) -> usize {
     paths.iter().position(|q| *q == p).unwrap_or(0)
 }
 
-/// HDF5 files open for chunk writes during one call (opened on their first chunk).
-#[derive(Default)]
-struct Files {
-    open: Vec<(std::path::PathBuf, hdf5_metno_sys::h5i::hid_t, hdf5_metno_sys::h5i::hid_t)>,
-}
-
-impl Files {
-    fn write(&mut self, path: &Path, var: &str, key: ChunkKey, plan: ChunkPlan, bytes: &[u8]) -> Result<(), String> {
-        self.write_masked(path, var, key, plan, 0, bytes)
-    }
-
-    /// [`Files::write`] with HDF5's filter mask of the chunk (0: every filter applied).
-    fn write_masked(
-        &mut self,
-        path: &Path,
-        var: &str,
-        key: ChunkKey,
-        plan: ChunkPlan,
-        mask: u32,
-        bytes: &[u8],
-    ) -> Result<(), String> {
-        use hdf5_metno_sys::{h5d, h5f, h5p};
-        let _lock = hdf5_metno_sys::LOCK.lock();
-        let at = match self.open.iter().position(|(p, _, _)| p == path) {
-            Some(i) => i,
-            None => {
-                let cpath = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-                let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
-                crate::input::silence_hdf5();
-                // SAFETY: plain HDF5 calls on handles created here (closed in `close_all`),
-                // under the library lock.
-                unsafe {
-                    hdf5_metno_sys::h5::H5open();
-                    let fapl = h5p::H5Pcreate(*h5p::H5P_CLS_FILE_ACCESS);
-                    if fapl >= 0 {
-                        // see `with_hdf5_file`: a forked reader may hold an inherited lock
-                        h5p::H5Pset_file_locking(fapl, 0, 1);
-                    }
-                    let f = h5f::H5Fopen(
-                        cpath.as_ptr(),
-                        h5f::H5F_ACC_RDWR,
-                        if fapl >= 0 { fapl } else { h5p::H5P_DEFAULT },
-                    );
-                    if fapl >= 0 {
-                        h5p::H5Pclose(fapl);
-                    }
-                    if f < 0 {
-                        return Err("HDF5 cannot open it for writing".into());
-                    }
-                    let d = h5d::H5Dopen2(f, cvar.as_ptr(), h5p::H5P_DEFAULT);
-                    if d < 0 {
-                        h5f::H5Fclose(f);
-                        return Err(format!("no HDF5 dataset /{var}"));
-                    }
-                    self.open.push((path.to_path_buf(), f, d));
-                }
-                self.open.len() - 1
-            }
-        };
-        let d = self.open[at].2;
-        let offset = [key.t as u64, (key.crow * plan.rows) as u64, (key.ccol * plan.cols) as u64];
-        // SAFETY: `d` is an open dataset; `offset` has its rank; `bytes` outlives the call.
-        let status = unsafe {
-            h5d::H5Dwrite_chunk(d, h5p::H5P_DEFAULT, mask, offset.as_ptr(), bytes.len(), bytes.as_ptr().cast())
-        };
-        if status < 0 {
-            return Err(format!(
-                "HDF5's direct chunk write of day {} rows from {} failed",
-                key.t,
-                key.crow * plan.rows
-            ));
-        }
-        Ok(())
-    }
-
-    /// Close every file (HDF5 writes the chunk index then); the first that fails.
-    fn close_all(&mut self) -> Result<(), (std::path::PathBuf, String)> {
-        use hdf5_metno_sys::{h5d, h5f};
-        let _lock = hdf5_metno_sys::LOCK.lock();
-        let mut first = Ok(());
-        for (path, f, d) in self.open.drain(..) {
-            // SAFETY: handles opened in `write`, closed once here, under the lock.
-            let ok = unsafe { h5d::H5Dclose(d) >= 0 && h5f::H5Fclose(f) >= 0 };
-            if !ok && first.is_ok() {
-                first = Err((path, "HDF5 could not close it (writing its chunk index failed)".to_string()));
-            }
-        }
-        first
-    }
-}
-
-impl Drop for Files {
-    fn drop(&mut self) {
-        let _ = self.close_all();
-    }
-}
-
 /// Copy every stored chunk of `var` in `src` into `var` of `dst` as stored (compressed), `t0`
 /// days further along time: how rank 0 joins ranks' compressed slices of a stacked output
 /// without inflating and deflating them again. `dst`'s variable must have the same chunk shape
@@ -463,7 +375,7 @@ pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, 
                     break;
                 }
                 // the chunk's own row and column offsets: bands of one row and column make
-                // `write_masked` use them as they are
+                // `ChunkKey::offset` give them as they are
                 let key = ChunkKey {
                     file: 0,
                     t: offset[0] as usize + t0,
@@ -471,7 +383,7 @@ pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, 
                     ccol: offset[2] as usize,
                 };
                 let plan = ChunkPlan { rows: 1, cols: 1, level: 0, shuffle: false };
-                if let Err(why) = out.write_masked(dst, var, key, plan, filters, &buf) {
+                if let Err(why) = out.write_at(dst, var, &key.offset(plan), filters, &buf) {
                     result = Err(format!("{}: {why}", dst.display()));
                     break;
                 }
@@ -538,15 +450,32 @@ mod tests {
         let values: Vec<f64> = (0..12).map(f64::from).collect();
         // chunk band 1 holds rows 2-3: all of it from the region's first two rows
         let mut bytes = blank(&g);
-        assert_eq!(encode_part(&g, 1, 0, &values, &mut bytes).unwrap(), 8);
+        assert_eq!(encode_part(&g, 1, 0, Values::F64(&values), &mut bytes).unwrap(), 8);
         let got: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
         // band 2 holds row 4 and one row past the field's end
         let mut bytes = blank(&g);
-        assert_eq!(encode_part(&g, 2, 0, &values, &mut bytes).unwrap(), 4);
+        assert_eq!(encode_part(&g, 2, 0, Values::F64(&values), &mut bytes).unwrap(), 4);
         let got: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, [8.0, 9.0, 10.0, 11.0, -1.0, -1.0, -1.0, -1.0]);
         // band 0: no overlap
-        assert_eq!(encode_part(&g, 0, 0, &values, &mut blank(&g)).unwrap(), 0);
+        assert_eq!(encode_part(&g, 0, 0, Values::F64(&values), &mut blank(&g)).unwrap(), 0);
+        // float32 values (more than the encoder's buffer) stored as float32: the same bits
+        let region = Region { rows: 0..1, cols: 0..1500 };
+        let g = ChunkGeometry {
+            nlat: 1,
+            nlon: 1500,
+            region: &region,
+            plan: ChunkPlan { rows: 1, cols: 1500, level: 1, shuffle: false },
+            enc: Encoding { ty: OutputType::F32, ..Encoding::f64(f64::NAN) },
+        };
+        let values: Vec<f32> = (0..1500).map(|i| if i % 7 == 3 { f32::NAN } else { i as f32 * 0.37 - 1e3 }).collect();
+        let mut bytes = blank(&g);
+        assert_eq!(encode_part(&g, 0, 0, Values::F32(&values), &mut bytes).unwrap(), 1500);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(
+            got,
+            values.iter().map(|v| if v.is_nan() { f32::NAN.to_bits() } else { v.to_bits() }).collect::<Vec<_>>()
+        );
     }
 }

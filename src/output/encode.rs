@@ -279,6 +279,37 @@ fn planes_of<const N: usize>(
     Ok(())
 }
 
+/// A field's computed values: float64 (the climatologies), or float32 where the caller keeps
+/// them so (the events' summaries), encoded through float64, which holds every float32.
+#[derive(Clone, Copy)]
+pub enum Values<'a> {
+    F64(&'a [f64]),
+    F32(&'a [f32]),
+}
+
+impl Values<'_> {
+    /// `values[from..from + out.len() / size]` encoded into `out`.
+    pub(crate) fn encode(&self, enc: &Encoding, from: usize, out: &mut [u8]) -> Result<(), EncodeError> {
+        let n = out.len() / enc.ty.size();
+        match self {
+            Values::F64(v) => enc.encode_into(&v[from..from + n], out),
+            Values::F32(v) => {
+                // through a small float64 buffer: float32 to float64 is exact
+                let mut buf = [0f64; 512];
+                let size = enc.ty.size();
+                for (k, piece) in v[from..from + n].chunks(buf.len()).enumerate() {
+                    for (b, &x) in buf.iter_mut().zip(piece) {
+                        *b = f64::from(x);
+                    }
+                    let at = k * buf.len() * size;
+                    enc.encode_into(&buf[..piece.len()], &mut out[at..at + piece.len() * size])?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// HDF5's shuffle filter: byte `b` of every element together, for each `b` in turn
 /// (`size`: bytes per element; a trailing partial element is copied as is).
 pub fn shuffle(data: &[u8], size: usize, out: &mut Vec<u8>) {

@@ -20,6 +20,7 @@
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
+pub mod chunk_files;
 mod chunk_layout;
 pub mod chunked;
 pub mod climatology;
@@ -436,7 +437,11 @@ impl OutputSet {
                             pieces.push(direct::Piece { tmp: &f.tmp, offset, t: t - f.targets.start, values });
                             owners.push(f);
                         }
-                        None => fields.push(chunked::Field { file: i, t: t - f.targets.start, values }),
+                        None => fields.push(chunked::Field {
+                            file: i,
+                            t: t - f.targets.start,
+                            values: chunked::Values::F64(values),
+                        }),
                     }
                 }
             }

@@ -17,6 +17,7 @@ use crate::events::band::{bytes_per_cell, plan_bands};
 use crate::events::codes::Codes;
 use crate::events::scan::{detect_band, BandInput, Kind};
 use crate::events::write::{EventsFile, SummaryFile};
+use crate::events::write_compressed::write_events as write_compressed;
 use crate::events::write_direct::write_events;
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
@@ -89,7 +90,8 @@ pub fn compute_share(
         budget >> 20
     );
     // one band: the whole catalogue is known before events.nc is written, which then goes
-    // directly to its contiguous columns (`write_direct`); several: appended band by band
+    // directly to its contiguous columns (`write_direct`), or its compressed chunks with
+    // --deflate (`write_compressed`); several: appended band by band
     let single = bands.len() == 1;
     let mut files = Vec::new();
     for (k, meta) in p.metas.iter().enumerate() {
@@ -174,14 +176,35 @@ pub fn compute_share(
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
         let t = Instant::now();
-        for (k, (f, (events_file, summary_file))) in found.iter().zip(files.iter_mut()).enumerate() {
-            match events_file {
-                Some(file) => file.append(&f.events, grid, days)?,
-                None => workers.install(|| write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events))?,
-            }
-            workers.install(|| summary_file.write_band(band.clone(), &f.summary))?;
-            share.events += f.n_events();
-        }
+        // every file at once (each kind's events and summary): one file's coding overlaps
+        // another's writes, and a compressed file's HDF5 calls (one at a time) the others' work
+        let written: Vec<Result<(), EventsJobError>> = workers.install(|| {
+            use rayon::prelude::*;
+            found
+                .par_iter()
+                .zip(files.par_iter_mut())
+                .enumerate()
+                .map(|(k, (f, (events_file, summary_file)))| {
+                    let (events, summary) = rayon::join(
+                        || match events_file {
+                            Some(file) => file.append(&f.events, grid, days),
+                            None => match p.metas[k].store.deflate {
+                                Some(level) => {
+                                    write_compressed(&parts[2 * k], &p.metas[k], (grid, days), &f.events, level)
+                                }
+                                None => write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events),
+                            },
+                        },
+                        || summary_file.write_band(band.clone(), &f.summary),
+                    );
+                    events?;
+                    summary?;
+                    Ok(())
+                })
+                .collect()
+        });
+        written.into_iter().collect::<Result<Vec<()>, _>>()?;
+        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
         share.write_seconds += t.elapsed().as_secs_f64();
         progress.inc(1);
     }

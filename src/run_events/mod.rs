@@ -58,6 +58,8 @@ pub struct EventsOptions {
     pub threads: usize,
     pub allow_missing: bool,
     pub overwrite: bool,
+    /// How the outputs store their values (`--output-type`, `--deflate`, `--shuffle`).
+    pub store: crate::events::store::Store,
     pub command_line: String,
 }
 
@@ -198,6 +200,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
             provenance: clim.provenance.clone(),
             history: history.clone(),
             calendar: inputs.calendar,
+            store: opts.store,
         })
         .collect();
     let kinds = kinds(opts).into_iter().map(|(p, _)| p).collect();

@@ -1,0 +1,204 @@
+//! Writing `events.nc` compressed (`--deflate`) when the whole catalogue is in memory (one
+//! band): every column chunked along `event`, each chunk encoded, shuffled and deflated on
+//! every thread by the project's chunk coder (`crate::output::encode::zlib_planes`, as `run`'s
+//! compressed outputs and the compressed summaries) and handed to HDF5 already filtered
+//! (`H5Dwrite_chunk`) by one writer thread.
+//!
+//! Why: the catalogue is most of the outputs once the summaries are compressed, and its columns
+//! compress well (sorted by cell: the coordinates and indices are long runs; days and durations
+//! are small integers): about 2.4x on the VM's job (bench-results/runs/2026-12-02-vm-events-s37).
+//! The variables, attributes and values are those of [`super::write_direct`]'s file; only the
+//! storage differs. A file HDF5 does not confirm is written through libnetcdf instead.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+
+use super::columns::EventColumns;
+use super::write::{define_events, EventsFile, Meta};
+use super::write_direct::Column;
+use super::{Days, EventsError};
+use crate::input::Grid;
+use crate::output::chunk_files::Files;
+use crate::output::chunked::locate_chunked;
+use crate::output::direct::Stored;
+use crate::output::encode::{shuffle, zlib_planes};
+
+/// Events per chunk of a column (1 MB of a float32 or int32 column): many chunks to share
+/// among threads, each large enough for deflate.
+pub(super) const EVENT_CHUNK: usize = 1 << 18;
+
+/// Write `events.nc` at `path`, compressed at deflate level `level` (shuffled where the job
+/// asks), holding the events of `chunks` in order, on the calling rayon pool.
+pub fn write_events(
+    path: &Path,
+    meta: &Meta,
+    (grid, days): (&Grid, &Days),
+    chunks: &[EventColumns],
+    level: u8,
+) -> Result<(), EventsError> {
+    let n: usize = chunks.iter().map(|c| c.len()).sum();
+    let columns = Column::all();
+    let float32 = meta.store.float32;
+    let shuffled = meta.store.shuffle;
+    if n == 0 {
+        // a fixed dimension of length 0 is unlimited: through libnetcdf, like the direct writer
+        let mut file = EventsFile::create(path, meta, grid)?;
+        file.append(chunks, grid, days)?;
+        return file.finish();
+    }
+    let ch = n.min(EVENT_CHUNK);
+    let created = define_events(path, meta, grid, Some(n)).and_then(|file| {
+        let path = path.to_path_buf();
+        file.close().map_err(|cause| EventsError::Write { path, var: String::new(), cause })
+    });
+    created?;
+    let located: Result<(), String> = columns.iter().try_for_each(|col| {
+        let (float, size) = match col.stored(float32) {
+            Stored::Float(s) => (true, s),
+            Stored::Int(s) => (false, s),
+        };
+        locate_chunked(path, &col.name(), (&[n], &[ch]), (float, size), shuffled)
+    });
+    if let Err(why) = located {
+        tracing::info!("{}: written through libnetcdf: {why}", path.display());
+        let mut file = EventsFile::create(path, meta, grid)?;
+        file.append(chunks, grid, days)?;
+        return file.finish();
+    }
+    // each chunk of the catalogue's events: the first event of every chunk of columns
+    let mut starts = Vec::with_capacity(chunks.len() + 1);
+    starts.push(0);
+    for c in chunks {
+        starts.push(starts.last().expect("one") + c.len());
+    }
+    let n_chunks = n.div_ceil(ch);
+    let tasks: Vec<(usize, usize)> = (0..columns.len()).flat_map(|k| (0..n_chunks).map(move |j| (k, j))).collect();
+    let threads = rayon::current_num_threads().max(1);
+    let (tx, rx) = mpsc::sync_channel::<(usize, usize, Vec<u8>)>(2 * threads);
+    let io = |var: String, why: String| EventsError::WriteIo {
+        path: path.to_path_buf(),
+        var,
+        cause: std::io::Error::other(why),
+    };
+    std::thread::scope(|s| {
+        // one thread hands the compressed chunks to HDF5 (under its library lock, one at a time)
+        let writer = s.spawn(|| {
+            let mut files = Files::default();
+            let mut result = Ok(());
+            for (k, j, bytes) in rx {
+                if result.is_ok() {
+                    let name = columns[k].name();
+                    result = files.write_at(path, &name, &[(j * ch) as u64], 0, &bytes).map_err(|why| io(name, why));
+                }
+            }
+            let closed = files.close_all().map_err(|(_, why)| io(String::new(), why));
+            result.and(closed)
+        });
+        let coded = tasks.into_par_iter().try_for_each_init(
+            || {
+                let level = libdeflater::CompressionLvl::new(i32::from(level)).unwrap_or_default();
+                (libdeflater::Compressor::new(level), Vec::new(), Vec::new())
+            },
+            |(compressor, raw, planes), (k, j)| {
+                let col = columns[k];
+                let size = col.size(float32);
+                raw.clear();
+                encode_events(col, chunks, &starts, j * ch..((j + 1) * ch).min(n), (grid, days), float32, raw);
+                // the last chunk is stored whole, past the end of the column
+                raw.resize(ch * size, 0);
+                let data = if shuffled && size > 1 {
+                    shuffle(raw, size, planes);
+                    &planes[..]
+                } else {
+                    &raw[..]
+                };
+                let mut out = Vec::new();
+                zlib_planes(compressor, data, size, shuffled && size > 1, level, &mut out);
+                tx.send((k, j, out)).map_err(|_| io(col.name(), "the writer thread stopped".into()))
+            },
+        );
+        drop(tx);
+        let written = writer.join().unwrap_or_else(|_| Err(io(String::new(), "the writer thread panicked".into())));
+        // the writer's error first: a send fails only once the writer stopped
+        written.and(coded)
+    })
+}
+
+/// The bytes of `col` for the catalogue's events `r` (`starts[i]`: the first event of
+/// `chunks[i]`).
+fn encode_events(
+    col: Column,
+    chunks: &[EventColumns],
+    starts: &[usize],
+    r: Range<usize>,
+    at: (&Grid, &Days),
+    float32: bool,
+    out: &mut Vec<u8>,
+) {
+    // the chunk holding event r.start: the last that starts at or before it
+    let mut i = starts.partition_point(|&s| s <= r.start) - 1;
+    while i < chunks.len() && starts[i] < r.end {
+        let (lo, hi) = (r.start.max(starts[i]) - starts[i], r.end.min(starts[i + 1]) - starts[i]);
+        if lo < hi {
+            col.encode(&chunks[i], lo..hi, at, float32, out);
+        }
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Coord;
+
+    /// The chunks of a column, cut at any event across the catalogue's chunks of columns, join
+    /// into the column's bytes as the uncompressed writer encodes them.
+    #[test]
+    fn ranges_across_chunks_join_into_the_column() {
+        let grid =
+            Grid::regular(Coord::new("lat", vec![0.0, 1.0, 2.0], false), Coord::new("lon", vec![5.0, 6.0], false));
+        let days = crate::events::Days::of_years(2001..=2001, crate::calendar::Calendar::Hobday366);
+        // chunks of 0, 3, 1, 0 and 7 events
+        let chunks: Vec<EventColumns> = [0usize, 3, 1, 0, 7]
+            .iter()
+            .enumerate()
+            .map(|(k, &len)| {
+                let mut c = EventColumns::default();
+                for i in 0..len {
+                    c.cell.push((k + i) % 6);
+                    c.ints.iter_mut().enumerate().for_each(|(j, v)| v.push((10 * k + i + j) as i32));
+                    c.floats.iter_mut().enumerate().for_each(|(j, v)| v.push(0.1 * (k * i + j) as f64));
+                    c.category.push((i % 5) as i8);
+                }
+                c
+            })
+            .collect();
+        let mut starts = vec![0];
+        for c in &chunks {
+            starts.push(starts.last().unwrap() + c.len());
+        }
+        let n = *starts.last().unwrap();
+        for col in Column::all() {
+            for float32 in [false, true] {
+                let mut whole = Vec::new();
+                for c in &chunks {
+                    col.encode(c, 0..c.len(), (&grid, &days), float32, &mut whole);
+                }
+                for ch in [1, 2, 4, 5, n] {
+                    let mut joined = Vec::new();
+                    for j in 0..n.div_ceil(ch) {
+                        let r = j * ch..((j + 1) * ch).min(n);
+                        let mut piece = Vec::new();
+                        encode_events(col, &chunks, &starts, r.clone(), (&grid, &days), float32, &mut piece);
+                        assert_eq!(piece.len(), r.len() * col.size(float32), "{}", col.name());
+                        joined.extend(piece);
+                    }
+                    assert_eq!(joined, whole, "{} in chunks of {ch}", col.name());
+                }
+            }
+        }
+    }
+}
