@@ -31,6 +31,7 @@ pub mod encode;
 mod format;
 pub mod lock;
 pub mod publish;
+pub use publish::space_hint;
 mod rle_deflate;
 
 pub use create::stat_attributes;
@@ -153,23 +154,6 @@ impl OutputError {
     /// error).
     pub fn write(path: &Path, var: &str, cause: netcdf::Error) -> OutputError {
         OutputError::Write { path: path.into(), var: var.into(), cause, hint: space_hint(path) }
-    }
-}
-
-/// `" (the file system holding DIR is full: N bytes free)"` where that is so, else empty.
-pub fn space_hint(path: &Path) -> String {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) else { return String::new() };
-    // SAFETY: statvfs fills the struct for a valid path string.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return String::new();
-    }
-    let free = st.f_bavail as u64 * st.f_frsize as u64;
-    if free < 4 << 20 {
-        format!(" (no space left: the file system holding {} has {free} bytes free)", dir.display())
-    } else {
-        String::new()
     }
 }
 
