@@ -171,6 +171,17 @@ fn write_clim(path: &Path, w: &World, lat: &[f64], calendar: &str) {
     );
 }
 
+/// The plain (float) inputs of the test world over `YEARS` and its climatology file: the days,
+/// the world, the input directory and the climatology's path.
+fn plain_job(dir: &Path) -> (Days, World, PathBuf, PathBuf) {
+    let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
+    let w = world(&days);
+    let data = write_inputs(dir, &days, &w, Files::Plain);
+    let clim = dir.join("climatology.nc");
+    write_clim(&clim, &w, &lat(), "hobday366");
+    (days, w, data, clim)
+}
+
 fn events_args(data: &Path, clim: &Path, out: &Path, more: &[&str]) -> Vec<String> {
     let years = format!("{}-{}", YEARS.0, YEARS.1);
     let mut v: Vec<String> =
@@ -235,11 +246,7 @@ fn check_outputs(out: &Path, w: &World, days: &Days, cold: bool) {
 #[test]
 fn events_in_bands_equal_the_reference_and_one_band() {
     let dir = tmp();
-    let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
-    let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w, Files::Plain);
-    let clim = dir.path().join("climatology.nc");
-    write_clim(&clim, &w, &lat(), "hobday366");
+    let (days, w, data, clim) = plain_job(dir.path());
     // three bands of rows (about 52 kB a row)
     let banded = dir.path().join("banded");
     ok(&events_args(&data, &clim, &banded, &["--max-mem", "120000", "--threads", "2"]));
@@ -347,11 +354,7 @@ fn same_values(a: &Path, b: &Path, names: &[&str], rounded: bool) {
 #[test]
 fn float32_and_deflated_outputs_hold_the_same_values() {
     let dir = tmp();
-    let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
-    let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w, Files::Plain);
-    let clim = dir.path().join("climatology.nc");
-    write_clim(&clim, &w, &lat(), "hobday366");
+    let (_, _, data, clim) = plain_job(dir.path());
     let all = ["events.nc", "summary.nc", "events_cold.nc", "summary_cold.nc"];
     let plain = dir.path().join("plain");
     ok(&events_args(&data, &clim, &plain, &["--both"]));
@@ -414,11 +417,7 @@ fn one_line_error(args: &[String], out: &Path, expect: &[&str]) {
 #[test]
 fn bad_inputs_give_one_line_and_no_outputs() {
     let dir = tmp();
-    let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
-    let w = world(&days);
-    let data = write_inputs(dir.path(), &days, &w, Files::Plain);
-    let clim = dir.path().join("climatology.nc");
-    write_clim(&clim, &w, &lat(), "hobday366");
+    let (_, w, data, clim) = plain_job(dir.path());
     let out = dir.path().join("out");
     // analysis years outside the input
     let mut args = events_args(&data, &clim, &out, &[]);

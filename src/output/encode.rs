@@ -168,17 +168,7 @@ impl Encoding {
             }
             OutputType::I16 => {
                 for (o, &v) in out.chunks_exact_mut(2).zip(values) {
-                    let q = if v.is_nan() {
-                        I16_FILL
-                    } else {
-                        let x = self.shifted(v);
-                        let r = ((x - self.offset) / self.scale).round();
-                        if !(-32767.0..=32767.0).contains(&r) {
-                            return Err(EncodeError::OutOfRange { value: x });
-                        }
-                        r as i16
-                    };
-                    o.copy_from_slice(&q.to_le_bytes());
+                    o.copy_from_slice(&self.pack_i16(v)?.to_le_bytes());
                 }
             }
         }
@@ -191,6 +181,21 @@ impl Encoding {
 }
 
 impl Encoding {
+    /// `v` packed into int16 (`_FillValue` for NaN), or the error for a value outside the
+    /// packed range.
+    #[inline]
+    fn pack_i16(&self, v: f64) -> Result<i16, EncodeError> {
+        if v.is_nan() {
+            return Ok(I16_FILL);
+        }
+        let x = self.shifted(v);
+        let r = ((x - self.offset) / self.scale).round();
+        if !(-32767.0..=32767.0).contains(&r) {
+            return Err(EncodeError::OutOfRange { value: x });
+        }
+        Ok(r as i16)
+    }
+
     /// [`Encoding::encode_into`] then [`shuffle`] in one pass, without the unshuffled copy:
     /// `values`' stored bytes, byte `b` of every value together for each `b` in turn, into
     /// `out` (whose length must be `values.len()` x the type's size).
@@ -222,19 +227,7 @@ impl Encoding {
                     planes_of::<4>(values, out, |v| one(v, v + shift, &mut clash))?
                 }
             }
-            OutputType::I16 => planes_of::<2>(values, out, |v| {
-                let q = if v.is_nan() {
-                    I16_FILL
-                } else {
-                    let x = self.shifted(v);
-                    let r = ((x - self.offset) / self.scale).round();
-                    if !(-32767.0..=32767.0).contains(&r) {
-                        return Err(EncodeError::OutOfRange { value: x });
-                    }
-                    r as i16
-                };
-                Ok(u64::from(q as u16))
-            })?,
+            OutputType::I16 => planes_of::<2>(values, out, |v| Ok(u64::from(self.pack_i16(v)? as u16)))?,
         }
         if clash {
             Err(EncodeError::FillClash)

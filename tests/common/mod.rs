@@ -14,8 +14,22 @@ pub fn bin() -> Command {
     c.env_remove("RUST_LOG");
     // Tests run in parallel threads of one process: a file this process writes with libnetcdf
     // can be inherited (with its HDF5 flock) by a child another test spawns at that moment,
-    // and a later reader would then find it locked. Readers in tests skip HDF5 file locking.
+    // and a later reader would then find it locked. Readers in tests skip HDF5 file locking,
+    // and the child closes every descriptor it inherited besides its standard streams (HDF5
+    // opens files without close-on-exec), so this process's own next open of such a file
+    // (`netcdf::append` in a test) does not find it locked by the child for as long as it runs.
     c.env("HDF5_USE_FILE_LOCKING", "FALSE");
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the forked child before exec and only makes one
+        // async-signal-safe system call (close_range; its failure on an old kernel is ignored).
+        unsafe {
+            c.pre_exec(|| {
+                libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+                Ok(())
+            });
+        }
+    }
     // runs neither read nor record the user's measured rates (tests that want them name a
     // file with --rates), so segments do not depend on what ran before
     c.env("SSTCLIM_RATES", "none");
