@@ -37,7 +37,7 @@ fn the_tables_shares_add_up_to_100_and_json_lines_count_every_stage() {
     assert!(shares.len() >= 6, "{table}");
     let sum: f64 = shares.iter().sum();
     assert!((sum - 100.0).abs() <= 0.1, "shares sum to {sum}:\n{table}");
-    for part in ["start-up", "other", "device release", "publish", "overlapped", "total (wall)"] {
+    for part in ["start-up", "other", "device release", "publish", "total (wall)"] {
         assert!(table.lines().any(|l| l.starts_with(part)), "{part}:\n{table}");
     }
     // no predictions or rate-file details in the default output
@@ -50,6 +50,10 @@ fn the_tables_shares_add_up_to_100_and_json_lines_count_every_stage() {
     let wall = r["wall_seconds"].as_f64().unwrap();
     assert!((run_parts - wall).abs() < 1e-6, "{run_parts} vs {wall}");
     assert!(w["overlapped"].as_object().unwrap().keys().all(|k| k.contains('+')), "{w}");
+    // the table has an "overlapped" row exactly when stages ran at once: how much they did
+    // in a job this small depends on the scheduler (CI once saw every stage alone)
+    let overlapped = !w["overlapped"].as_object().unwrap().is_empty();
+    assert_eq!(table.lines().any(|l| l.starts_with("overlapped")), overlapped, "{w}\n{table}");
     // progress lines: read counts every file, compute and write every segment
     let stderr = String::from_utf8(done.stderr).unwrap();
     let lines: Vec<serde_json::Value> =
