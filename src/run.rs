@@ -12,7 +12,7 @@ use std::time::Instant;
 use tracing::{debug, info};
 
 use crate::calendar::CfCalendar;
-use crate::discover::{discover, Inputs};
+use crate::discover::{discover_extending, Inputs};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::input::{self, Grid, Storage, VarLayout};
@@ -44,7 +44,9 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     // the days computed: those asked for and the halo days smoothing and Feb 29 need, in the
     // inputs' calendar
     let required = |cf: CfCalendar| DayRules { cf, ..plan.rules }.required_dates(spec);
-    let inputs = discover(&plan.input, plan.var.as_deref(), &required, plan.allow_missing)?;
+    // extended windows reach into the input where it has the days (marineHeatWaves')
+    let extended = (plan.rules.edges == crate::window::WindowEdges::Extend).then(|| plan.window.years.clone());
+    let inputs = discover_extending(&plan.input, plan.var.as_deref(), &required, plan.allow_missing, extended)?;
     // days asked for that the input's year does not have (the default 1-366 is trimmed)
     let max = plan.window.calendar.max_doy(inputs.calendar);
     if let Some(&day) = plan.window.doys.iter().find(|&&d| d > max).filter(|_| plan.doys_given) {

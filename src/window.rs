@@ -36,8 +36,9 @@ pub enum WindowEdges {
     /// Only dates inside the climatology years: Jan 1 of the first year has no Dec 27-31.
     #[default]
     Clip,
-    /// The input's dates before and after the years too (marineHeatWaves): those files are
-    /// needed, and listed as missing otherwise.
+    /// The input's dates before and after the years too, where the input has them
+    /// (marineHeatWaves): past the input's first or last date the windows stop at the series'
+    /// end; a side the input has only in part is a gap, its absent files missing.
     Extend,
     /// The years read as a circular series (CDO's `rm=c`): the day before Jan 1 of the first
     /// year is Dec 31 of the last.

@@ -362,3 +362,30 @@ fn the_flags_refuse_what_they_cannot_do() {
     assert!(e.contains("sideways"), "{e}");
     assert!(!out.exists() || entries(&out).is_empty());
 }
+
+/// marineHeatWaves extends a window into the series only where the series has the days: over
+/// years that are the input's whole record (2002-2007), `extend` has nothing past them and
+/// gives bit for bit `clip`'s climatology (no file is "missing" before 2002 or after 2007),
+/// while over 2003-2006 it reads the neighbouring years and differs near the years' ends.
+#[test]
+fn extended_windows_stop_at_the_input_series_ends() {
+    let dir = tmp();
+    let template = s(&data().input.join("sst_{year}_{doy}.nc"));
+    let climatology = |edges: &str, years: &str| {
+        let out = dir.path().join(format!("{edges}-{years}"));
+        let flags = ["--calendar", "hobday366", "--method", "7", "--percentile", "90", "--window-edges", edges];
+        ok(&with(
+            run_args(Path::new(&template), &out, years, "1-366"),
+            &[&flags[..], &["--layout", "climatology"]].concat(),
+        ));
+        stat(&out.join("climatology.nc"), "sst_p90")
+    };
+    let (extend, clip) = (climatology("extend", "2002-2007"), climatology("clip", "2002-2007"));
+    let bits = |v: &Vec<Vec<f64>>| v.iter().flatten().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&extend), bits(&clip));
+    assert!(extend.iter().flatten().filter(|v| !v.is_nan()).count() > 366 * GRID.0 * GRID.1 / 2);
+    // inside the record, the extension reads 2002 and 2007 and changes the first and last days
+    let (extend, clip) = (climatology("extend", "2003-2006"), climatology("clip", "2003-2006"));
+    assert_ne!(bits(&extend[..3].to_vec()), bits(&clip[..3].to_vec()));
+    assert_eq!(bits(&extend[100..200].to_vec()), bits(&clip[100..200].to_vec()));
+}

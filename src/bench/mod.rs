@@ -5,6 +5,7 @@
 
 pub mod baseline_kernels;
 pub mod baselines;
+pub mod detect;
 pub mod kernel;
 pub mod locate;
 pub mod read;
@@ -39,6 +40,10 @@ pub enum BenchCommand {
     /// Time our GPU kernel against the source documents' GPU designs on the same synthetic
     /// pool, with their errors against our exact result (CUDA).
     BenchBaselines(baselines::BenchBaselinesArgs),
+    /// Time event detection alone (heatwaves and cold spells) on a synthetic int16 band in
+    /// memory, of any size: no input files.
+    #[command(hide = true)]
+    BenchDetect(detect::BenchDetectArgs),
 }
 
 impl BenchCommand {
@@ -48,6 +53,7 @@ impl BenchCommand {
             BenchCommand::BenchRead(args) => print!("{}", read::bench_read(args)?.table()),
             BenchCommand::BenchLocate(args) => print!("{}", locate::bench_locate(args)?.table()),
             BenchCommand::BenchWrite(args) => print!("{}", write::bench_write(args)?.table()),
+            BenchCommand::BenchDetect(args) => print!("{}", detect::bench_detect(args)?.table()),
             BenchCommand::BenchWriteFloor(args) => print!("{}", write_floor::bench_write_floor(args)?.table()),
             BenchCommand::BenchKernel(args) => {
                 let record = kernel::bench_kernel(args)?;
@@ -79,6 +85,8 @@ pub enum BenchError {
     Baselines(#[from] baseline_kernels::BaselineError),
     #[error("{label}: {cause}")]
     Baseline { label: String, cause: baseline_kernels::BaselineError },
+    #[error("{label}: {cause}")]
+    Other { label: String, cause: String },
 }
 
 /// The stages' errors reach a benchmark as the job's.

@@ -132,8 +132,23 @@ pub fn discover(
     required: &dyn Fn(CfCalendar) -> Vec<Date>,
     allow_missing: bool,
 ) -> Result<Inputs, DiscoverError> {
+    discover_extending(input, var, required, allow_missing, None)
+}
+
+/// [`discover`] for windows that extend past the climatology years `years` (`--window-edges
+/// extend`) into the input where it has the days, as marineHeatWaves' do: the required dates
+/// before (after) `years` are left out, not missing, where the input has none of them (the
+/// series starts with the years, or ends with them), so those windows stop at the series' end.
+/// A side that the input has in part is a gap in the record: its absent dates are missing.
+pub fn discover_extending(
+    input: &str,
+    var: Option<&str>,
+    required: &dyn Fn(CfCalendar) -> Vec<Date>,
+    allow_missing: bool,
+    years: Option<std::ops::RangeInclusive<i32>>,
+) -> Result<Inputs, DiscoverError> {
     let specs: Vec<&str> = input.lines().map(str::trim).filter(|s| !s.is_empty()).collect();
-    let want = Want { var, required, allow_missing };
+    let want = Want { var, required, allow_missing, years };
     match specs[..] {
         [] => Err(DiscoverError::NotFound(input.into())),
         [one] if one.contains('{') => want.from_template(one.parse()?, None),
@@ -179,12 +194,39 @@ struct Want<'a> {
     var: Option<&'a str>,
     required: &'a dyn Fn(CfCalendar) -> Vec<Date>,
     allow_missing: bool,
+    /// Windows extend past these years where the input has the days ([`discover_extending`]).
+    years: Option<std::ops::RangeInclusive<i32>>,
 }
 
 /// Files named by date sampled for their calendar and a check of names against time axes.
 const NAME_SAMPLE: usize = 16;
 
 impl Want<'_> {
+    /// Leave out of `missing` (and `missing_dates`, in step) the required dates past the
+    /// extended years on a side where every one of them is missing: the input ends there.
+    fn past_the_series(&self, required: &[Date], missing: &mut Vec<PathBuf>, missing_dates: &mut Vec<Date>) {
+        let Some(years) = &self.years else { return };
+        let absent: std::collections::BTreeSet<Date> = missing_dates.iter().copied().collect();
+        let beyond =
+            |before: bool| move |d: &Date| if before { d.year < *years.start() } else { d.year > *years.end() };
+        for before in [true, false] {
+            let side: Vec<Date> = required.iter().copied().filter(beyond(before)).collect();
+            if side.is_empty() || !side.iter().all(|d| absent.contains(d)) {
+                continue;
+            }
+            info!(
+                "the input has no day {} {}: the windows there stop at the series' end, as marineHeatWaves' do",
+                if before { "before" } else { "after" },
+                if before { years.start() } else { years.end() }
+            );
+            let keep: Vec<bool> = missing_dates.iter().map(|d| !beyond(before)(d)).collect();
+            let mut k = keep.iter();
+            missing.retain(|_| *k.next().unwrap_or(&true));
+            let mut k = keep.iter();
+            missing_dates.retain(|_| *k.next().unwrap_or(&true));
+        }
+    }
+
     /// Files a template names: the required dates' files must exist (a stat each).
     fn from_template(
         &self,
@@ -234,11 +276,12 @@ impl Want<'_> {
         &self,
         template: Template,
         files: BTreeMap<Date, Source>,
-        missing: Vec<PathBuf>,
-        missing_dates: Vec<Date>,
+        mut missing: Vec<PathBuf>,
+        mut missing_dates: Vec<Date>,
         required: &[Date],
         cf: CfCalendar,
     ) -> Result<Inputs, DiscoverError> {
+        self.past_the_series(required, &mut missing, &mut missing_dates);
         if !missing.is_empty() && !self.allow_missing {
             let labels: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
             let summary = MissingSummary::new(&labels, &missing_dates, &files, required, cf);
@@ -430,7 +473,8 @@ impl Want<'_> {
                 None => missing_dates.push(date),
             }
         }
-        let missing: Vec<PathBuf> = missing_dates.iter().map(|d| PathBuf::from(d.to_string())).collect();
+        let mut missing: Vec<PathBuf> = missing_dates.iter().map(|d| PathBuf::from(d.to_string())).collect();
+        self.past_the_series(&required, &mut missing, &mut missing_dates);
         if !missing.is_empty() && !self.allow_missing {
             let labels: Vec<String> = missing_dates.iter().map(|d| d.to_string()).collect();
             let summary = MissingSummary::new(&labels, &missing_dates, &files_of, &required, cf);

@@ -352,3 +352,51 @@ fn the_required_dates_follow_the_inputs_calendar() {
     assert_eq!(inputs.calendar, CfCalendar::Day360);
     assert_eq!(inputs.files[&Date { year: 1991, month: 2, day: 30 }].step, 59);
 }
+
+/// Extended windows (marineHeatWaves'): dates past the years on a side where the input has
+/// none are left out (the series ends there); a side the input has in part is a gap, missing.
+#[test]
+fn extended_windows_stop_where_the_input_ends_and_gaps_stay_missing() {
+    let _serial = crate::input::child::serial();
+    let dir = tempfile::tempdir().unwrap();
+    for y in 2001..=2002 {
+        for d in [1, 2, 364, 365] {
+            nc(&dir.path().join(format!("sst_{y}_{d:03}.nc")), &[]);
+        }
+    }
+    let date = |y, d| Date::from_ordinal(y, d).unwrap();
+    // windows of days 1-2 and 364-365 of 2001-2002, two days each side
+    let required = vec![
+        date(2000, 365),
+        date(2000, 366),
+        date(2001, 1),
+        date(2001, 2),
+        date(2001, 364),
+        date(2001, 365),
+        date(2002, 1),
+        date(2002, 2),
+        date(2002, 364),
+        date(2002, 365),
+        date(2003, 1),
+        date(2003, 2),
+    ];
+    let input = dir.path().join("sst_{year}_{doy}.nc");
+    let input = input.to_str().unwrap();
+    let found = discover_extending(input, None, &|_| required.clone(), false, Some(2001..=2002)).unwrap();
+    assert_eq!(found.files.len(), 8);
+    assert!(found.missing.is_empty());
+    // without extending (or with --allow-missing only), the same dates are missing files
+    match discover(input, None, &|_| required.clone(), false) {
+        Err(DiscoverError::MissingFiles { missing, .. }) => assert_eq!(missing.len(), 4),
+        other => panic!("expected missing files, got {other:?}"),
+    }
+    // the input has 2000-12-31 but not 2000-12-30: a gap before the years, reported; the
+    // side after the years is still past the input's end
+    nc(&dir.path().join("sst_2000_366.nc"), &[]);
+    match discover_extending(input, None, &|_| required.clone(), false, Some(2001..=2002)) {
+        Err(DiscoverError::MissingFiles { missing, .. }) => {
+            assert_eq!(missing, [dir.path().join("sst_2000_365.nc")]);
+        }
+        other => panic!("expected the gap as missing, got {other:?}"),
+    }
+}

@@ -86,6 +86,16 @@ fn prefetch<T>(row: &[T]) {
     let _ = row;
 }
 
+/// Ask for the cache lines of `cell`'s value on each day of `days` (rows of `n_cells`).
+fn prefetch_days<T>(input: &BandInput<'_, T>, (cell, n_cells): (usize, usize), days: std::ops::RangeInclusive<usize>) {
+    for i in days {
+        if let Some(Some(slot)) = input.slot_of_day.get(i) {
+            let at = slot * n_cells + cell;
+            prefetch(&input.data[at..at + 1]);
+        }
+    }
+}
+
 /// No open run.
 const NONE: usize = usize::MAX;
 
@@ -332,6 +342,11 @@ fn scan_chunk<T: Copy>(
                 let (a, b) = s.joined[j];
                 let from = a.saturating_sub(1);
                 let to = (b + 1).min(n_days - 1);
+                // ask for the next event's days while this one is measured: each of its days is
+                // a row of the pool away from the last, a cache miss each
+                if let Some(&(na, nb)) = s.joined.get(j + 1) {
+                    prefetch_days(input, (lo + c, n_cells), na.saturating_sub(1)..=(nb + 1).min(n_days - 1));
+                }
                 fill_series(input, value, kind, k, (lo, c, w), from..=to, s);
                 s.events.push(measure_at(&s.t, &s.seas, &s.thresh, from, n_days, a, b, kind.params.cold));
             }
