@@ -163,17 +163,7 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             }
             Ok(if c.passed() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        Command::Demo(args) => {
-            let options = args.options();
-            let outcome = sstclim::tools::demo::demo(&options, ui)?;
-            print!("{}", outcome.run.report.table());
-            println!("results: {} files in {}", outcome.run.outputs.len(), options.dir.join("results").display());
-            for m in &outcome.maps {
-                println!("map: {}", m.display());
-            }
-            println!("demo OK: the {} engine equals the reference engine bit for bit", outcome.run.report.backend);
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Demo(args) => sstclim::cli::demo::demo(&args, comm, ui),
         Command::Quicklook(args) => {
             println!("wrote {}", sstclim::tools::quicklook::quicklook(&args.options())?.display());
             Ok(ExitCode::SUCCESS)

@@ -370,4 +370,28 @@ fn demo_runs_end_to_end() {
         let png = dir.path().join(format!("quicklook_{stat}_doy197.png"));
         assert!(std::fs::metadata(&png).unwrap().len() > 1000, "{}", png.display());
     }
+    // the events part: `events --baseline` over its year-round dataset, and the map of the mean
+    // annual heatwave days, which is summary.nc's total_days averaged over the years
+    assert!(text.contains("heatwaves and cold spells"), "{text}");
+    let png = dir.path().join("mhw_days.png");
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000, "{}", png.display());
+    let summary = dir.path().join("events/summary.nc");
+    let (days, dims) = read(&summary, "total_days");
+    let (ny, n) = (dims[0].1, dims[1].1 * dims[2].1);
+    assert_eq!((ny, n), (20, 24 * 13));
+    let field = sstclim::tools::summary_map::mean_over_years(&summary, "total_days", "t").unwrap();
+    let cap = field.values.iter().copied().filter(|v| !v.is_nan()).fold(f64::MIN, f64::max);
+    let (mut ocean, mut with_events) = (0, 0);
+    for c in 0..n {
+        let valid: Vec<f64> = (0..ny).map(|y| days[y * n + c]).filter(|v| !v.is_nan() && *v < 1e30).collect();
+        if valid.is_empty() {
+            assert!(field.values[c].is_nan() && field.never_valid[c], "cell {c}");
+            continue;
+        }
+        ocean += 1;
+        let mean = valid.iter().sum::<f64>() / valid.len() as f64;
+        with_events += usize::from(mean > 0.0);
+        assert!((field.values[c] - mean.min(cap)).abs() < 1e-9, "cell {c}: {} vs {mean}", field.values[c]);
+    }
+    assert!(ocean > n / 2 && with_events > ocean / 4, "{ocean} ocean cells, {with_events} with events");
 }

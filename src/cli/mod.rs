@@ -4,6 +4,7 @@
 //! flags into a [`crate::plan::JobPlan`]; the tools' into their option structs). Nothing below
 //! this module imports it.
 
+pub mod demo;
 pub mod events;
 pub mod run;
 pub mod tools;

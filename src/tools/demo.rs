@@ -1,6 +1,8 @@
 //! `sstclim demo`: the main job end to end on a small generated dataset. It generates the data
 //! (once), runs the reference-job definition on it with bitwise verification against the
-//! reference engine, prints the stage timing table, and draws quicklook maps.
+//! reference engine, prints the stage timing table, and draws quicklook maps. Its second part,
+//! events, needs every day of the year: [`events_dataset`] makes that dataset (the `events` job
+//! itself is run by the command line's layer, from the flags a user would type).
 
 use std::path::PathBuf;
 
@@ -99,4 +101,36 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
     // the quicklooks of the map day (every statistic), drawn from the files as written
     let maps = crate::tools::quicklook::quicklooks_of_run(&outcome.outputs, args.map_doy, &args.dir)?;
     Ok(DemoOutcome { run: outcome, maps })
+}
+
+/// The years of the demo's events dataset: its baseline and its analysis period at once, so
+/// that the windows stop at the series' ends as marineHeatWaves' do there.
+pub const EVENT_YEARS: (i32, i32) = (2001, 2020);
+
+/// Generate (once) the demo's year-round dataset for `sstclim events` in `args.dir/events-data`:
+/// every day of [`EVENT_YEARS`] on the demo's grid, stored as OSTIA-like int16.
+pub fn events_dataset(args: &DemoOptions, ui: &Ui) -> Result<PathBuf, DemoError> {
+    let data = args.dir.join("events-data");
+    let (y0, y1) = EVENT_YEARS;
+    let gen = GenerateOptions {
+        output: data.clone(),
+        grid: args.grid,
+        years: y0..=y1,
+        doys: (1..=366).collect(),
+        storage: crate::tools::generate::GenStorage::I16,
+        ..GenerateOptions::default()
+    };
+    eprintln!(
+        "demo: events dataset {} ({}x{}, every day of {y0}-{y1}, int16)",
+        data.display(),
+        args.grid.nlon,
+        args.grid.nlat
+    );
+    let g = crate::tools::generate::generate(&gen, ui)?;
+    if g.up_to_date {
+        eprintln!("demo: events dataset already generated");
+    } else {
+        eprintln!("demo: generated {} files ({:.1} MB) in {:.1} s", g.files, g.bytes as f64 / 1e6, g.seconds);
+    }
+    Ok(data)
 }

@@ -180,6 +180,8 @@ pub(in crate::pipeline) fn write_smoothed(
         let writer = std::thread::Builder::new()
             .name("write-days".into())
             .spawn_scoped(s, move || {
+                // HDF5 reports errors per thread: this thread's writes probe attributes too
+                crate::input::silence_hdf5();
                 let mut spent = Duration::ZERO;
                 for (days, k, values) in batch_rx {
                     let start = Instant::now();

@@ -166,7 +166,13 @@ pub fn draw_map(path: &Path, field: &Field) -> Result<(), String> {
             .map_err(e)?;
         // what the colours outside the scale mean
         let font = ("sans-serif", 13).into_font().color(&BLACK);
-        for (k, (fill, text)) in [(LAND, "never valid (land)"), (MISSING, "no value on this day")].iter().enumerate() {
+        // (a map of no particular day, such as an events summary over years, has no missing day)
+        let keys: &[(RGBColor, &str)] = if field.day.is_some() {
+            &[(LAND, "never valid (land)"), (MISSING, "no value on this day")]
+        } else {
+            &[(LAND, "never valid (land)")]
+        };
+        for (k, (fill, text)) in keys.iter().enumerate() {
             let y = 14 + 24 * k as i32;
             legend.draw(&Rectangle::new([(6, y), (22, y + 14)], fill.filled())).map_err(e)?;
             legend.draw(&Rectangle::new([(6, y), (22, y + 14)], BLACK.stroke_width(1))).map_err(e)?;
