@@ -121,6 +121,6 @@ mod tests {
         let users = ["run", "events", "generate", "compare", "demo", "quicklook"];
         assert!(users.iter().all(|u| names.iter().any(|n| n == u)), "{names:?}");
         let bench = names.iter().filter(|n| n.starts_with("bench")).count();
-        assert_eq!(bench, if cfg!(feature = "bench") { 6 } else { 0 }, "{names:?}");
+        assert_eq!(bench, if cfg!(feature = "bench") { 7 } else { 0 }, "{names:?}");
     }
 }
