@@ -165,7 +165,7 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
         }
         Command::Demo(args) => sstclim::cli::demo::demo(&args, comm, ui),
         Command::Quicklook(args) => {
-            println!("wrote {}", sstclim::tools::quicklook::quicklook(&args.options())?.display());
+            println!("wrote {}", sstclim::tools::summary_map::quicklook_any(&args.options())?.display());
             Ok(ExitCode::SUCCESS)
         }
         #[cfg(feature = "bench")]

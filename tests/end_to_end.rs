@@ -394,4 +394,8 @@ fn demo_runs_end_to_end() {
         assert!((field.values[c] - mean.min(cap)).abs() < 1e-9, "cell {c}: {} vs {mean}", field.values[c]);
     }
     assert!(ocean > n / 2 && with_events > ocean / 4, "{ocean} ocean cells, {with_events} with events");
+    // `sstclim quicklook` draws a summary as its years' mean too (not its first year)
+    let drawn = dir.path().join("count.png");
+    ok(&["quicklook", &s(&summary), "--stat", "count", "-o", &s(&drawn)]);
+    assert!(std::fs::metadata(&drawn).unwrap().len() > 1000);
 }

@@ -8,7 +8,37 @@
 
 use std::path::{Path, PathBuf};
 
-use super::quicklook::{draw_map, Field, QuicklookError};
+use super::quicklook::{draw_map, Field, QuicklookError, QuicklookOptions};
+
+/// `sstclim quicklook FILE`: an events summary (a `year` axis and marineHeatWaves'
+/// `total_days`) drawn as its statistic (`--stat`, default `total_days`) averaged over the
+/// years; any other file as a statistic of one target day ([`super::quicklook::quicklook`]).
+pub fn quicklook_any(options: &QuicklookOptions) -> Result<PathBuf, QuicklookError> {
+    if !is_summary(&options.file) {
+        return super::quicklook::quicklook(options);
+    }
+    let stat = options.stat.as_deref().unwrap_or("total_days");
+    let png = options.output.clone().unwrap_or_else(|| {
+        let dir = options.file.parent().unwrap_or(Path::new("."));
+        dir.join(format!("quicklook_{stat}_mean.png"))
+    });
+    let nc = netcdf::open(&options.file).map_err(|cause| QuicklookError::Open { path: options.file.clone(), cause })?;
+    let long_name = nc
+        .variable(stat)
+        .and_then(|v| v.attribute_value("long_name").and_then(Result::ok))
+        .and_then(|a| match a {
+            netcdf::AttributeValue::Str(s) => Some(s),
+            _ => None,
+        })
+        .unwrap_or_else(|| stat.to_string());
+    drop(nc);
+    summary_map(&options.file, stat, &format!("{stat}: {long_name}, mean over the years"), &png)
+}
+
+/// Whether `file` is a summary of `sstclim events` (per-year statistics).
+fn is_summary(file: &Path) -> bool {
+    netcdf::open(file).is_ok_and(|nc| nc.variable("year").is_some() && nc.variable("total_days").is_some())
+}
 
 /// Average statistic `stat` of `summary` over its years (NaN years left out) and draw it into
 /// `png`, titled `title`.
@@ -68,7 +98,7 @@ pub fn mean_over_years(summary: &Path, stat: &str, title: &str) -> Result<Field,
     let capped = match (cap, sorted.last()) {
         (Some(cap), Some(&max)) if max > cap => {
             mean.iter_mut().filter(|v| **v > cap).for_each(|v| *v = cap);
-            format!("; colours end at {cap:.1} (99.5% of cells; the largest is {max:.1})")
+            format!("; colours end at {cap:.3} (99.5% of cells; the largest is {max:.3})")
         }
         _ => String::new(),
     };
