@@ -65,18 +65,7 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
         dim_order: DimOrder::LonLat,
         ..GenerateOptions::default()
     };
-    eprintln!(
-        "demo: dataset {} ({}x{}, 1991-2020, days 147-248, float64, lon-lat order)",
-        data.display(),
-        args.grid.nlon,
-        args.grid.nlat
-    );
-    let g = crate::tools::generate::generate(&gen, ui)?;
-    if g.up_to_date {
-        eprintln!("demo: dataset already generated");
-    } else {
-        eprintln!("demo: generated {} files ({:.1} MB) in {:.1} s", g.files, g.bytes as f64 / 1e6, g.seconds);
-    }
+    generate_once(&gen, "dataset", "1991-2020, days 147-248, float64, lon-lat order", ui)?;
     // the reference job's definition, verified against the reference engine; the command line
     // that would run it goes into the outputs' history
     let window =
@@ -120,17 +109,19 @@ pub fn events_dataset(args: &DemoOptions, ui: &Ui) -> Result<PathBuf, DemoError>
         storage: crate::tools::generate::GenStorage::I16,
         ..GenerateOptions::default()
     };
-    eprintln!(
-        "demo: events dataset {} ({}x{}, every day of {y0}-{y1}, int16)",
-        data.display(),
-        args.grid.nlon,
-        args.grid.nlat
-    );
-    let g = crate::tools::generate::generate(&gen, ui)?;
+    generate_once(&gen, "events dataset", &format!("every day of {y0}-{y1}, int16"), ui)?;
+    Ok(data)
+}
+
+/// Generate the dataset `gen` describes unless it is there already, saying which.
+fn generate_once(gen: &GenerateOptions, what: &str, about: &str, ui: &Ui) -> Result<(), DemoError> {
+    let (dir, grid) = (gen.output.display(), gen.grid);
+    eprintln!("demo: {what} {dir} ({}x{}, {about})", grid.nlon, grid.nlat);
+    let g = crate::tools::generate::generate(gen, ui)?;
     if g.up_to_date {
-        eprintln!("demo: events dataset already generated");
+        eprintln!("demo: {what} already generated");
     } else {
         eprintln!("demo: generated {} files ({:.1} MB) in {:.1} s", g.files, g.bytes as f64 / 1e6, g.seconds);
     }
-    Ok(data)
+    Ok(())
 }
