@@ -507,7 +507,7 @@ fn baseline_in_the_same_run_equals_run_then_events() {
     one_line_error(
         &with(base(&bad), &["--baseline", "1985-1992"]),
         &bad,
-        &["--baseline 1985-1992", "missing", "sst_1985_"],
+        &["--baseline 1985-1992", "missing", "sst_1985_", "asks for 1985-"],
     );
     assert!(entries(&bad).is_empty(), "{:?}", entries(&bad));
 }

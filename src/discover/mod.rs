@@ -204,8 +204,15 @@ const NAME_SAMPLE: usize = 16;
 impl Want<'_> {
     /// Leave out of `missing` (and `missing_dates`, in step) the required dates past the
     /// extended years on a side where every one of them is missing: the input ends there.
-    fn past_the_series(&self, required: &[Date], missing: &mut Vec<PathBuf>, missing_dates: &mut Vec<Date>) {
-        let Some(years) = &self.years else { return };
+    /// Returns the required dates that are left (what a report of missing files counts).
+    fn past_the_series(
+        &self,
+        required: &[Date],
+        missing: &mut Vec<PathBuf>,
+        missing_dates: &mut Vec<Date>,
+    ) -> Vec<Date> {
+        let Some(years) = &self.years else { return required.to_vec() };
+        let mut left = required.to_vec();
         let absent: std::collections::BTreeSet<Date> = missing_dates.iter().copied().collect();
         let beyond =
             |before: bool| move |d: &Date| if before { d.year < *years.start() } else { d.year > *years.end() };
@@ -224,7 +231,9 @@ impl Want<'_> {
             missing.retain(|_| *k.next().unwrap_or(&true));
             let mut k = keep.iter();
             missing_dates.retain(|_| *k.next().unwrap_or(&true));
+            left.retain(|d| !beyond(before)(d));
         }
+        left
     }
 
     /// Files a template names: the required dates' files must exist (a stat each).
@@ -281,10 +290,10 @@ impl Want<'_> {
         required: &[Date],
         cf: CfCalendar,
     ) -> Result<Inputs, DiscoverError> {
-        self.past_the_series(required, &mut missing, &mut missing_dates);
+        let required = self.past_the_series(required, &mut missing, &mut missing_dates);
         if !missing.is_empty() && !self.allow_missing {
             let labels: Vec<String> = missing.iter().map(|p| p.display().to_string()).collect();
-            let summary = MissingSummary::new(&labels, &missing_dates, &files, required, cf);
+            let summary = MissingSummary::new(&labels, &missing_dates, &files, &required, cf);
             return Err(DiscoverError::MissingFiles { missing, total: required.len(), summary });
         }
         Ok(Inputs { template: Origin::Template(template), calendar: cf, files, missing })
@@ -474,7 +483,7 @@ impl Want<'_> {
             }
         }
         let mut missing: Vec<PathBuf> = missing_dates.iter().map(|d| PathBuf::from(d.to_string())).collect();
-        self.past_the_series(&required, &mut missing, &mut missing_dates);
+        let required = self.past_the_series(&required, &mut missing, &mut missing_dates);
         if !missing.is_empty() && !self.allow_missing {
             let labels: Vec<String> = missing_dates.iter().map(|d| d.to_string()).collect();
             let summary = MissingSummary::new(&labels, &missing_dates, &files_of, &required, cf);
