@@ -1,14 +1,18 @@
 //! The checks every input file gets against the job's first file before its values reach the
 //! pool: its variable's shape, units and (when asked) coordinates, then, for a pool that keeps
-//! stored integers, its storage type and packing.
+//! stored integers, its storage type and packing; and before libnetcdf reads a step, the
+//! direct path's verdict on the chunks it needs (a damaged chunk index or chunk is an error
+//! naming the file, never values libhdf5 made up).
 //!
 //! Why it exists: files of one product need not agree, and a file decoded with another file's
 //! rules would give wrong values silently; every read path that goes through libnetcdf (the
 //! library path in threads and the forked readers) calls these, so a file is refused the same
 //! way whichever path reads it.
 
+use std::cell::RefCell;
 use std::path::Path;
 
+use super::direct::ChunkVerdict;
 use super::error::InputError;
 use super::grid::Grid;
 use super::layout::VarLayout;
@@ -101,7 +105,9 @@ pub fn open_checked(
 }
 
 /// Read `region` at time step `step` of a file opened and checked by [`open_checked`] (`layout`:
-/// its own layout).
+/// its own layout), once the chunks libnetcdf will read for it passed the verdict of
+/// [`ChunkVerdict`]: libhdf5 would read a damaged chunk index, or a chunk that inflates short,
+/// as whatever its buffer held.
 pub fn read_step(
     file: &netcdf::File,
     path: &Path,
@@ -109,7 +115,29 @@ pub fn read_step(
     region: &Region,
     step: usize,
 ) -> Result<RawData, InputError> {
+    chunk_verdict(path, layout, region, step).map_err(|problem| InputError::BadVariable {
+        path: path.into(),
+        var: layout.name.clone(),
+        problem,
+    })?;
     read_region_at(file, path, layout, region, step).map_err(|e| name_filters(e, path, &layout.name))
+}
+
+thread_local! {
+    /// The verdict on the file this thread last read: the chunks of a file are decoded once
+    /// for all the steps read from it in a row (a chunk of many steps would be once per step).
+    static VERDICT: RefCell<Option<ChunkVerdict>> = const { RefCell::new(None) };
+}
+
+/// [`ChunkVerdict`] on `path`'s chunks that hold `region` at `step` (see [`read_step`]).
+fn chunk_verdict(path: &Path, layout: &VarLayout, region: &Region, step: usize) -> Result<(), String> {
+    VERDICT.with_borrow_mut(|verdict| {
+        if !verdict.as_ref().is_some_and(|v| v.is_of(path)) {
+            *verdict = None;
+            *verdict = Some(ChunkVerdict::new(path, &layout.name)?);
+        }
+        verdict.as_mut().map_or(Ok(()), |v| v.check_step(layout, region, step))
+    })
 }
 
 /// A failed read of a compressed variable names the filters sstclim does not decode (a

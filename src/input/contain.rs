@@ -202,16 +202,17 @@ impl Drop for Reaped {
     }
 }
 
-/// [`super::direct::probe`] of the first file (its libhdf5 query) in a child first: the probe
-/// is repeated here only once the child came through it.
+/// [`super::direct::probe_first`] of the first file (its libhdf5 query) in a child first: the
+/// probe is repeated here only once the child came through it. Storage the probe proves
+/// damaged is [`ContainError::Failed`], naming the file and variable.
 pub fn probe_direct(
     path: &Path,
     layout: &super::VarLayout,
 ) -> Result<Result<super::direct::DirectLayout, super::format::NotDirect>, ContainError> {
     survives(path, "probing the variable's storage", || {
-        let _ = super::direct::probe(path, layout);
+        let _ = super::direct::probe_first(path, layout);
     })?;
-    Ok(super::direct::probe(path, layout))
+    super::direct::probe_first(path, layout).map_err(|e| ContainError::Failed { message: e.to_string() })
 }
 
 #[cfg(test)]

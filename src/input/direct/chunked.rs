@@ -71,7 +71,7 @@ impl Chunked {
     /// Whether chunk `c` holds some of lines `slow` at a step that `has_step` accepts (given
     /// the chunk's steps `first..first + n` along the time dimension; every other dimension
     /// besides latitude and longitude at 0).
-    fn wanted(
+    pub(super) fn wanted(
         &self,
         layout: &VarLayout,
         c: &ChunkLoc,
@@ -90,7 +90,7 @@ impl Chunked {
     }
 
     /// Time steps per chunk (1 without a time dimension).
-    fn step_len(&self, layout: &VarLayout) -> u64 {
+    pub(super) fn step_len(&self, layout: &VarLayout) -> u64 {
         layout.time_axis.and_then(|t| self.chunk.get(t)).map_or(1, |&n| n.max(1))
     }
 }
@@ -339,7 +339,7 @@ pub fn read_chunked_steps_into<T: Sample>(
 /// Read chunk `c` of `ch` from `file` and undo its filters (an edge chunk the writer left
 /// unfiltered as it is): its `chunk_len` bytes as stored uncompressed, or, with `leave_shuffle`,
 /// still shuffled where the shuffle is the last filter to undo (with its element size).
-fn read_chunk<'b>(
+pub(super) fn read_chunk<'b>(
     file: &File,
     ch: &Chunked,
     c: &ChunkLoc,

@@ -26,22 +26,37 @@
 //! a file whose chunks the parser does not read, or whose filters are not decoded here, goes
 //! to libnetcdf.
 //!
+//! Storage the parser does not understand goes to the library; storage it proves broken never
+//! does, because libhdf5 trusts a chunk index as it finds it (a key whose filter mask skips the
+//! compression makes it return uninitialised memory for the chunk, a key outside the dataset
+//! fill values). A damaged chunk index (h5meta's `chunk_keys`: keys outside the dataset or the
+//! file, impossible filter masks or sizes, two chunks at one place) or a chunk that does not
+//! decode in the first file stops the job at [`probe_first`], naming the file; in any later
+//! file the direct readers stop on a corrupt chunk, and a damaged index sends the file to the
+//! library path. Every read through libnetcdf ([`crate::input::checked`]'s `read_step`) first
+//! asks the same verdict ([`ChunkVerdict`]: the chunk index checked, the chunks the step needs
+//! decoded here), so `--read-path library` and forked readers refuse the same files, naming
+//! them.
+//!
 //! The modules: this one probes the first file and locates each file (the checks both ways
 //! of inspecting an HDF5 file share); `parsed` inspects one through the metadata parser,
 //! `library` through libhdf5; `pread` reads and decodes a located contiguous variable,
-//! `chunked` a chunked one through `filters`.
+//! `chunked` a chunked one through `filters`; `verdict` judges a chunked one for the library
+//! paths.
 
 mod chunked;
 mod filters;
 mod library;
 mod parsed;
 mod pread;
+mod verdict;
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use super::error::InputError;
 use super::grid::Grid;
 use super::layout::VarLayout;
 use super::netcdf3::netcdf3_variable;
@@ -59,6 +74,7 @@ pub use filters::{filter_name, fletcher32, unshuffle, unsupported_filter, Unfilt
 pub(crate) use library::{dataset_storage, with_hdf5_file};
 pub use library::{hdf5_chunks, hdf5_storage, Hdf5Storage};
 pub use pread::{bytes_of, read_into, read_step_into, DirectBuffer};
+pub use verdict::ChunkVerdict;
 
 /// Where a located file keeps its variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -140,8 +156,12 @@ pub enum Via {
 pub(super) enum Refused {
     /// The parser does not read this file's structures (the library may).
     Unsupported(String),
-    /// The file does not qualify (or is malformed).
+    /// The file does not qualify (or is malformed where the library reads it with its own
+    /// checks: its headers).
     Not(NotDirect),
+    /// The parser proved the variable's chunk index damaged (what is wrong): the library would
+    /// read it without noticing, so it is an error naming the file, whichever path reads it.
+    Damaged(String),
 }
 
 impl From<NotDirect> for Refused {
@@ -154,25 +174,42 @@ impl Refused {
     fn text(self) -> NotDirect {
         match self {
             Refused::Unsupported(why) => format!("not read without libhdf5: {why}"),
-            Refused::Not(why) => why,
+            Refused::Not(why) | Refused::Damaged(why) => why,
         }
     }
 }
 
-/// The direct layout of `layout`'s variable in `path`, or why it has none. An HDF5 file is
-/// inspected through libhdf5 (whose verdict stands) and parsed: the parser locates the job's
-/// files only where it gives the same offset, byte order and dimensions.
+/// [`probe_first`], with damage one more reason for the library path (for the tools and tests
+/// that only ask whether the direct path reads a file).
 pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect> {
+    probe_first(path, layout).unwrap_or_else(|damaged| Err(damaged.to_string()))
+}
+
+/// The direct layout of `layout`'s variable in the job's first file `path`, or why it has none
+/// (the job then reads through libnetcdf). An HDF5 file is inspected through libhdf5 (whose
+/// verdict stands) and parsed: the parser locates the job's files only where it gives the same
+/// offset, byte order and dimensions. A chunked variable whose chunk index or chunks the parser
+/// proves damaged is the outer error: the library would read them wrong (it trusts the index),
+/// so the job stops, naming the file, instead of falling back.
+pub fn probe_first(path: &Path, layout: &VarLayout) -> Result<Result<DirectLayout, NotDirect>, InputError> {
+    let damaged = |problem| InputError::BadVariable { path: path.into(), var: layout.name.clone(), problem };
+    match probe_parts(path, layout) {
+        Err(Refused::Damaged(problem)) => Err(damaged(problem)),
+        other => Ok(other.map_err(Refused::text)),
+    }
+}
+
+fn probe_parts(path: &Path, layout: &VarLayout) -> Result<DirectLayout, Refused> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let mut head = [0u8; 8];
     file.read_exact_at(&mut head, 0).map_err(|e| format!("reading the header: {e}"))?;
     let Some(format) = Format::of(&head) else {
-        return Err("neither an HDF5 file without user block nor NetCDF-3".into());
+        return Err(Refused::Not("neither an HDF5 file without user block nor NetCDF-3".into()));
     };
     let (offset, order) = match locate_in(&file, path, format, layout, None, Via::Library) {
         Ok((located, order)) => (located.place.offset().unwrap_or(0), order),
         Err(why) if format == Format::Hdf5 && parser_enabled() => return probe_chunked(&file, path, layout, why),
-        Err(why) => return Err(why.text()),
+        Err(why) => return Err(why),
     };
     let parsed = match format {
         Format::NetCdf3 => true,
@@ -194,7 +231,8 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
                 tracing::info!("{}: {why}: locating every file through libhdf5", path.display());
                 false
             }
-            Err(Refused::Not(why)) => {
+            // (the parser reads no chunk index of a variable libhdf5 finds contiguous)
+            Err(Refused::Not(why) | Refused::Damaged(why)) => {
                 tracing::warn!(
                     "{}: the HDF5 metadata parser refuses it ({why}), libhdf5 does not: locating every file \
                      through libhdf5",
@@ -209,14 +247,16 @@ pub fn probe(path: &Path, layout: &VarLayout) -> Result<DirectLayout, NotDirect>
 
 /// The first file's variable is not contiguous for libhdf5 (`refused` says why): it takes
 /// the direct path where the parser reads its chunks and decodes its whole field bitwise
-/// equal to libnetcdf's read of it (libnetcdf stays the oracle).
-fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused) -> Result<DirectLayout, NotDirect> {
+/// equal to libnetcdf's read of it (libnetcdf stays the oracle). A chunk index or chunk the
+/// parser proves damaged is [`Refused::Damaged`], before libnetcdf reads anything.
+fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused) -> Result<DirectLayout, Refused> {
     let (located, order) = match locate_in(file, path, Format::Hdf5, layout, None, Via::ParserOnly) {
         Ok(found @ (Located { place: Place::Chunked(_), .. }, _)) => found,
         // the library's verdict stands
-        Ok((Located { place: Place::Contiguous(_), .. }, _)) => return Err(refused.text()),
+        Ok((Located { place: Place::Contiguous(_), .. }, _)) => return Err(refused),
+        Err(damaged @ Refused::Damaged(_)) => return Err(damaged),
         // the library's reason, with the parser's where it read further
-        Err(Refused::Unsupported(why) | Refused::Not(why)) => return Err(format!("{} ({why})", refused.text())),
+        Err(Refused::Unsupported(why) | Refused::Not(why)) => return Err(format!("{} ({why})", refused.text()).into()),
     };
     let step_block = located.step_block(layout);
     let Place::Chunked(ch) = located.place else { unreachable!("matched above") };
@@ -225,17 +265,18 @@ fn probe_chunked(file: &File, path: &Path, layout: &VarLayout, refused: Refused)
     let mut theirs = vec![0f32; region.n_cells()];
     let mut buf = ChunkBuffers::default();
     read_chunked_into(file, &ch, order, layout, &region, &mut buf, &mut ours).map_err(|e| match e {
-        ChunkError::Fallback(why) | ChunkError::Corrupt(why) => format!("stored in chunks: {why}"),
+        ChunkError::Fallback(why) => Refused::Not(format!("stored in chunks: {why}")),
+        ChunkError::Corrupt(why) => Refused::Damaged(why),
     })?;
-    let nc = super::open::open(path).map_err(|e| e.to_string())?;
-    let raw = super::read::read_region(&nc, path, layout, &region).map_err(|e| e.to_string())?;
+    let nc = super::open::open(path).map_err(|e| Refused::Not(e.to_string()))?;
+    let raw = super::read::read_region(&nc, path, layout, &region).map_err(|e| Refused::Not(e.to_string()))?;
     super::read::decode_region(layout, &region, &raw, &mut theirs);
     if ours.iter().zip(&theirs).any(|(a, b)| a.to_bits() != b.to_bits()) {
         tracing::warn!(
             "{}: its chunks decoded here differ from libnetcdf's values: reading every file through libnetcdf",
             path.display()
         );
-        return Err("stored in chunks whose values decoded here differ from libnetcdf's".into());
+        return Err(Refused::Not("stored in chunks whose values decoded here differ from libnetcdf's".into()));
     }
     Ok(DirectLayout { format: Format::Hdf5, order, offset: 0, parsed: true, chunked: true, step_block })
 }
@@ -380,15 +421,8 @@ fn locate_in(
                 .into());
             }
         }
-        Place::Chunked(ch) => {
-            if let Some(c) = ch.chunks.iter().find(|c| c.addr.checked_add(c.size).map_or(true, |end| end > size)) {
-                return Err(format!(
-                    "the chunk at {:?} ({} bytes at byte {}) passes the end of the file ({size} bytes): truncated",
-                    c.offset, c.size, c.addr
-                )
-                .into());
-            }
-        }
+        // (every chunk lies inside the file: see h5meta's chunk_keys)
+        Place::Chunked(_) => {}
     }
     Ok((Located { place, steps }, order))
 }

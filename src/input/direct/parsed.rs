@@ -5,12 +5,15 @@
 //! Why it exists: parsed, every reader thread locates its own file with no library lock and no
 //! child process (libhdf5 is not thread-safe); a structure the parser does not read is
 //! reported as [`Refused::Unsupported`] so that the caller asks libhdf5
-//! ([`super::library`]), which stays the oracle.
+//! ([`super::library`]), which stays the oracle; a chunk index it proves damaged is
+//! [`Refused::Damaged`], which no library is asked to read ([`super::ChunkVerdict`] is that
+//! verdict for the paths that read through libnetcdf).
 
 use std::fs::File;
 
 use super::chunked::Chunked;
 use super::filters::{filter_name, unsupported_filter};
+use super::verdict::damaged_index;
 use super::{check_found, check_packing, lookup, ByteOrder, Found, Place, Refused};
 use crate::input::grid::Grid;
 use crate::input::h5meta::{Hdf5Meta, Layout, MetaError, TypeClass};
@@ -44,7 +47,10 @@ pub(super) fn locate_parsed(
             if let Some(id) = unsupported_filter(&ds.pipeline) {
                 return Err(Refused::Unsupported(format!("filter {id} ({}) is not decoded here", filter_name(id))));
             }
-            let chunks = meta.chunks(&ds).map_err(refused)?;
+            let chunks = meta.chunks(&ds).map_err(|e| match e {
+                MetaError::Malformed(why) => Refused::Damaged(damaged_index(&why)),
+                other => refused(other),
+            })?;
             Some(Chunked {
                 chunk: ch.dims.clone(),
                 dims: ds.dims.clone(),

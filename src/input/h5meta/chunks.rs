@@ -8,25 +8,15 @@
 //! every reader thread, which needs their addresses without libhdf5 (not thread-safe). Every
 //! checksummed structure is verified; what is not read here (paged extensible-array data
 //! blocks, an unlimited dimension other than the first) is [`super::MetaError::Unsupported`],
-//! so that the caller asks the library, and a corrupt index is `Malformed`.
+//! so that the caller asks the library, and a corrupt index is `Malformed`, as is a chunk
+//! whose key fails `chunk_keys`' checks (outside the dataset or the file, an impossible filter
+//! mask or size, two chunks at one place).
 
 use super::checksum::verify;
+use super::chunk_keys::{check_chunks, ChunkLoc, Shape};
 use super::cursor::{log2, Cur, Visited};
 use super::dataset::{ChunkIndex, Chunking, Dataset, Layout};
 use super::{bad, unsupported, Hdf5Meta, Result, MAX_DEPTH};
-
-/// One allocated chunk.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChunkLoc {
-    /// The chunk's first element, one coordinate per dimension of the dataset.
-    pub offset: Vec<u64>,
-    /// Byte address of its stored bytes.
-    pub addr: u64,
-    /// Stored (filtered) bytes.
-    pub size: u64,
-    /// Bit i set: filter i of the pipeline was not applied to this chunk.
-    pub mask: u32,
-}
 
 /// No chunk index holds more chunks than this (against corrupt counts; more are left to the
 /// library).
@@ -88,9 +78,15 @@ impl Hdf5Meta<'_> {
             }
             ChunkIndex::BTree2(Some(a)) => self.btree2_chunks(a, ch, unfiltered, &mut out)?,
         }
-        if let Some(c) = out.iter().find(|c| c.offset.iter().zip(&ch.dims).any(|(o, d)| o % d != 0)) {
-            return Err(bad(format!("a chunk at {:?}, not on the chunk grid {:?}", c.offset, ch.dims)));
-        }
+        let shape = Shape {
+            dims: &ds.dims,
+            chunk: &ch.dims,
+            pipeline: &ds.pipeline,
+            unfiltered_edges: ch.unfiltered_edges,
+            unfiltered,
+            file_len: self.src.len,
+        };
+        check_chunks(&out, &shape)?;
         Ok(out)
     }
 
@@ -121,7 +117,11 @@ impl Hdf5Meta<'_> {
                 let size = u64::from(c.u32()?);
                 let mask = c.u32()?;
                 let offset = (0..rank).map(|_| c.uint(8)).collect::<Result<Vec<u64>>>()?;
-                c.skip(8)?; // the element-size dimension's offset, always 0
+                // the element-size dimension's offset (libhdf5 compares it when it looks a chunk up)
+                match c.uint(8)? {
+                    0 => {}
+                    e => return Err(bad(format!("the chunk at {offset:?} has element offset {e} (always 0)"))),
+                }
                 let child = self.sizes.addr(&mut c)?.ok_or_else(|| bad("a chunk B-tree child at no address"))?;
                 if level == 0 {
                     out.push(ChunkLoc { offset, addr: child, size, mask });

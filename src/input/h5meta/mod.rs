@@ -25,7 +25,8 @@
 //! - `group` and `symbol_table`: finding a link of the root group (new-style link messages,
 //!   compact or dense; old-style symbol tables);
 //! - `dataset`: what a dataset's header says, and reading small datasets' values;
-//! - `chunks`: where a chunked dataset's chunks are, from its chunk index;
+//! - `chunks`: where a chunked dataset's chunks are, from its chunk index, and `chunk_keys`:
+//!   the checks every chunk it lists passes;
 //! - `attributes`: attribute messages, compact and dense.
 //!
 //! Supported:
@@ -62,6 +63,7 @@ use std::fmt;
 mod attributes;
 mod btree2;
 mod checksum;
+mod chunk_keys;
 mod chunks;
 mod cursor;
 mod dataset;
@@ -74,7 +76,7 @@ mod superblock;
 mod symbol_table;
 
 pub use checksum::lookup3;
-pub use chunks::ChunkLoc;
+pub use chunk_keys::ChunkLoc;
 pub use dataset::{ChunkIndex, Chunking, Dataset, Layout};
 pub use datatype::{Datatype, TypeClass};
 pub use group::{LinkStorage, Structure};
