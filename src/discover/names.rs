@@ -5,10 +5,9 @@
 //! Why it exists: the sample [`super::series`] reads through libnetcdf gives the input's
 //! calendar, but a mislabelled file among ten thousand would otherwise be read as the day its
 //! name says. Each file's header and time value are read by the header parsers on every core
-//! ([`crate::input::header_facts`], no library, no child process); the few
-//! files they cannot read (a variable-length string attribute, a compressed time chunk, a
-//! structure left to libhdf5) are dated through libnetcdf in forked children, as the sample
-//! is, never guessed.
+//! ([`crate::input::header_facts`], no library, no child process); the few files they cannot
+//! read (a compressed time chunk, a structure left to libhdf5) are dated through libnetcdf in
+//! forked children, as the sample is, never guessed.
 
 use std::path::PathBuf;
 

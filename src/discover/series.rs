@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::calendar::{CfCalendar, Date};
-use crate::input::{self, VarLayout};
+use crate::input::{self, var_text, VarLayout};
 use crate::util::cftime::TimeUnits;
 
 /// What one file says of the job's variable and its time axis.
@@ -52,13 +52,6 @@ impl FileTimes {
     }
 }
 
-fn text_attr(var: &netcdf::Variable<'_>, name: &str) -> Option<String> {
-    match var.attribute_value(name)?.ok()? {
-        netcdf::AttributeValue::Str(s) => Some(s),
-        _ => None,
-    }
-}
-
 /// The coordinate variable of time dimension `dim`: the variable of that name, else a 1-D
 /// variable along it with units `UNIT since DATE`, `standard_name = "time"` or `axis = "T"`
 /// (a time coordinate named otherwise, as ERA5's `valid_time`).
@@ -71,9 +64,9 @@ fn time_coordinate<'f>(file: &'f netcdf::File, dim: &str) -> Option<netcdf::Vari
         return Some(v);
     }
     let timelike = |v: &netcdf::Variable<'_>| {
-        text_attr(v, "units").is_some_and(|u| u.to_lowercase().contains(" since "))
-            || text_attr(v, "standard_name").is_some_and(|s| s == "time")
-            || text_attr(v, "axis").is_some_and(|a| a.eq_ignore_ascii_case("T"))
+        var_text(v, "units").is_some_and(|u| u.to_lowercase().contains(" since "))
+            || var_text(v, "standard_name").is_some_and(|s| s == "time")
+            || var_text(v, "axis").is_some_and(|a| a.eq_ignore_ascii_case("T"))
     };
     file.variables().find(|v| along(v) && timelike(v))
 }
@@ -131,8 +124,8 @@ pub(super) fn read_file(path: &Path, var: Option<&str>) -> Result<FileTimes, Str
         return Ok(found);
     }
     let problem = |what: String| format!("{shown}: time coordinate '{name}': {what}");
-    let units = text_attr(&coord, "units").ok_or_else(|| problem("has no units attribute".into()))?;
-    let cf = CfCalendar::parse(text_attr(&coord, "calendar").as_deref()).map_err(|e| problem(e.to_string()))?;
+    let units = var_text(&coord, "units").ok_or_else(|| problem("has no units attribute".into()))?;
+    let cf = CfCalendar::parse(var_text(&coord, "calendar").as_deref()).map_err(|e| problem(e.to_string()))?;
     let units = TimeUnits::parse(&units, cf).map_err(|e| problem(e.to_string()))?;
     let values = coord.get_values::<f64, _>(..).map_err(|e| problem(format!("cannot read its values: {e}")))?;
     if values.len() != found.steps {

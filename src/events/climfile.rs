@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::EventsError;
 use crate::calendar::{is_real, Calendar, CfCalendar};
-use crate::input::Grid;
+use crate::input::{attr_text, var_text, Grid};
 use crate::output::encode::OutputType;
 
 /// What a climatology file holds, once checked against the job.
@@ -33,21 +33,18 @@ pub struct ClimFile {
     pub provenance: Vec<(String, String)>,
 }
 
+/// Global attribute `name` as text (NC_CHAR or NC_STRING), else as the value it is (the
+/// provenance's numbers, a layout named by a number).
 fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
-    match file.attribute(name)?.value().ok()? {
-        netcdf::AttributeValue::Str(s) => Some(s),
-        other => Some(format!("{other:?}")),
-    }
+    let value = file.attribute(name)?.value().ok()?;
+    Some(attr_text(&value).unwrap_or_else(|| format!("{value:?}")))
 }
 
 /// The calendar the climatology was computed in (its `time` variable's `calendar`, CF's
 /// `standard` where it has none) against the input's `cf`: the same, or both Gregorian
 /// (`standard` and `proleptic_gregorian` have the same days since 1582-10-15).
 fn check_calendar(file: &netcdf::File, path: &Path, cf: CfCalendar) -> Result<(), EventsError> {
-    let attr = file.variable("time").and_then(|t| match t.attribute_value("calendar") {
-        Some(Ok(netcdf::AttributeValue::Str(s))) => Some(s),
-        _ => None,
-    });
+    let attr = file.variable("time").and_then(|t| var_text(&t, "calendar"));
     let gregorian = |c: CfCalendar| matches!(c, CfCalendar::Standard | CfCalendar::ProlepticGregorian);
     let theirs = CfCalendar::parse(attr.as_deref()).map_err(|e| EventsError::NotClimatology {
         path: path.into(),

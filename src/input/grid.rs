@@ -12,6 +12,7 @@ use netcdf::AttributeValue;
 
 use super::error::InputError;
 use super::layout::{aux_lat_lon, VarLayout};
+use super::text_attr::{as_char, var_text};
 
 /// An attribute carried from the input into the outputs.
 pub type Attr = (String, AttributeValue);
@@ -74,10 +75,11 @@ fn read_err(path: &Path, var: &str) -> impl FnOnce(netcdf::Error) -> InputError 
     move |cause| InputError::Read { path, var, cause }
 }
 
-/// The attributes of `var` named in `keep` that exist.
+/// The attributes of `var` named in `keep` that exist and are not empty text, NC_STRING text as
+/// NC_CHAR ([`as_char`]).
 fn attrs_of(var: &netcdf::Variable<'_>, keep: &[&str]) -> Vec<Attr> {
     keep.iter()
-        .filter_map(|&name| Some((name.to_string(), var.attribute_value(name)?.ok()?)))
+        .filter_map(|&name| Some((name.to_string(), as_char(var.attribute_value(name)?.ok()?))))
         .filter(|(_, v)| !matches!(v, AttributeValue::Str(s) if s.is_empty()))
         .collect()
 }
@@ -124,13 +126,13 @@ fn read_aux(var: &netcdf::Variable<'_>, path: &Path) -> Result<Aux, InputError> 
 /// The grid-mapping variable `data` names (`grid_mapping = "crs"`, or CF's extended form
 /// `"crs: x y"`, of which the first is taken), if it exists.
 fn read_mapping(file: &netcdf::File, data: &netcdf::Variable<'_>) -> Option<Mapping> {
-    let Some(Ok(AttributeValue::Str(text))) = data.attribute_value("grid_mapping") else { return None };
+    let text = var_text(data, "grid_mapping")?;
     let name = text.split_whitespace().next()?.trim_end_matches(':').to_string();
     let var = file.variable(&name)?;
     let attrs = var
         .attributes()
         .filter(|a| !a.name().starts_with('_'))
-        .filter_map(|a| Some((a.name().to_string(), a.value().ok()?)))
+        .filter_map(|a| Some((a.name().to_string(), as_char(a.value().ok()?))))
         .collect();
     Some(Mapping { name, attrs })
 }

@@ -7,11 +7,12 @@ use std::ops::Range;
 use std::path::Path;
 
 use netcdf::types::{IntType, NcVariableType};
-use netcdf::{AttributeValue, Extent};
+use netcdf::Extent;
 
 use super::error::InputError;
 use super::packing::{AttrValue, Packing};
 use super::storage::{unread, Storage};
+use super::text_attr::var_text;
 
 /// The name of a libnetcdf type for messages.
 fn nc_type_name(t: &NcVariableType) -> String {
@@ -58,20 +59,13 @@ enum Axis {
     Lon,
 }
 
-fn text_attr(var: &netcdf::Variable<'_>, name: &str) -> Option<String> {
-    match var.attribute_value(name)?.ok()? {
-        AttributeValue::Str(s) => Some(s),
-        _ => None,
-    }
-}
-
 /// Latitude or longitude, from the dimension's coordinate variable (standard_name, units,
 /// axis), else from the dimension name.
 fn axis_of(file: &netcdf::File, dim: &str) -> Option<Axis> {
     if let Some(coord) = file.variable(dim) {
-        let standard = text_attr(&coord, "standard_name").unwrap_or_default().to_ascii_lowercase();
-        let units = text_attr(&coord, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
-        let axis = text_attr(&coord, "axis").unwrap_or_default().to_ascii_uppercase();
+        let standard = var_text(&coord, "standard_name").unwrap_or_default().to_ascii_lowercase();
+        let units = var_text(&coord, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
+        let axis = var_text(&coord, "axis").unwrap_or_default().to_ascii_uppercase();
         if standard.ends_with("latitude")
             || units.starts_with("degreen")
             || units.starts_with("degreesn")
@@ -101,19 +95,19 @@ fn axis_of(file: &netcdf::File, dim: &str) -> Option<Axis> {
 
 /// The names listed in the variable's `coordinates` attribute (CF 5: auxiliary coordinates).
 pub(crate) fn coordinates_of(var: &netcdf::Variable<'_>) -> Vec<String> {
-    text_attr(var, "coordinates").map(|c| c.split_whitespace().map(String::from).collect()).unwrap_or_default()
+    var_text(var, "coordinates").map(|c| c.split_whitespace().map(String::from).collect()).unwrap_or_default()
 }
 
 /// Whether `var` holds latitudes (`Some(true)`) or longitudes (`Some(false)`) by its
 /// standard_name, else its units (`degrees_north`, `degrees_east`).
 fn lat_or_lon_by_attributes(var: &netcdf::Variable<'_>) -> Option<bool> {
-    let standard = text_attr(var, "standard_name").unwrap_or_default().to_ascii_lowercase();
+    let standard = var_text(var, "standard_name").unwrap_or_default().to_ascii_lowercase();
     match standard.as_str() {
         "latitude" | "grid_latitude" => return Some(true),
         "longitude" | "grid_longitude" => return Some(false),
         _ => {}
     }
-    let units = text_attr(var, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
+    let units = var_text(var, "units").unwrap_or_default().to_ascii_lowercase().replace(['_', ' '], "");
     if units.starts_with("degreen") || units.starts_with("degreesn") {
         return Some(true);
     }
@@ -195,8 +189,8 @@ fn horizontal(file: &netcdf::File, var: &netcdf::Variable<'_>) -> Result<(usize,
 /// units (`days since ...`) or `axis = "T"`.
 fn is_time(file: &netcdf::File, dim: &str) -> bool {
     if let Some(coord) = file.variable(dim) {
-        let units = text_attr(&coord, "units").unwrap_or_default().to_ascii_lowercase();
-        let axis = text_attr(&coord, "axis").unwrap_or_default().to_ascii_uppercase();
+        let units = var_text(&coord, "units").unwrap_or_default().to_ascii_lowercase();
+        let axis = var_text(&coord, "axis").unwrap_or_default().to_ascii_uppercase();
         if units.contains(" since ") || axis == "T" {
             return true;
         }
@@ -276,9 +270,9 @@ impl VarLayout {
         })
         .map_err(bad)?;
         let meta = VarMeta {
-            units: text_attr(&variable, "units"),
-            long_name: text_attr(&variable, "long_name"),
-            standard_name: text_attr(&variable, "standard_name"),
+            units: var_text(&variable, "units"),
+            long_name: var_text(&variable, "long_name"),
+            standard_name: var_text(&variable, "standard_name"),
         };
         Ok(VarLayout { name, storage, dims, lat_axis, lon_axis, time_axis, packing, meta })
     }
@@ -363,7 +357,7 @@ fn detect_variable(file: &netcdf::File, path: &Path) -> Result<String, InputErro
     for v in file.variables() {
         auxiliary.extend(coordinates_of(&v));
         for attr in ["bounds", "grid_mapping"] {
-            if let Some(t) = text_attr(&v, attr) {
+            if let Some(t) = var_text(&v, attr) {
                 auxiliary.extend(t.split_whitespace().next().map(|n| n.trim_end_matches(':').to_string()));
             }
         }

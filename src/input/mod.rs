@@ -6,9 +6,9 @@
 //! order and transposed into the canonical `(lat, lon)` order while decoding.
 //!
 //! The modules, bottom to top (each imports only those above it in this list, and the pool):
-//! [`mod@format`] and `storage` (what a file and its values are), `error`, `packing` (decoding
-//! rules), `layout` and `grid` (the variable and its coordinates, through libnetcdf), `open`,
-//! `read` (a region, decoded), `checked` (every file against the first), the header parsers
+//! [`mod@format`] and `storage` (what a file and its values are), `text_attr` (an attribute's
+//! text, NC_CHAR or NC_STRING), `error`, `packing` (decoding rules), `layout` and `grid` (the
+//! variable and its coordinates, through libnetcdf), `open`, `read` (a region, decoded), `checked` (every file against the first), the header parsers
 //! [`h5meta`] and `netcdf3`, `timeval` (a time coordinate read through them), [`direct`] (the
 //! `pread` fast path), [`child`] and [`contain`] (forked children), `forked` (the forked
 //! readers). This file only declares and re-exports.
@@ -28,6 +28,7 @@ mod open;
 mod packing;
 mod read;
 mod storage;
+mod text_attr;
 mod timeval;
 
 pub use checked::{check_pool_packing, open_checked, read_checked, read_checked_at, read_step};
@@ -46,4 +47,5 @@ pub use open::{open, silence_hdf5};
 pub use packing::{AttrValue, Packing};
 pub use read::{decode_region, read_canonical, read_region, read_region_at, RawData, Region};
 pub use storage::Storage;
+pub use text_attr::{as_char, attr_text, global_text, var_text};
 pub use timeval::{header_facts, HeaderFacts, TimeRead};

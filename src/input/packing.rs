@@ -31,11 +31,24 @@ pub struct Packing {
 pub enum AttrValue {
     /// A numeric attribute's values as f64 (exact up to 32 bits; 64-bit integers round).
     Numbers(Vec<f64>),
-    /// A text attribute whose text was read (fixed-length strings, NetCDF-3 `char`).
+    /// A text attribute whose text was read: NC_CHAR (NetCDF-3 `char`, an HDF5 fixed-length
+    /// string) or one NC_STRING (an HDF5 variable-length string).
     Text(String),
-    /// Another non-numeric attribute (variable-length strings to the header parsers),
-    /// described for messages.
+    /// Another non-numeric attribute (several strings, say), described for messages.
     Other(String),
+}
+
+impl AttrValue {
+    /// A string attribute's value, given its strings, as libnetcdf reads it: one string is text
+    /// (NC_CHAR, or an NC_STRING of one), and so is no string where `empty_text` (a null
+    /// dataspace of fixed-length strings: empty NC_CHAR); others are described by their list.
+    pub fn from_strings(texts: Vec<String>, empty_text: bool) -> AttrValue {
+        match &texts[..] {
+            [] if empty_text => AttrValue::Text(String::new()),
+            [one] => AttrValue::Text(one.clone()),
+            _ => AttrValue::Other(format!("{texts:?}")),
+        }
+    }
 }
 
 impl From<&AttributeValue> for AttrValue {
@@ -43,6 +56,8 @@ impl From<&AttributeValue> for AttrValue {
         match (numbers(value), value) {
             (Some(v), _) => AttrValue::Numbers(v),
             (None, AttributeValue::Str(s)) => AttrValue::Text(s.clone()),
+            // NC_STRING: one string is text, as the header parsers read it
+            (None, AttributeValue::Strs(v)) => AttrValue::from_strings(v.clone(), false),
             (None, _) => AttrValue::Other(format!("{value:?}")),
         }
     }

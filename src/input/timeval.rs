@@ -5,9 +5,9 @@
 //! product's mislabelled file would otherwise be averaged in as another day. Opening ten
 //! thousand files through libnetcdf (not thread-safe, so forked children) would multiply the
 //! time discovery takes; the header parsers ([`super::h5meta`], [`super::netcdf3`]) read the
-//! few bytes needed on every core. What they cannot read (variable-length string attributes,
-//! compressed time chunks, a structure left to libhdf5) is reported as [`TimeRead::Unread`],
-//! for the caller to ask the library, never guessed.
+//! few bytes needed on every core, text attributes NC_CHAR or NC_STRING alike. What they cannot
+//! read (compressed time chunks, a structure left to libhdf5) is reported as
+//! [`TimeRead::Unread`], for the caller to ask the library, never guessed.
 
 use std::fs::File;
 use std::io::Read;

@@ -8,7 +8,7 @@
 
 use netcdf::AttributeValue;
 
-use crate::input::{Coord, Grid};
+use crate::input::{attr_text, Coord, Grid};
 
 /// Where writing the grid failed: the variable (or dimension) and libnetcdf's error.
 pub type GridError = (String, netcdf::Error);
@@ -32,8 +32,7 @@ fn coord_attrs(c: &Coord, std_name: &str, units: &str, axis: &str, curvilinear: 
     let input_std = c.attrs.iter().find(|(k, _)| k == "standard_name").map(|(_, v)| v);
     let geographic = match input_std {
         None => true,
-        Some(AttributeValue::Str(s)) => s == std_name,
-        Some(_) => false,
+        Some(v) => attr_text(v).is_some_and(|s| s == std_name),
     };
     if geographic && !curvilinear {
         vec![("standard_name".into(), std_name.into()), ("units".into(), units.into()), ("axis".into(), axis.into())]

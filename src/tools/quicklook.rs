@@ -136,10 +136,7 @@ fn attr(var: &netcdf::Variable<'_>, name: &str) -> Option<AttributeValue> {
 }
 
 fn attr_text(value: Option<AttributeValue>) -> Option<String> {
-    match value? {
-        AttributeValue::Str(s) => Some(s),
-        _ => None,
-    }
+    crate::input::attr_text(&value?)
 }
 
 fn attr_f64(value: Option<AttributeValue>) -> Option<f64> {

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::quicklook::{draw_map, Field, QuicklookError, QuicklookOptions};
+use crate::input::var_text;
 
 /// `sstclim quicklook FILE`: an events summary (a `year` axis and marineHeatWaves'
 /// `total_days`) drawn as its statistic (`--stat`, default `total_days`) averaged over the
@@ -23,14 +24,7 @@ pub fn quicklook_any(options: &QuicklookOptions) -> Result<PathBuf, QuicklookErr
         dir.join(format!("quicklook_{stat}_mean.png"))
     });
     let nc = netcdf::open(&options.file).map_err(|cause| QuicklookError::Open { path: options.file.clone(), cause })?;
-    let long_name = nc
-        .variable(stat)
-        .and_then(|v| v.attribute_value("long_name").and_then(Result::ok))
-        .and_then(|a| match a {
-            netcdf::AttributeValue::Str(s) => Some(s),
-            _ => None,
-        })
-        .unwrap_or_else(|| stat.to_string());
+    let long_name = nc.variable(stat).and_then(|v| var_text(&v, "long_name")).unwrap_or_else(|| stat.to_string());
     drop(nc);
     summary_map(&options.file, stat, &format!("{stat}: {long_name}, mean over the years"), &png)
 }
@@ -107,14 +101,7 @@ pub fn mean_over_years(summary: &Path, stat: &str, title: &str) -> Result<Field,
         (Some(a), Some(b)) => format!("{a}-{b}"),
         _ => format!("{ny} years"),
     };
-    let units = var
-        .attribute_value("units")
-        .and_then(Result::ok)
-        .and_then(|a| match a {
-            netcdf::AttributeValue::Str(s) => Some(s),
-            _ => None,
-        })
-        .unwrap_or_default();
+    let units = var_text(&var, "units").unwrap_or_default();
     Ok(Field {
         values: mean,
         never_valid,

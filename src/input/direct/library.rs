@@ -15,6 +15,8 @@ use crate::input::grid::Grid;
 use crate::input::layout::VarLayout;
 use crate::input::packing::{AttrValue, CHECKED_ATTRIBUTES};
 use crate::input::storage::Storage;
+use crate::input::text_attr::hdf5_text;
+use hdf5_metno_sys::h5i::hid_t;
 
 /// Where `layout`'s variable starts in `path`, its byte order and its number of time steps, as
 /// libhdf5 reports them, after the checks every located HDF5 variable passes (with `grid`, its
@@ -48,7 +50,7 @@ pub(super) fn locate_hdf5(
         };
         let (offset, order, steps) = check_found(&found, layout, bytes)?;
         // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
-        let attrs = unsafe { hdf5_attributes(f, &cvar) }?;
+        let attrs = unsafe { hdf5_attributes(f, &cvar, &CHECKED_ATTRIBUTES) }?;
         check_packing(layout.storage, |n| lookup(&attrs, n), layout)?;
         // the coordinates, compared with the first file's
         for (coord, shape, expected) in grid.iter().flat_map(|g| g.checked()) {
@@ -95,17 +97,20 @@ fn hdf5_type(s: &Hdf5Storage) -> Result<Storage, String> {
     }
 }
 
-/// The compared attributes ([`CHECKED_ATTRIBUTES`]) of dataset `name` (an absolute path) of
-/// the open file `f`, read through libhdf5: numbers converted to double by the library, text
-/// reported as text.
+/// The attributes named in `wanted` (the direct path's: [`CHECKED_ATTRIBUTES`]) of dataset
+/// `name` (an absolute path) of the open file `f` that exist, read through libhdf5: numbers
+/// converted to double by the library, strings (fixed- or variable-length) as libnetcdf reads
+/// them ([`AttrValue::from_strings`]).
 ///
 /// # Safety
 /// `f` is an open HDF5 file and the caller holds the library lock.
 unsafe fn hdf5_attributes(
-    f: hdf5_metno_sys::h5i::hid_t,
+    f: hid_t,
     name: &std::ffi::CStr,
+    wanted: &[&str],
 ) -> Result<Vec<(String, AttrValue)>, NotDirect> {
     use hdf5_metno_sys::{h5a, h5d, h5p, h5s, h5t};
+    let cnames = wanted.iter().map(|&a| CString::new(a)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
     let mut found = Vec::new();
     // SAFETY: handles opened and closed here, on the caller's open file, under its lock; the
     // buffer given to H5Aread holds the attribute's values as doubles.
@@ -115,8 +120,7 @@ unsafe fn hdf5_attributes(
             return Err(format!("no HDF5 dataset {}", name.to_string_lossy()));
         }
         let mut result = Ok(());
-        for attr in CHECKED_ATTRIBUTES {
-            let cname = CString::new(attr).expect("no NUL in the names");
+        for (&attr, cname) in wanted.iter().zip(&cnames) {
             match h5a::H5Aexists(d, cname.as_ptr()) {
                 0 => continue,
                 e if e < 0 => {
@@ -132,25 +136,17 @@ unsafe fn hdf5_attributes(
             }
             let dtype = h5a::H5Aget_type(a);
             let class = h5t::H5Tget_class(dtype);
-            let fixed_text = (class == h5t::H5T_class_t::H5T_STRING && h5t::H5Tis_variable_str(dtype) == 0)
-                .then(|| h5t::H5Tget_size(dtype));
             let space = h5a::H5Aget_space(a);
             let n = h5s::H5Sget_simple_extent_npoints(space).max(0) as usize;
+            let null = h5s::H5Sget_simple_extent_type(space) == h5s::H5S_class_t::H5S_NULL;
             h5s::H5Sclose(space);
-            // fixed-length text: read in the file's own string type
-            let text = fixed_text.map(|size| {
-                let mut buf = vec![0u8; size * n.max(1)];
-                match h5a::H5Aread(a, dtype, buf.as_mut_ptr().cast()) >= 0 {
-                    true => {
-                        let t = buf.split(|&b| b == 0).next().unwrap_or_default();
-                        AttrValue::Text(String::from_utf8_lossy(t).trim_end().to_string())
-                    }
-                    false => AttrValue::Other("unreadable text".into()),
-                }
+            let text = (class == h5t::H5T_class_t::H5T_STRING).then(|| match read_strings(a, dtype, n) {
+                Ok(texts) => Ok(AttrValue::from_strings(texts, null && h5t::H5Tis_variable_str(dtype) == 0)),
+                Err(why) => Err(format!("libhdf5 cannot read attribute {attr}: {why}")),
             });
             h5t::H5Tclose(dtype);
             let value = match class {
-                _ if text.is_some() => Ok(text.expect("just checked")),
+                _ if text.is_some() => text.expect("just checked"),
                 h5t::H5T_class_t::H5T_INTEGER | h5t::H5T_class_t::H5T_FLOAT => {
                     let mut v = vec![0f64; n];
                     if n > 0 && h5a::H5Aread(a, *h5t::H5T_NATIVE_DOUBLE, v.as_mut_ptr().cast()) < 0 {
@@ -159,7 +155,6 @@ unsafe fn hdf5_attributes(
                         Ok(AttrValue::Numbers(v))
                     }
                 }
-                h5t::H5T_class_t::H5T_STRING => Ok(AttrValue::Other("text".into())),
                 other => Err(format!("attribute {attr} of HDF5 class {other:?}")),
             };
             h5a::H5Aclose(a);
@@ -173,6 +168,51 @@ unsafe fn hdf5_attributes(
         }
         h5d::H5Dclose(d);
         result.map(|()| found)
+    }
+}
+
+/// The `n` strings of string attribute `a` of file type `dtype`, each as libnetcdf reads it
+/// ([`hdf5_text`]): fixed-length ones read in the file's own type, variable-length ones as C
+/// strings the library allocates (and this function frees).
+///
+/// # Safety
+/// `a` is an open attribute of string type `dtype`, and the caller holds the library lock.
+unsafe fn read_strings(a: hid_t, dtype: hid_t, n: usize) -> Result<Vec<String>, String> {
+    use hdf5_metno_sys::{h5, h5a, h5t};
+    // SAFETY: the buffers hold `n` values of the memory type read; the memory type is closed
+    // and every string libhdf5 allocated is freed with H5free_memory, under the caller's lock.
+    unsafe {
+        if h5t::H5Tis_variable_str(dtype) <= 0 {
+            let size = h5t::H5Tget_size(dtype);
+            let mut buf = vec![0u8; size * n];
+            if n > 0 && (size == 0 || h5a::H5Aread(a, dtype, buf.as_mut_ptr().cast()) < 0) {
+                return Err("fixed-length strings".into());
+            }
+            return Ok(buf.chunks_exact(size.max(1)).map(hdf5_text).collect());
+        }
+        let mem = h5t::H5Tcopy(*h5t::H5T_C_S1);
+        if mem < 0 || h5t::H5Tset_size(mem, h5t::H5T_VARIABLE) < 0 || h5t::H5Tset_cset(mem, h5t::H5Tget_cset(dtype)) < 0
+        {
+            if mem >= 0 {
+                h5t::H5Tclose(mem);
+            }
+            return Err("a variable-length string type".into());
+        }
+        let mut ptrs: Vec<*mut std::ffi::c_char> = vec![std::ptr::null_mut(); n];
+        let read = n == 0 || h5a::H5Aread(a, mem, ptrs.as_mut_ptr().cast()) >= 0;
+        h5t::H5Tclose(mem);
+        let texts = ptrs
+            .iter()
+            .map(|&p| if p.is_null() { String::new() } else { hdf5_text(std::ffi::CStr::from_ptr(p).to_bytes()) })
+            .collect();
+        for p in ptrs.into_iter().filter(|p| !p.is_null()) {
+            h5::H5free_memory(p.cast());
+        }
+        if read {
+            Ok(texts)
+        } else {
+            Err("variable-length strings".into())
+        }
     }
 }
 
@@ -220,6 +260,15 @@ pub fn hdf5_storage(path: &Path, name: &str) -> Result<Option<Hdf5Storage>, NotD
     let cname = CString::new(format!("/{name}")).map_err(|e| e.to_string())?;
     // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
     with_hdf5_file(path, |f| Ok(unsafe { dataset_storage(f, &cname) }))
+}
+
+/// The attributes named in `wanted` of dataset `name` (without the leading `/`) of the root
+/// group of `path` that exist, as libhdf5 reads them (the direct path's oracle for its first
+/// file; the tests compare the metadata parser and libnetcdf with it).
+pub fn hdf5_attribute_values(path: &Path, name: &str, wanted: &[&str]) -> Result<Vec<(String, AttrValue)>, NotDirect> {
+    let cname = CString::new(format!("/{name}")).map_err(|e| e.to_string())?;
+    // SAFETY: `f` is open, under the library lock (see `with_hdf5_file`).
+    with_hdf5_file(path, |f| unsafe { hdf5_attributes(f, &cname, wanted) })
 }
 
 /// How HDF5 stores one dataset: what a direct path checks before trusting its offset.

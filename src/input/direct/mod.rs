@@ -72,7 +72,7 @@ pub use chunked::{
 };
 pub use filters::{filter_name, fletcher32, unshuffle, unsupported_filter, Unfilter};
 pub(crate) use library::{dataset_storage, with_hdf5_file};
-pub use library::{hdf5_chunks, hdf5_storage, Hdf5Storage};
+pub use library::{hdf5_attribute_values, hdf5_chunks, hdf5_storage, Hdf5Storage};
 pub use pread::{bytes_of, read_into, read_step_into, DirectBuffer};
 pub use verdict::ChunkVerdict;
 

@@ -121,8 +121,8 @@ impl Hdf5Meta<'_> {
     }
 
     /// Dataset `name` of the root group and those of its attributes named in `wanted` (numeric
-    /// ones as numbers, text ones as [`crate::input::AttrValue::Other`]), from one
-    /// read of its header.
+    /// ones as numbers, one string, fixed- or variable-length, as [`crate::input::AttrValue::Text`]),
+    /// from one read of its header.
     pub fn dataset_with_attributes(&self, name: &str, wanted: &[&str]) -> Result<(Dataset, Attributes)> {
         let header = self.header(self.find(name)?)?;
         let ds = self.parse_dataset(name, &header)?;

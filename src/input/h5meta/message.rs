@@ -1,6 +1,6 @@
 //! The bodies of the HDF5 header messages that describe a dataset: dataspace (0x0001,
 //! versions 1 and 2), datatype (0x0003; fixed-point and IEEE floating-point decoded, other
-//! classes reported by class), filter pipeline (0x000B; the number of filters) and data layout
+//! classes reported by class, string types of attributes read apart by [`string_type`]), filter pipeline (0x000B; the number of filters) and data layout
 //! (0x0008, versions 1 to 5: compact, contiguous, chunked, virtual).
 //!
 //! Why it exists: these decide whether the direct read path may `pread` a variable and how to
@@ -84,6 +84,40 @@ pub(super) fn datatype(data: &[u8]) -> Result<Datatype> {
         }
         other => Datatype { class: TypeClass::Other(other), size, order: None, standard: false },
     })
+}
+
+/// A string datatype: the values of a text attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StringType {
+    /// Fixed-length strings (class 3) of this many bytes each.
+    Fixed(usize),
+    /// Variable-length strings (class 9, string kind; netCDF-4's NC_STRING): each value is a
+    /// length and the global heap ID of the text.
+    Variable,
+}
+
+/// The string type a datatype message describes, None where it is not a string (another class,
+/// or a variable-length sequence). Every padding (null-terminated, null-padded, space-padded) and
+/// character set (ASCII, UTF-8) is read alike: the text up to the first NUL, as libnetcdf takes
+/// it ([`crate::input::text_attr::hdf5_text`]); reserved values are left to libhdf5.
+pub(super) fn string_type(data: &[u8]) -> Result<Option<StringType>> {
+    let mut c = Cur::new(data, "datatype message");
+    let class = c.u8()? & 0x0F;
+    let bits = c.take(3)?;
+    let size = c.u32()? as usize;
+    let (kind, pad, charset) = match class {
+        3 => (StringType::Fixed(size), bits[0] & 0x0F, bits[0] >> 4),
+        // bits 0-3 the kind (1: string), 4-7 the padding, 8-11 the character set
+        9 if bits[0] & 0x0F == 1 => (StringType::Variable, bits[0] >> 4, bits[1] & 0x0F),
+        _ => return Ok(None),
+    };
+    if pad > 2 || charset > 1 {
+        return Err(unsupported(format!("a string type of padding {pad} and character set {charset}")));
+    }
+    if kind == StringType::Fixed(0) {
+        return Err(bad("a fixed-length string type of 0 bytes"));
+    }
+    Ok(Some(kind))
 }
 
 /// One filter of a dataset's filter pipeline, in the order they are applied on writing.

@@ -27,7 +27,8 @@
 //! - `dataset`: what a dataset's header says, and reading small datasets' values;
 //! - `chunks`: where a chunked dataset's chunks are, from its chunk index, and `chunk_keys`:
 //!   the checks every chunk it lists passes;
-//! - `attributes`: attribute messages, compact and dense.
+//! - `attributes`: attribute messages, compact and dense;
+//! - `global_heap`: global heap collections, where variable-length strings keep their text.
 //!
 //! Supported:
 //! - superblock versions 0 and 1 (root group as a symbol table: object header v1, symbol table
@@ -38,13 +39,16 @@
 //!   storage (link info message → fractal heap of link messages, found through the v2 B-tree
 //!   name index by the Jenkins lookup3 hash of the name; direct and indirect heap blocks);
 //! - messages: dataspace (1, versions 1 and 2), link info (2), datatype (3; fixed-point and
-//!   floating-point classes decoded, others reported by class), link (6), data layout (8,
+//!   floating-point classes decoded, fixed- and variable-length strings for attributes, others
+//!   reported by class), link (6), data layout (8,
 //!   versions 1 to 5: compact, contiguous, chunked with its chunk dimensions and index, virtual),
 //!   filter pipeline (11, versions 1 and 2: each filter's id, flags and parameters), object
 //!   header continuation (16), symbol table (17); all others are skipped;
 //! - chunk indexes (`chunks`): version-1 B-trees (layout versions 1 to 3), and for layout
 //!   version 4 single chunk, implicit, fixed array (paged or not), extensible array (index,
 //!   secondary and unpaged data blocks) and version-2 B-trees (record types 10 and 11);
+//! - attribute values: numbers, and strings fixed-length or variable-length (their text in a
+//!   global heap collection, `GCOL` version 1), one string read as libnetcdf reads NC_CHAR;
 //! - checksums of every checksummed structure read (superblock v2/v3, `OHDR`, `OCHK`, `FRHP`,
 //!   `FHIB`, `BTHD`, `BTIN`, `BTLF`) are verified.
 //!
@@ -68,6 +72,7 @@ mod chunks;
 mod cursor;
 mod dataset;
 mod datatype;
+mod global_heap;
 mod group;
 mod header;
 mod heap;
