@@ -480,3 +480,18 @@ fn a_climatology_of_years_without_a_leap_year_needs_no_doys() {
     ok(&["-q", "run", "--input", &template, "--output", &s(&out), "--years", "2005-2007", "--layout", "stacked"]);
     assert_eq!(read(&out.join("mean.nc"), "sst_mean").1[0], ("time".to_string(), 365));
 }
+
+/// `events --baseline` reads a climatology of every day of the year, day 366 included where
+/// the input's calendar has leap years: an `ordinal` one of years without a leap year has no
+/// day 366, so it is refused before anything is computed, in one line saying what would work.
+#[test]
+fn an_ordinal_baseline_without_a_leap_year_is_refused_by_events() {
+    let dir = tmp();
+    let out = dir.path().join("events");
+    let input = s(&data().input);
+    let args = ["-q", "events", "-i", &input, "-o", &s(&out), "--years", "2004-2007", "--baseline", "2005-2007"];
+    let err = fails(&[&args[..], &["--calendar", "ordinal", "--feb29", "window"]].concat());
+    assert!(err.contains("no year of 2005-2007 is a leap year") && err.contains("--calendar hobday366"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!out.exists(), "{:?}", entries(&out));
+}
