@@ -53,10 +53,13 @@ pub enum Error {
     #[error("{}: {cause}", path.display())]
     Io { path: PathBuf, cause: std::io::Error },
     #[error(
-        "{}: values outside the int16 packing range {lo}..{hi} of --pack-scale/--pack-offset; choose a larger scale or another offset",
+        "{}: '{var}' holds {value}, outside the int16 packing range {lo}..{hi} of --pack-scale/--pack-offset; choose a \
+         larger scale or another offset",
         path.display()
     )]
-    PackRange { path: PathBuf, lo: f64, hi: f64 },
+    PackRange { path: PathBuf, var: String, value: String, lo: f64, hi: f64 },
+    #[error("{}: '{var}' holds {value}, beyond float32's range (±3.4028235e38) of {pool}; pass --pool f64", path.display())]
+    PoolRange { path: PathBuf, var: String, value: String, pool: &'static str },
     #[error(
         "--pack-scale packs float input, but '{var}' in {} is already stored as {storage}: --pool i16 keeps its \
          integers exactly",

@@ -61,8 +61,9 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     }
     let n = crate::smooth::year_length_in(plan.window.calendar, inputs.calendar, &plan.window.years);
     let climatology = plan.output.layout == crate::output::OutputLayout::Climatology;
-    // the days the job takes: without --doys, those of 1-366 the calendar has
-    let d: Vec<u16> = plan.window.doys.iter().copied().filter(|&d| plan.doys_given || d <= max).collect();
+    // the days the job takes: without --doys, those of 1-366 the years have (1-365 of an
+    // ordinal year over years without a leap year)
+    let d: Vec<u16> = plan.window.doys.iter().copied().filter(|&d| plan.doys_given || d <= n).collect();
     // (an MPI rank's share of the days is checked as the whole job, by `dist`, not here)
     if climatology && plan.rank.1 == 1 && !d.iter().copied().eq(1..=n) && !d.is_empty() {
         let doys = format!("{}-{}", d[0], d[d.len() - 1]);
@@ -70,7 +71,7 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     }
     let Some(first) = inputs.first().map(PathBuf::from) else {
         let needed = required(inputs.calendar).len();
-        if needed == 0 && spec.doys.iter().all(|&d| d > max) {
+        if needed == 0 && spec.doys.iter().all(|&d| d > if plan.doys_given { max } else { n }) {
             return Ok(None);
         }
         return Err(if needed == 0 { no_days(spec) } else { Error::NoInputs(needed) });
@@ -85,15 +86,20 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
 }
 
 /// `plan` for inputs in calendar `cf`: windows and smoothing run over its days, and the days
-/// of year it does not have (361-366 of `360_day`, 366 of `noleap`) are left out of the job.
+/// of year it does not have (361-366 of `360_day`, 366 of `noleap`) are left out of the job,
+/// as is day 366 of the default days under `ordinal` where no year of the job is a leap year.
 pub fn in_calendar(plan: &JobPlan, cf: CfCalendar) -> JobPlan {
     let mut plan = plan.clone();
     plan.rules.cf = cf;
-    let max = plan.window.calendar.max_doy(cf);
+    let last = match plan.doys_given {
+        true => plan.window.calendar.max_doy(cf),
+        false => crate::smooth::year_length_in(plan.window.calendar, cf, &plan.window.years),
+    };
     let before = plan.window.doys.len();
-    plan.window.doys.retain(|&d| d <= max);
+    plan.window.doys.retain(|&d| d <= last);
     if plan.window.doys.len() < before {
-        info!("the {} calendar has no day of year past {max}: days {}-366 left out", cf.cf_name(), max + 1);
+        let (a, b) = (plan.window.years.start(), plan.window.years.end());
+        info!("the years {a}-{b} of the {} calendar have {last} days: days {}-366 left out", cf.cf_name(), last + 1);
     }
     plan
 }
@@ -119,6 +125,27 @@ fn no_days(spec: &WindowSpec) -> Error {
     Error::NoDays { years, doys: doys.join(", "), calendar, hint }
 }
 
+/// Under `hobday366` in a real calendar, day 60 is Feb 29: with `--feb29 window` over years
+/// none of which is a leap year its window holds no date, so it is missing in every cell (and
+/// smoothing spreads that over the days around it), as marineHeatWaves' rules without its
+/// interpolation give. Not an error (the days asked for are computed as defined), but said.
+fn warn_empty_feb29(plan: &JobPlan) {
+    let (w, cf) = (&plan.window, plan.rules.cf);
+    if w.calendar == crate::calendar::Calendar::Hobday366
+        && crate::calendar::is_real(cf)
+        && plan.rules.feb29 == crate::smooth::Feb29::Window
+        && !w.years.clone().any(|y| cf.is_leap(y))
+        && plan.rules.computed_doys(w).contains(&60)
+    {
+        let (a, b) = (w.years.start(), w.years.end());
+        tracing::warn!(
+            "no year of {a}-{b} has a Feb 29, so day 60 (hobday366) is missing in every cell{}; \
+             --feb29 interpolate makes it from days 59 and 61",
+            if plan.rules.smooth > 1 { ", and so is every day --smooth takes it into" } else { "" }
+        );
+    }
+}
+
 /// Open the first file and read the variable's layout and grid from it.
 fn inspect_first(first: &std::path::Path, var: Option<&str>) -> Result<(VarLayout, Grid), Error> {
     let file = input::open(first)?;
@@ -134,6 +161,7 @@ impl Job {
         if plan.window.doys.is_empty() {
             return Err(no_days(&plan.window));
         }
+        warn_empty_feb29(plan);
         let computed = plan.rules.computed_spec(&plan.window);
         let window =
             WindowPlan::build_in(&computed, plan.rules.edges, plan.rules.cf, |d| inputs.files.contains_key(&d));

@@ -178,6 +178,9 @@ fn lossy_int16_packing_is_refused_where_it_cannot_hold_the_values() {
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let err = fails(&argv);
     assert!(err.contains("outside the int16 packing range") && err.contains("sst_200"), "{err}");
+    // naming the variable and a value of that file outside 15 ± 32766 x 0.0001
+    let value: f64 = err.split("'sst' holds ").nth(1).and_then(|r| r.split(',').next()).unwrap().parse().unwrap();
+    assert!((value - 15.0).abs() > 3.2766, "{err}");
     assert!(entries(&out).is_empty());
     // with another pool, or on input that is int16-packed already: refused
     let err = fails(&["run", "-i", "x", "--years", "2001", "--output", "o", "--pack-scale", "0.01", "--pool", "f32"]);
@@ -189,4 +192,48 @@ fn lossy_int16_packing_is_refused_where_it_cannot_hold_the_values() {
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let err = fails(&argv);
     assert!(err.contains("already stored as int16"), "{err}");
+}
+
+/// A finite value beyond float32's range in one float64 file: a float32 pool would round it to
+/// infinity and take it for a missing value (a wrong answer), so `--pool f32` refuses it on
+/// every read path, in one line naming the file, the variable and the value, writing nothing.
+/// The float64 pool holds it: the mean of a window that holds it is the oracle's.
+#[test]
+fn a_value_beyond_the_float32_pool_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dataset(dir.path());
+    let file = data.join("sst_2002_105.nc");
+    // an ocean cell of that file (lat x lon = 9 x 16)
+    let cell = read(&file, "sst").0.iter().position(|v| !v.is_nan()).unwrap();
+    let set = |value: f64| {
+        let mut f = netcdf::append(&file).unwrap();
+        f.variable_mut("sst")
+            .unwrap()
+            .put_values(&[value], [cell / 16..cell / 16 + 1, cell % 16..cell % 16 + 1])
+            .unwrap();
+    };
+    for (i, (value, shown, read_path)) in
+        [(1e39, "1e39", "auto"), (-3.5e38, "-3.5e38", "library"), (1e300, "1e300", "forked")].into_iter().enumerate()
+    {
+        set(value);
+        let out = dir.path().join(format!("f32-{i}"));
+        let flags = ["--backend", "cpu", "--pool", "f32", "--read-path", read_path];
+        let err = fails(&with(job(&data, &out), &flags));
+        assert!(err.contains(&format!("{}: 'sst' holds {shown}, beyond float32's range", s(&file))), "{err}");
+        assert!(err.contains("--pool f32") && err.contains("--pool f64"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(entries(&out).is_empty(), "{read_path}: {:?}", entries(&out));
+    }
+    set(1e39);
+    let out = dir.path().join("f64");
+    ok(&with(job(&data, &out), &["--backend", "cpu", "--pool", "f64"]));
+    // day 105's window: days 102-108 of 2001-2003 (--half-window 3)
+    let window: Vec<f64> = (2001..=2003)
+        .flat_map(|y| (102..=108).map(move |d| (y, d)))
+        .map(|(y, d)| read(&data.join(format!("sst_{y}_{d:03}.nc")), "sst").0[cell])
+        .filter(|v| !v.is_nan())
+        .collect();
+    let want = window.iter().sum::<f64>() / window.len() as f64;
+    let got = read_stat(&out.join("mean_doy105.nc"), "mean").0[cell];
+    assert!(want > 1e37 && ((got - want) / want).abs() < 1e-12, "{got} vs {want}");
 }

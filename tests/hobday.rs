@@ -74,9 +74,14 @@ enum Edges {
 
 /// The oracle's climatology: `[stat][doy - 1][cell]`, stats mean, p10, p90 (NaN: no value).
 fn oracle(series: &[Day], edges: Edges, interpolate: bool, w: usize) -> Vec<Vec<Vec<f64>>> {
+    oracle_of(series, CLIM, edges, interpolate, w)
+}
+
+/// [`oracle`] over the climatology years `years`.
+fn oracle_of(series: &[Day], years: (i32, i32), edges: Edges, interpolate: bool, w: usize) -> Vec<Vec<Vec<f64>>> {
     let n_cells = series[0].values.len();
-    let first = series.iter().position(|d| d.year == CLIM.0).unwrap() as i64;
-    let last = series.iter().rposition(|d| d.year == CLIM.1).unwrap() as i64;
+    let first = series.iter().position(|d| d.year == years.0).unwrap() as i64;
+    let last = series.iter().rposition(|d| d.year == years.1).unwrap() as i64;
     let mut clim = vec![vec![vec![f64::NAN; n_cells]; 366]; 3];
     for d in 1..=366u16 {
         if interpolate && d == 60 {
@@ -391,4 +396,102 @@ fn extended_windows_stop_at_the_input_series_ends() {
     let (extend, clip) = (climatology("extend", "2003-2006"), climatology("clip", "2003-2006"));
     assert_ne!(bits(&extend[..3].to_vec()), bits(&clip[..3].to_vec()));
     assert_eq!(bits(&extend[100..200].to_vec()), bits(&clip[100..200].to_vec()));
+}
+
+/// Years without a leap year (2005-2007) and no `--doys`: the climatology is every day of
+/// their year. Under `ordinal` that is days 1-365 (Dec 31 is day 365; once refused as "pass
+/// --doys 1-365 or leave it out"), the oracle's days with its empty day 60 taken out and then
+/// smoothed over 365 days; under `hobday366` days 1-366, day 60 (Feb 29, in none of the
+/// years) made by `--feb29 interpolate` from days 59 and 61, or left with no value by `--feb29
+/// window` (its window holds no date: missing in every cell, and a warning says so).
+#[test]
+fn a_climatology_of_years_without_a_leap_year_needs_no_doys() {
+    let (series, dir) = (&data().series, tmp());
+    let years = (2005, 2007);
+    let template = s(&data().input.join("sst_{year}_{doy}.nc"));
+    let run = |out: &Path, flags: &[&str]| -> String {
+        let mut args: Vec<String> = ["-q", "run", "--input", &template, "--output", &s(out), "--years", "2005-2007"]
+            .iter()
+            .map(|x| x.to_string())
+            .collect();
+        args.extend(["--method", "7", "--percentile", "10,90", "--layout", "climatology"].map(String::from));
+        String::from_utf8(ok(&with(args, flags)).stderr).unwrap()
+    };
+    let check = |file: &Path, want: &[Vec<Vec<f64>>], what: &str| {
+        for (s, var) in ["sst_mean", "sst_p10", "sst_p90"].iter().enumerate() {
+            let got = stat(file, var);
+            assert_eq!(got.len(), want[s].len(), "{what} {var}");
+            for (d, (g, e)) in got.iter().zip(&want[s]).enumerate() {
+                for (c, (&g, &e)) in g.iter().zip(e).enumerate() {
+                    assert!(same(g, e), "{what} {var} day {} cell {c}: {g} vs {e}", d + 1);
+                }
+            }
+        }
+        let valued = stat(file, "sst_p90").iter().flatten().filter(|v| !v.is_nan()).count();
+        assert!(valued > want[0].len() * GRID.0 * GRID.1 / 2, "{what}: {valued} values");
+    };
+    for w in [1usize, 31] {
+        let ws = w.to_string();
+        // ordinal: the hobday366 oracle's days but day 60 (the same dates in these years)
+        let out = dir.path().join(format!("ordinal-{w}"));
+        run(&out, &["--calendar", "ordinal", "--smooth", &ws]);
+        let file = out.join("climatology.nc");
+        let want: Vec<Vec<Vec<f64>>> = oracle_of(series, years, Edges::Clip, false, 1)
+            .into_iter()
+            .map(|mut days| {
+                assert!(days[59].iter().all(|v| v.is_nan()), "day 60 has no date in 2005-2007");
+                days.remove(59);
+                runavg(&days, w)
+            })
+            .collect();
+        check(&file, &want, &format!("ordinal W={w}"));
+        let (doy, _) = read(&file, "doy");
+        assert_eq!(doy, (1..=365).map(f64::from).collect::<Vec<_>>());
+        // hobday366, day 60 interpolated: the mean of days 59 and 61 before smoothing
+        let out = dir.path().join(format!("interpolate-{w}"));
+        let stderr = run(&out, &["--calendar", "hobday366", "--feb29", "interpolate", "--smooth", &ws]);
+        assert!(!stderr.contains("Feb 29"), "{stderr}");
+        let want = oracle_of(series, years, Edges::Clip, true, w);
+        check(&out.join("climatology.nc"), &want, &format!("interpolate W={w}"));
+        if w == 1 {
+            let p90 = stat(&out.join("climatology.nc"), "sst_p90");
+            let valued = (0..GRID.0 * GRID.1).filter(|&c| !p90[59][c].is_nan()).count();
+            assert!(valued > GRID.0 * GRID.1 / 2, "{valued}");
+            for c in 0..GRID.0 * GRID.1 {
+                assert!(same(p90[59][c], 0.5 * p90[58][c] + 0.5 * p90[60][c]), "cell {c}");
+            }
+        }
+    }
+    // hobday366, day 60 from its window: no value anywhere (and, smoothed, none in the days
+    // whose running mean takes it in), as marineHeatWaves' rules without its interpolation
+    for w in [1usize, 5] {
+        let out = dir.path().join(format!("window-{w}"));
+        let stderr = run(&out, &["--calendar", "hobday366", "--feb29", "window", "--smooth", &w.to_string()]);
+        assert!(stderr.contains("no year of 2005-2007 has a Feb 29") && stderr.contains("--feb29 interpolate"));
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        let want = oracle_of(series, years, Edges::Clip, false, w);
+        check(&out.join("climatology.nc"), &want, &format!("window W={w}"));
+        let mean = stat(&out.join("climatology.nc"), "sst_mean");
+        let empty: Vec<usize> = (0..366).filter(|&d| mean[d].iter().all(|v| v.is_nan())).map(|d| d + 1).collect();
+        assert_eq!(empty, if w == 1 { vec![60] } else { (58..=62).collect() });
+    }
+    // the other layouts take the same days: 365 under ordinal
+    let out = dir.path().join("stacked");
+    ok(&["-q", "run", "--input", &template, "--output", &s(&out), "--years", "2005-2007", "--layout", "stacked"]);
+    assert_eq!(read(&out.join("mean.nc"), "sst_mean").1[0], ("time".to_string(), 365));
+}
+
+/// `events --baseline` reads a climatology of every day of the year, day 366 included where
+/// the input's calendar has leap years: an `ordinal` one of years without a leap year has no
+/// day 366, so it is refused before anything is computed, in one line saying what would work.
+#[test]
+fn an_ordinal_baseline_without_a_leap_year_is_refused_by_events() {
+    let dir = tmp();
+    let out = dir.path().join("events");
+    let input = s(&data().input);
+    let args = ["-q", "events", "-i", &input, "-o", &s(&out), "--years", "2004-2007", "--baseline", "2005-2007"];
+    let err = fails(&[&args[..], &["--calendar", "ordinal", "--feb29", "window"]].concat());
+    assert!(err.contains("no year of 2005-2007 is a leap year") && err.contains("--calendar hobday366"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!out.exists(), "{:?}", entries(&out));
 }

@@ -87,7 +87,8 @@ pub enum Command {
     /// Write a synthetic OSTIA-like daily dataset (one NetCDF file per day).
     #[command(disable_help_flag = true)]
     Generate(GenerateArgs),
-    /// Compare two result sets (directories or files); exit 1 past --tolerance.
+    /// Compare two result sets (directories or files); exit 1 past --tolerance, 2 where a file
+    /// cannot be compared.
     #[command(disable_help_flag = true)]
     Compare(CompareArgs),
     /// Generate a small dataset, run the job, check it against the reference engine and draw maps.

@@ -159,9 +159,9 @@ pub struct RunArgs {
 
     /// Pool type: f64 (exact), f32, or i16 (exact for int16-packed input).
     ///
-    /// f32 halves the memory and bus traffic with values rounded to float32. Default: i16 for
-    /// int16-packed input (exact: the stored integers), f32 on a GPU engine when the input is
-    /// stored as floats, else f64.
+    /// f32 halves the memory and bus traffic with values rounded to float32 (a finite value
+    /// beyond its range is an error naming it). Default: i16 for int16-packed input (exact:
+    /// the stored integers), f32 on a GPU engine when the input is stored as floats, else f64.
     #[arg(long, value_enum, help_heading = PERFORMANCE, hide_possible_values = true)]
     pub pool: Option<PoolType>,
 

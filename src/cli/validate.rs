@@ -135,7 +135,8 @@ fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
     if w.feb29 == crate::smooth::Feb29::Interpolate && w.calendar != crate::calendar::Calendar::Hobday366 {
         return Err(PlanError::Feb29Calendar);
     }
-    if w.smooth > 1 && n == 365 && w.doys().contains(&366) {
+    // (without --doys the job takes the days its years have: 1-365 here)
+    if w.smooth > 1 && n == 365 && w.doys.as_ref().is_some_and(|d| d.0.contains(&366)) {
         return Err(PlanError::SmoothDay366(w.smooth));
     }
     // a climatology holds every day of the input's year: 1-360, 1-365 or 1-366 by its calendar

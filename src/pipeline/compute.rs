@@ -1,7 +1,7 @@
 //! The compute stage of a tile: each segment is computed as soon as the slots its windows need
 //! are in (on the host pool, or on the device-resident one), checked against the reference
-//! engine with `--verify`, and handed to the writer; a lossy int16 packing's out-of-range
-//! values are refused first.
+//! engine with `--verify`, and handed to the writer; values the pool could not hold are
+//! refused first ([`super::held`]).
 
 use std::time::Instant;
 
@@ -38,6 +38,8 @@ pub(super) fn compute_segments<T: Sample>(
     let device = ctx.engine.device();
     let (n_slots, n_cells) = (ctx.job.window.slots.len(), ctx.region.n_cells());
     let mut ready = vec![false; n_slots];
+    // slots looked at for values the pool could not hold (see `super::held`)
+    let mut checked = vec![false; n_slots];
     let mut made = 0;
     // buffers the writer keeps for days still to be made from them (smoothing), and those it
     // has handed back: it hands back all the others once it has handled their segments
@@ -73,14 +75,15 @@ pub(super) fn compute_segments<T: Sample>(
             },
         };
         result.reshape(seg.targets.len());
+        if let Err(e) = super::held::check_segment(ctx, rows, seg, &mut checked) {
+            held.spare.push(result);
+            return Err(e);
+        }
         let computed = if let (Some(dev), true) = (device, rows.is_staged()) {
             compute_staged_segment(ctx, dev, k, seg, &mut result, totals)
         } else {
             // SAFETY: every slot of the segment has been reported finished by its reader.
             let view = unsafe { rows.view(seg.slots.clone(), ctx.decoding) };
-            if let Some(q) = ctx.plan.pack {
-                check_packed_range(ctx, &q, seg, view)?;
-            }
             compute_segment::<T>(ctx, k, seg, view, &mut result, totals)
         };
         if let Err(e) = computed {
@@ -93,27 +96,6 @@ pub(super) fn compute_segments<T: Sample>(
         }
     }
     Ok(())
-}
-
-/// A lossy int16 packing marks values outside its range: refuse them, naming the first file.
-fn check_packed_range<T: Sample>(
-    ctx: &TileCtx<'_>,
-    q: &crate::pool::Quantize,
-    seg: &Segment,
-    view: crate::pool::PoolView<'_, T>,
-) -> Result<(), Error> {
-    use rayon::prelude::*;
-    let n = view.n_cells().max(1);
-    let bad = ctx
-        .threads
-        .install(|| view.as_slice().par_chunks(n).position_first(|row| row.iter().any(|v| v.pack_overflow())));
-    match bad {
-        Some(i) => {
-            let (lo, hi) = q.range();
-            Err(Error::PackRange { path: ctx.job.files[seg.slots.start + i].clone(), lo, hi })
-        }
-        None => Ok(()),
-    }
 }
 
 /// Compute one segment on the device-resident pool.

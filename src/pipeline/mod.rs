@@ -38,6 +38,7 @@
 
 mod compute;
 mod context;
+mod held;
 pub mod job;
 pub mod locate;
 pub mod readers;

@@ -68,6 +68,11 @@ impl<'s, T: Sample> Rows<'s, T> {
         self.stage.is_some()
     }
 
+    /// The staging of a device-resident pool.
+    pub fn stage(&self) -> Option<&Staging<'s, T>> {
+        self.stage
+    }
+
     /// Let `fill` write row `slot` (`bytes`: what was read for it). A host pool row is then
     /// finished and the caller reports it; a device-resident pool's row is queued for the
     /// device and its upload thread reports it (see [`Rows::is_staged`]).

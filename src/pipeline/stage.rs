@@ -48,6 +48,9 @@ pub struct Staging<'e, T> {
     full_rx: Receiver<Upload>,
     trace: &'e Trace,
     tile: usize,
+    /// Slots whose row holds a value the pool type could not hold ([`Sample::unheld`]), found
+    /// by the reader that filled it: the compute stage refuses them ([`Staging::unheld_among`]).
+    unheld: std::sync::Mutex<std::collections::BTreeSet<usize>>,
 }
 
 // SAFETY: each row index is held by one thread at a time (handed over through channels, which
@@ -94,7 +97,8 @@ impl<'e, T: Sample> Staging<'e, T> {
         for i in 0..count {
             let _ = free_tx.send(i);
         }
-        Staging { engine, n_cells, len, base, memory, free_tx, free_rx, full_tx, full_rx, trace, tile }
+        let unheld = Default::default();
+        Staging { engine, n_cells, len, base, memory, free_tx, free_rx, full_tx, full_rx, trace, tile, unheld }
     }
 
     /// Staging row `i`.
@@ -121,11 +125,22 @@ impl<'e, T: Sample> Staging<'e, T> {
         };
         // SAFETY: `row` was just taken from the free list.
         let filled = fill(unsafe { self.row(row) });
+        // checked here, where the row was just written (no host pool holds it for later)
+        // SAFETY: this thread still holds `row`.
+        if filled.is_ok() && T::may_not_hold(false) && crate::pool::any_unheld(unsafe { self.row(row) }) {
+            self.unheld.lock().unwrap_or_else(|e| e.into_inner()).insert(slot);
+        }
         let _ = match filled {
             Ok(_) => self.full_tx.send(Upload::Row { slot, row, bytes }).map_err(|_| ()),
             Err(_) => self.free_tx.send(row).map_err(|_| ()),
         };
         filled
+    }
+
+    /// The first of `slots` whose row holds a value the pool type could not hold.
+    pub fn unheld_among(&self, slots: &[usize]) -> Option<usize> {
+        let unheld = self.unheld.lock().unwrap_or_else(|e| e.into_inner());
+        slots.iter().copied().find(|s| unheld.contains(s))
     }
 
     /// No more rows will be filled: the upload thread stops after the queued ones.
@@ -386,5 +401,36 @@ mod tests {
         assert!(done.len() < 59, "{done:?}");
         let copied = dev.rows.lock().unwrap().iter().filter(|r| r.is_some()).count();
         assert_eq!(copied, done.len(), "what was reported is what was copied");
+    }
+
+    /// A float32 row holding a value beyond float32's range (an infinity: decoded values are
+    /// finite or NaN) is marked by the reader that filled it, for the compute stage to refuse:
+    /// the GPU engines' default pool for float input never takes it for a missing value.
+    #[test]
+    fn a_row_with_a_value_beyond_float32_is_marked_for_refusal() {
+        let dev = fake(3, 6, None);
+        let trace = Trace::new(Instant::now());
+        let stage = Staging::<f32>::new(&dev, 3, 2, &trace, 0);
+        let (stop, (done_tx, _done_rx)) = (AtomicBool::new(false), crossbeam_channel::unbounded());
+        std::thread::scope(|s| {
+            let up = s.spawn(|| stage.upload_all(&done_tx, &stop));
+            for slot in 0..6 {
+                let wide = match slot {
+                    2 => -1e39,
+                    4 => 1e39,
+                    _ => f64::from(f32::MAX),
+                };
+                let r: Result<(), ()> = stage.fill(slot, 12, |row| {
+                    row.copy_from_slice(&[1.5, wide as f32, f32::NAN]);
+                    Ok(())
+                });
+                assert!(r.is_ok());
+            }
+            stage.close();
+            assert!(up.join().unwrap().is_ok());
+        });
+        assert_eq!(stage.unheld_among(&[0, 1, 3, 5]), None);
+        assert_eq!(stage.unheld_among(&[5, 4, 3, 2]), Some(4));
+        assert_eq!(stage.unheld_among(&[0, 1, 2, 3]), Some(2));
     }
 }

@@ -20,8 +20,9 @@ pub struct WindowArgs {
 
     /// Target days of year: 152-243, or 1-59,61-366 [default: every day of the input's year].
     ///
-    /// 1-366 for the real calendars, 1-365 for noleap, 1-360 for 360_day; days past the
-    /// input calendar's year are an error.
+    /// 1-366 for the real calendars (1-365 under ordinal where none of --years is a leap
+    /// year), 1-365 for noleap, 1-360 for 360_day; days past the input calendar's year are an
+    /// error.
     #[arg(long, help_heading = "Job")]
     pub doys: Option<DoyList>,
 

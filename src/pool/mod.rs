@@ -52,9 +52,19 @@ pub trait Sample: Copy + Send + Sync + 'static {
         let _ = dest;
         None
     }
-    /// Whether this is a lossy packing's out-of-range mark (see [`Quantize`]).
+    /// Whether this stored value stands for a decoded one the pool could not hold: a float32
+    /// infinity (decoded values are finite or NaN, so it was a finite value beyond float32's
+    /// range: taken for a missing one, it would be a wrong answer) or a lossy int16 packing's
+    /// out-of-range mark (see [`Quantize`]). Found before computing, and refused.
     #[inline]
-    fn pack_overflow(self) -> bool {
+    fn unheld(self) -> bool {
+        false
+    }
+    /// Whether [`Sample::unheld`] can be true of this pool's values (`packed`: the pool is
+    /// filled by a lossy int16 packing; otherwise an int16 pool's integers are all values).
+    #[inline]
+    fn may_not_hold(packed: bool) -> bool {
+        let _ = packed;
         false
     }
     /// What a decoder stores for a decoded value packed into `i` by a lossy int16 packing:
@@ -94,6 +104,14 @@ impl Sample for f32 {
     fn wrap(pool: PoolView<'_, Self>) -> PoolRef<'_> {
         PoolRef::F32(pool)
     }
+    #[inline]
+    fn unheld(self) -> bool {
+        self.is_infinite()
+    }
+    #[inline]
+    fn may_not_hold(_packed: bool) -> bool {
+        true
+    }
 }
 
 /// Packed int16 as stored in the input: the pool holds the file's integers and a table
@@ -132,9 +150,19 @@ impl Sample for i16 {
         i
     }
     #[inline]
-    fn pack_overflow(self) -> bool {
+    fn unheld(self) -> bool {
         Quantize::out_of_range(self)
     }
+    #[inline]
+    fn may_not_hold(packed: bool) -> bool {
+        packed
+    }
+}
+
+/// Whether any of `values` is [`Sample::unheld`]: folded without branches in blocks (so the
+/// loop vectorizes), stopping at the first block that has one.
+pub fn any_unheld<T: Sample>(values: &[T]) -> bool {
+    values.chunks(4096).any(|block| block.iter().fold(false, |any, v| any | v.unheld()))
 }
 
 /// Decoded value of every int16 (index: the integer + 32768).

@@ -34,7 +34,7 @@ pub fn events_with_baseline(
     ui: &Ui,
 ) -> Result<EventsOutcome, EventsJobError> {
     let t0 = Instant::now();
-    ranks::agree_ok(comm, find_analysis(opts).map(|_| ()))?;
+    ranks::agree_ok(comm, find_analysis(opts).and_then(|(_, _, inputs)| check_year(plan, inputs.calendar)))?;
     // rank 0: the outputs checked, the lock taken for the whole job, the directory made
     let (mut lock, mut guard) = (None, None);
     let made = if comm.rank() == 0 {
@@ -64,6 +64,24 @@ pub fn events_with_baseline(
     // every rank has passed the events job's last agreement: nobody reads the file any more
     drop(guard);
     outcome.map(|o| EventsOutcome { baseline_seconds, seconds: t0.elapsed().as_secs_f64(), ..o })
+}
+
+/// Events read a climatology of every day of the input calendar's year, day 366 of a real
+/// calendar's leap years included: an `ordinal` climatology of baseline years none of which is
+/// a leap year has no day 366 (`run` leaves it out), so it is refused before it is computed.
+fn check_year(plan: &JobPlan, cf: crate::calendar::CfCalendar) -> Result<(), EventsJobError> {
+    let (w, years) = (&plan.window, format!("{}-{}", plan.window.years.start(), plan.window.years.end()));
+    if w.calendar == crate::calendar::Calendar::Ordinal
+        && crate::calendar::is_real(cf)
+        && !w.years.clone().any(|y| cf.is_leap(y))
+    {
+        let message = format!(
+            "no year of {years} is a leap year, so an ordinal climatology of them has no day 366, which events \
+             need; use --calendar hobday366 (marineHeatWaves') or baseline years with a leap year"
+        );
+        return Err(EventsJobError::Baseline { years, message });
+    }
+    Ok(())
 }
 
 /// `run`'s message in one line: its first line and the first of the lines under it (`run`
