@@ -311,6 +311,14 @@ impl<'a> Ranks<'a> {
             return Ok(Checked::default());
         };
         let crate::run::FoundInputs { inputs, first, layout, grid } = found;
+        if let Some(trace) = &plan.trace_json {
+            // every rank's timeline (`FILE.rankN`) on none of this rank's inputs
+            let paths: Vec<_> =
+                (0..self.size).map(|r| ("--trace-json", crate::pipeline::trace::rank_path(trace, r))).collect();
+            let mut files: Vec<&Path> = inputs.files.values().map(|s| s.path.as_path()).collect();
+            files.dedup();
+            crate::plan::reports::check_inputs(&paths, &plan.input, &files)?;
+        }
         for path in inputs.files.values().skip(1).map(|s| &s.path) {
             if precheck::look(path) == precheck::Look::Plausible {
                 continue;
