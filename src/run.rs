@@ -47,6 +47,10 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     // extended windows reach into the input where it has the days (marineHeatWaves')
     let extended = (plan.rules.edges == crate::window::WindowEdges::Extend).then(|| plan.window.years.clone());
     let inputs = discover_extending(&plan.input, plan.var.as_deref(), &required, plan.allow_missing, extended)?;
+    // no report onto an input, before any is opened
+    let mut files: Vec<&std::path::Path> = inputs.files.values().map(|s| s.path.as_path()).collect();
+    files.dedup();
+    crate::plan::reports::check_inputs(&crate::plan::reports::reports(plan), &plan.input, &files)?;
     // days asked for that the input's year does not have (the default 1-366 is trimmed)
     let max = plan.window.calendar.max_doy(inputs.calendar);
     if let Some(&day) = plan.window.doys.iter().find(|&&d| d > max).filter(|_| plan.doys_given) {

@@ -1,23 +1,19 @@
 //! Validating `sstclim run`'s flags into a [`JobPlan`] (ripgrep's low-level arguments into
 //! high-level ones): everything that can be rejected without reading an input is rejected
-//! here, with a message naming the flag (report paths are checked for writing here too, so
-//! that an unwritable one stops the job before it computes).
+//! here, with a message naming the flag (report paths are checked here too, against the
+//! outputs and for writing, so that a bad one stops the job before it reads anything; see
+//! `plan::reports`).
 
 use crate::cli::run::RunArgs;
 use crate::engine::{self, Backend, EngineError, GpuOptions, StatSpec};
 use crate::output::{OutputFormat, OutputSpec, OutputType};
-use crate::plan::{default_threads, memory, JobPlan, PlanError};
+use crate::plan::{default_threads, memory, reports, JobPlan, PlanError};
 use crate::pool::{PoolType, Quantize};
 use crate::window::WindowPlan;
 
 /// The job `args` describe; `command_line` goes into the outputs' `history` attribute.
 pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
     memory::fit_allocator_to_address_limit();
-    for (flag, path) in [("--timing-json", &args.timing_json), ("--trace-json", &args.trace_json)] {
-        if let Some(path) = path {
-            check_report_path(flag, path)?;
-        }
-    }
     if args.window.half_window > 182 {
         return Err(PlanError::HalfWindow(args.window.half_window));
     }
@@ -120,6 +116,13 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
         gpu_pool: args.gpu_pool,
         command_line,
     };
+    // reports: onto no file of the job nor each other, then writable (see `plan::reports`)
+    reports::check_before_reading(&plan)?;
+    for (flag, path) in [("--timing-json", &plan.timing_json), ("--trace-json", &plan.trace_json)] {
+        if let Some(path) = path {
+            reports::check_writable(flag, path)?;
+        }
+    }
     check_gpu_limits(&plan)?;
     Ok(plan)
 }
@@ -215,28 +218,6 @@ fn check_gpu_limits(plan: &JobPlan) -> Result<(), PlanError> {
         Err(EngineError::Launch { cause, .. }) => Err(PlanError::GpuLimits { backend, cause }),
         _ => Ok(()),
     }
-}
-
-/// Whether a report can be written at `path`: not a directory, in a directory (created if
-/// missing) where files can be created (checked with a probe file, removed at once).
-fn check_report_path(flag: &'static str, path: &std::path::Path) -> Result<(), PlanError> {
-    let bad = |problem: String| PlanError::ReportPath { flag, path: path.into(), problem };
-    if path.is_dir() {
-        return Err(bad("is a directory".into()));
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => std::path::Path::new("."),
-    };
-    // created where missing, as the output directory is
-    std::fs::create_dir_all(parent).map_err(|e| bad(format!("cannot create directory {}: {e}", parent.display())))?;
-    let probe = parent.join(format!(".sstclim-report-probe-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| bad(format!("cannot create files in {}: {e}", parent.display())))?;
-    let _ = std::fs::remove_file(&probe);
-    if path.exists() {
-        std::fs::OpenOptions::new().append(true).open(path).map_err(|e| bad(format!("cannot be replaced: {e}")))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ pub use comm::{Comm, World};
 
 use crate::error::Error;
 use crate::input::{self, Grid, InputError, VarLayout};
-use crate::output::{self, OutputError, OutputLayout};
+use crate::output::{self, OutputLayout};
 use crate::plan::JobPlan;
 use crate::report::progress::Ui;
 use crate::window::WindowSpec;
@@ -77,9 +77,10 @@ pub struct Finished {
     pub outputs: usize,
 }
 
-/// The hidden directory a rank writes into before the commit.
+/// The hidden directory a rank writes into before the commit (named for the rank's process,
+/// see `output::owner`; rank 0 learns the others' at the first agreement).
 pub fn staging_dir(out: &Path, rank: usize, size: usize) -> PathBuf {
-    out.join(format!(".sstclim-rank{rank}-of-{size}.partial"))
+    out.join(output::owner::partial_name(output::owner::Kind::Rank { rank, size }))
 }
 
 /// Run `plan` on every rank of `comm`. Collective: every rank calls it with the same plan.
@@ -103,6 +104,8 @@ struct Checked {
     coords: u64,
     /// Needed files that do not exist (`--allow-missing`).
     missing: Vec<PathBuf>,
+    /// The rank's staging directory.
+    staging: PathBuf,
 }
 
 /// One rank's view of the job.
@@ -148,7 +151,7 @@ impl<'a> Ranks<'a> {
             _ => Ok(None),
         };
         let checked = match lock {
-            Ok(lock) => self.validate().map(|c| (c, lock)),
+            Ok(lock) => self.validate().map(|c| (Checked { staging: self.staging.clone(), ..c }, lock)),
             Err(e) => Err(e.into()),
         };
         let validate_seconds = t.elapsed().as_secs_f64();
@@ -158,8 +161,6 @@ impl<'a> Ranks<'a> {
         };
         let all: Vec<Checked> = self.agree(checked, |_| ())?;
         self.cross_check(&all)?;
-        // the lock is held: a staging directory of this rank's name is a dead job's
-        self.clean_staging();
         crate::util::signals::on_interrupt_remove(&self.staging);
         let missing: BTreeSet<&PathBuf> = all.iter().flat_map(|c| &c.missing).collect();
 
@@ -288,20 +289,15 @@ impl<'a> Ranks<'a> {
     fn validate(&self) -> Result<Checked, Error> {
         let plan = self.plan;
         output::prepare_dir(&plan.output.dir)?;
-        if !plan.output.overwrite {
-            let names = plan.stats.names();
-            let mine = match plan.output.layout {
-                OutputLayout::PerDoy => output::planned_paths(&plan.output, &names, &self.spec.doys),
-                OutputLayout::Stacked | OutputLayout::Climatology if self.rank == 0 => {
-                    output::planned_paths(&plan.output, &names, &[])
-                }
-                OutputLayout::Stacked | OutputLayout::Climatology => Vec::new(),
-            };
-            let existing: Vec<&PathBuf> = mine.iter().filter(|p| p.exists()).collect();
-            if let Some(first) = existing.first() {
-                return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() }.into());
+        let names = plan.stats.names();
+        let mine = match plan.output.layout {
+            OutputLayout::PerDoy => output::planned_paths(&plan.output, &names, &self.spec.doys),
+            OutputLayout::Stacked | OutputLayout::Climatology if self.rank == 0 => {
+                output::planned_paths(&plan.output, &names, &[])
             }
-        }
+            OutputLayout::Stacked | OutputLayout::Climatology => Vec::new(),
+        };
+        output::publish::check_replaceable(&mine, plan.output.overwrite)?;
         if !self.busy() {
             return Ok(Checked::default());
         }
@@ -311,6 +307,14 @@ impl<'a> Ranks<'a> {
             return Ok(Checked::default());
         };
         let crate::run::FoundInputs { inputs, first, layout, grid } = found;
+        if let Some(trace) = &plan.trace_json {
+            // every rank's timeline (`FILE.rankN`) on none of this rank's inputs
+            let paths: Vec<_> =
+                (0..self.size).map(|r| ("--trace-json", crate::pipeline::trace::rank_path(trace, r))).collect();
+            let mut files: Vec<&Path> = inputs.files.values().map(|s| s.path.as_path()).collect();
+            files.dedup();
+            crate::plan::reports::check_inputs(&paths, &plan.input, &files)?;
+        }
         for path in inputs.files.values().skip(1).map(|s| &s.path) {
             if precheck::look(path) == precheck::Look::Plausible {
                 continue;
@@ -338,6 +342,7 @@ impl<'a> Ranks<'a> {
             shape: layout.shape_text(),
             coords: coords_hash(&grid),
             missing: inputs.missing,
+            staging: PathBuf::new(),
         })
     }
 
@@ -392,8 +397,7 @@ impl<'a> Ranks<'a> {
                 std::fs::create_dir_all(&joined_dir).map_err(|cause| Error::Io { path: joined_dir.clone(), cause })?;
                 for target in output::planned_paths(&self.plan.output, &self.plan.stats.names(), &[]) {
                     let name = target.file_name().expect("output files have names").to_owned();
-                    let parts: Vec<PathBuf> =
-                        busy.iter().map(|&r| staging_dir(dir, r, self.size).join(&name)).collect();
+                    let parts: Vec<PathBuf> = busy.iter().map(|&r| checked[r].staging.join(&name)).collect();
                     let tmp = joined_dir.join(&name);
                     let along = match self.plan.output.layout {
                         OutputLayout::Climatology => "doy",
@@ -490,6 +494,9 @@ mod tests {
     #[test]
     fn staging_directories_are_hidden_and_per_rank() {
         let d = staging_dir(Path::new("out"), 2, 5);
-        assert_eq!(d, Path::new("out/.sstclim-rank2-of-5.partial"));
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(d.starts_with("out") && name.starts_with(".sstclim-rank2-of-5-"), "{name}");
+        let owner = output::owner::owner_of(&name).expect("a job's own name");
+        assert_eq!(owner.pid, std::process::id() as i32);
     }
 }

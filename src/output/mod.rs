@@ -30,6 +30,7 @@ pub mod direct;
 pub mod encode;
 mod format;
 pub mod lock;
+pub mod owner;
 pub mod publish;
 pub use publish::space_hint;
 mod rle_deflate;
@@ -130,11 +131,10 @@ pub enum OutputError {
     Rollback { first: Box<OutputError>, previous: PathBuf, left: usize },
     #[error("another rank failed, and {left} of this rank's published files could not be moved back: the previous files are in {}", previous.display())]
     RolledBackPartly { previous: PathBuf, left: usize },
-    #[error(
-        "{}: in use by another sstclim job (pid {} on {}, started {}: {}); wait for it to end, or remove {}/{} if that job is gone",
-        dir.display(), holder.pid, holder.host, holder.started, holder.command, dir.display(), lock::LOCK_NAME
-    )]
-    Locked { dir: PathBuf, holder: lock::Holder },
+    #[error(transparent)]
+    Lock(#[from] lock::LockError),
+    #[error("{}: is {kind}, not an output file; --overwrite replaces output files only: move or remove it", path.display())]
+    NotAFile { path: PathBuf, kind: &'static str },
     #[error("{}: writing variable '{var}' directly (pwrite into {}) failed: {cause}; {missing} bytes of that day's field not written (nor the fields after it){hint}", path.display(), tmp.display())]
     DirectWrite { path: PathBuf, tmp: PathBuf, var: String, cause: std::io::Error, missing: u64, hint: String },
     #[error("{}: writing compressed variable '{var}' into {} failed: {what}; that chunk's {missing} compressed bytes not written (nor the chunks after it){hint}", path.display(), tmp.display())]
@@ -265,12 +265,8 @@ impl OutputSet {
         let stat_names = meta.stats.names();
         spec.unit_shift(meta)?;
         let planned = plan_files(spec, &stat_names, &meta.window.doys);
-        if !spec.overwrite {
-            let existing: Vec<&PathBuf> = planned.iter().map(|(p, _, _)| p).filter(|p| p.exists()).collect();
-            if let Some(first) = existing.first() {
-                return Err(OutputError::Exists { path: (*first).clone(), count: existing.len() });
-            }
-        }
+        let paths: Vec<PathBuf> = planned.iter().map(|(p, _, _)| p.clone()).collect();
+        publish::check_replaceable(&paths, spec.overwrite)?;
         let staging = publish::staging_dir(&spec.dir);
         // registered first, so that no interruption falls between creating and registering
         crate::util::signals::on_interrupt_remove(&staging);

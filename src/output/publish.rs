@@ -1,7 +1,8 @@
 //! Publishing a job's outputs all or nothing.
 //!
 //! A job writes its files under their final names inside a hidden staging directory of the
-//! output directory (`.sstclim-job-<id>.partial/`, unique to the job, see [`job_id`]). Only
+//! output directory (`.sstclim-job-<id>-<n>.partial/`, unique to the job, see
+//! [`super::owner`]). Only
 //! when every file is complete are they made durable (`fsync` of each file and of the staging
 //! directory) and moved into place: an existing output is first moved aside into the staging
 //! directory's `.previous/`, then the new file renamed over its name. If any step fails, what
@@ -10,6 +11,12 @@
 //! ([`Published::commit`]). MPI ranks publish their own files this way and commit only after
 //! every rank has published, rolling back ([`Published::rollback`]) if any rank failed.
 //!
+//! An interruption (SIGINT, SIGTERM, SIGHUP) waits while outputs are being moved, and then
+//! finds what it must do and say in [`crate::util::signals`]: before the moves, nothing was
+//! published; between the moves and the commit, it moves everything back (the previous set is
+//! whole again); after the commit, the new set is complete and stays. `--overwrite` replaces
+//! files only: an output name that is a directory is refused ([`check_replaceable`]).
+//!
 //! What is not promised: a power loss in the middle of the renames can leave a mix (each file
 //! itself complete: every rename moves an fsynced file), with the previous files still in the
 //! staging directory; file systems that ignore `fsync` promise nothing after a power loss.
@@ -17,30 +24,53 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use super::owner::{self, Kind};
 use super::OutputError;
-
-/// An identifier unique to this job among the processes that may share an output directory:
-/// the pid and the start time (so a reused pid gives another name).
-pub fn job_id() -> &'static str {
-    static ID: OnceLock<String> = OnceLock::new();
-    ID.get_or_init(|| {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        format!("{}-{:x}", std::process::id(), nanos % (1 << 40))
-    })
-}
+use crate::util::signals;
 
 /// A new hidden directory name for this job to stage a set of outputs in, inside `dir`.
 pub fn staging_dir(dir: &Path) -> PathBuf {
     static SETS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = SETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    dir.join(format!(".sstclim-job-{}-{n}.partial", job_id()))
+    dir.join(owner::partial_name(Kind::Staging(n)))
 }
 
-/// Whether `name` (an entry of an output directory) is something an sstclim job stages or
-/// leaves while it runs: job and rank staging directories, and the `.NAME.partial` files of
-/// earlier versions.
-pub fn is_partial_name(name: &str) -> bool {
-    name.starts_with('.') && name.ends_with(".partial")
+/// Whether `path` lies in a hidden entry a job made ([`owner::owner_of`]): a staging directory,
+/// or the directory `events --baseline` computes its climatology in.
+fn in_partial(path: &Path) -> bool {
+    path.parent().and_then(|d| d.file_name()).is_some_and(|n| owner::owner_of(&n.to_string_lossy()).is_some())
+}
+
+/// Refuse what an output may not replace: any existing target without `--overwrite`, and
+/// anything but a file (or a link) with it: `--overwrite` replaces files this tool wrote, never
+/// a directory. Checked before anything is read, and again as each output moves into place.
+pub fn check_replaceable(targets: &[PathBuf], overwrite: bool) -> Result<(), OutputError> {
+    let mut existing = Vec::new();
+    for t in targets {
+        match std::fs::symlink_metadata(t) {
+            Ok(m) if !(m.is_file() || m.file_type().is_symlink()) => {
+                return Err(OutputError::NotAFile { path: t.clone(), kind: kind_of(&m) })
+            }
+            Ok(_) => existing.push(t),
+            Err(_) => {}
+        }
+    }
+    match existing.first() {
+        Some(first) if !overwrite => Err(OutputError::Exists { path: (*first).clone(), count: existing.len() }),
+        _ => Ok(()),
+    }
+}
+
+/// What an entry that is not a file is, for messages.
+fn kind_of(m: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    match () {
+        _ if t.is_dir() => "a directory",
+        _ if t.is_fifo() => "a named pipe",
+        _ if t.is_socket() => "a socket",
+        _ => "a device",
+    }
 }
 
 /// `fsync` `path` (a file or a directory), naming it on failure.
@@ -83,21 +113,45 @@ pub struct Published {
     targets: Vec<PathBuf>,
 }
 
-/// The `n`-th move of a new file into an output directory fails with EIO when `SSTCLIM_TEST_FAIL_RENAME=n` (a
-/// fault-injection hook for the tests; read once).
+/// The fault-injection hook of the tests, `SSTCLIM_TEST_FAIL_RENAME` (read once): `N`, the N-th
+/// move of a new file into an output directory fails with EIO; `N:SIGINT` (or `SIGTERM`,
+/// `SIGHUP`), that signal reaches the process at the N-th move, which goes on.
 fn injected_failure() -> Option<std::io::Error> {
-    static AT: OnceLock<Option<usize>> = OnceLock::new();
+    static AT: OnceLock<Option<(usize, Option<i32>)>> = OnceLock::new();
     static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let at = (*AT.get_or_init(|| crate::util::knobs::test_fail_rename()))?;
+    let (at, signal) = (*AT.get_or_init(|| {
+        let text = crate::util::knobs::test_fail_rename()?;
+        let (n, signal) = text.split_once(':').map_or((text.as_str(), None), |(n, s)| (n, Some(s)));
+        let signal = match signal {
+            None => None,
+            Some("SIGINT") => Some(libc::SIGINT),
+            Some("SIGTERM") => Some(libc::SIGTERM),
+            Some("SIGHUP") => Some(libc::SIGHUP),
+            Some(_) => return None,
+        };
+        Some((n.parse().ok().filter(|&n| n > 0)?, signal))
+    }))?;
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-    (n == at).then(|| std::io::Error::from_raw_os_error(libc::EIO))
+    match signal {
+        None => (n == at).then(|| std::io::Error::from_raw_os_error(libc::EIO)),
+        Some(sig) if n == at => {
+            // SAFETY: signalling this process; the watcher thread takes it (see util::signals)
+            unsafe { libc::kill(libc::getpid(), sig) };
+            // the watcher has it before this move completes, as a real signal may
+            let since = std::time::Instant::now();
+            while !signals::interrupting() && since.elapsed() < std::time::Duration::from_secs(5) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            None
+        }
+        Some(_) => None,
+    }
 }
 
 /// Move a new file onto its target.
 fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
     // the hook counts moves into an output directory, not those between staging directories
-    let staged = to.parent().and_then(|d| d.file_name()).is_some_and(|n| is_partial_name(&n.to_string_lossy()));
-    match if staged { None } else { injected_failure() } {
+    match if in_partial(to) { None } else { injected_failure() } {
         Some(e) => Err(e),
         None => std::fs::rename(from, to),
     }
@@ -129,30 +183,25 @@ pub fn publish_files(
     for d in &dirs {
         sync_path(d)?;
     }
-    let _publishing = crate::util::signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
+    let _publishing = signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
     let mut done = Published {
         placed: Vec::new(),
         saved: Vec::new(),
         previous: previous.into(),
         targets: pairs.iter().map(|(_, t)| t.clone()).collect(),
     };
-    for (src, target) in pairs {
-        if let Err(e) = done.place(src, target) {
-            return Err(match done.undo() {
-                Ok(()) => e,
-                Err(left) => OutputError::Rollback { first: Box::new(e), previous: previous.into(), left },
-            });
-        }
-    }
     let mut targets: Vec<&Path> = pairs.iter().filter_map(|(_, t)| t.parent()).collect();
     targets.dedup();
-    for d in targets {
-        if let Err(e) = sync_path(d) {
-            return Err(match done.undo() {
-                Ok(()) => e,
-                Err(left) => OutputError::Rollback { first: Box::new(e), previous: previous.into(), left },
-            });
-        }
+    let placed = pairs.iter().try_for_each(|(src, target)| done.place(src, target));
+    if let Err(e) = placed.and_then(|()| targets.iter().try_for_each(|d| sync_path(d))) {
+        return Err(match done.undo() {
+            Ok(()) => e,
+            Err(left) => OutputError::Rollback { first: Box::new(e), previous: previous.into(), left },
+        });
+    }
+    // a job's own outputs, not a climatology published into a hidden directory of `events`
+    if !pairs.first().is_some_and(|(_, t)| in_partial(t)) {
+        signals::published(done.undo_moves());
     }
     Ok(done)
 }
@@ -161,6 +210,10 @@ impl Published {
     fn place(&mut self, src: &Path, target: &Path) -> Result<(), OutputError> {
         let fail = |cause| OutputError::Rename { path: target.into(), cause };
         match std::fs::symlink_metadata(target) {
+            // it may have become one since the job checked (see `check_replaceable`)
+            Ok(m) if !(m.is_file() || m.file_type().is_symlink()) => {
+                return Err(OutputError::NotAFile { path: target.into(), kind: kind_of(&m) })
+            }
             Ok(_) => {
                 std::fs::create_dir_all(&self.previous).map_err(fail)?;
                 let name = target.file_name().expect("output files have names");
@@ -197,14 +250,30 @@ impl Published {
         }
     }
 
+    /// The moves that put back what was there, in order (what an interruption does).
+    fn undo_moves(&self) -> Vec<(PathBuf, PathBuf)> {
+        let back = self.placed.iter().rev().map(|(src, target)| (target.clone(), src.clone()));
+        back.chain(self.saved.iter().rev().map(|(target, aside)| (aside.clone(), target.clone()))).collect()
+    }
+
     /// Undo the publication (another rank failed): the previous set is back in place.
     pub fn rollback(mut self) -> Result<(), OutputError> {
-        let _publishing = crate::util::signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
+        let _publishing = signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
+        signals::unpublished();
         self.undo().map_err(|left| OutputError::RolledBackPartly { previous: self.previous.clone(), left })
     }
 
     /// Keep the new files: the previous ones are deleted. Returns the published paths.
     pub fn commit(self) -> Vec<PathBuf> {
+        let publishing = signals::PUBLISHING.lock().unwrap_or_else(|e| e.into_inner());
+        if signals::interrupting() {
+            // the interruption waiting for the lock moves everything back, and ends the process
+            drop(publishing);
+            signals::wait_for_exit();
+        }
+        let dir = self.targets.first().and_then(|t| t.parent()).unwrap_or(Path::new("."));
+        signals::kept(self.targets.len(), dir);
+        drop(publishing);
         if !self.saved.is_empty() {
             let _ = std::fs::remove_dir_all(&self.previous);
         }
@@ -282,30 +351,59 @@ mod tests {
         let pairs: Vec<(PathBuf, PathBuf)> =
             new.iter().map(|s| (s.clone(), dir.path().join(s.file_name().unwrap()))).collect();
         assert!(matches!(publish(&pairs, &stage.join(".previous"), 1), Err(OutputError::Sync { .. })));
-        // a target that cannot be replaced (a non-empty directory) after two moved
+        // a target that cannot be moved aside, after two moved
         std::fs::remove_file(stage.join("missing.nc")).ok();
-        std::fs::create_dir_all(dir.path().join("z.nc/inside")).unwrap();
+        std::fs::write(dir.path().join("z.nc"), "old").unwrap();
         std::fs::write(stage.join("z.nc"), "new").unwrap();
         let mut pairs: Vec<(PathBuf, PathBuf)> = pairs[..2].to_vec();
         pairs.push((stage.join("z.nc"), dir.path().join("z.nc")));
         std::fs::create_dir_all(stage.join(".previous")).unwrap();
-        // make moving the directory aside fail: `.previous` not writable is not enough as root,
-        // so put a file where the aside name goes
+        // make moving it aside fail: `.previous` not writable is not enough as root, so put a
+        // directory where the aside name goes
         std::fs::create_dir_all(stage.join(".previous/2-z.nc/x")).unwrap();
         let e = publish(&pairs, &stage.join(".previous"), 1).unwrap_err();
         assert!(matches!(e, OutputError::Rename { .. }), "{e}");
-        for n in ["a.nc", "b.nc"] {
+        for n in ["a.nc", "b.nc", "z.nc"] {
             assert_eq!(std::fs::read_to_string(dir.path().join(n)).unwrap(), "old", "{n}");
             assert_eq!(std::fs::read_to_string(stage.join(n)).unwrap(), "new", "{n}");
         }
     }
 
     #[test]
-    fn partial_names_are_recognised() {
-        assert!(is_partial_name(".sstclim-job-12-ab.partial"));
-        assert!(is_partial_name(".mean_doy152.nc.partial"));
-        assert!(is_partial_name(".sstclim-rank1-of-3.partial"));
-        assert!(!is_partial_name("mean_doy152.nc"));
-        assert!(staging_dir(Path::new("out")).to_string_lossy().starts_with("out/.sstclim-job-"));
+    fn staging_directories_are_the_jobs_own() {
+        let d = staging_dir(Path::new("out"));
+        let name = d.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(".sstclim-job-"), "{name}");
+        assert_eq!(owner::owner_of(&name).map(|o| o.pid), Some(std::process::id() as i32));
+        assert!(in_partial(&d.join("a.nc")) && !in_partial(Path::new("out/a.nc")));
+    }
+
+    #[test]
+    fn overwrite_replaces_files_and_links_never_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let [file, link, empty, full] = ["f.nc", "l.nc", "e.nc", "d.nc"].map(|n| dir.path().join(n));
+        std::fs::write(&file, "x").unwrap();
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        std::fs::create_dir(&empty).unwrap();
+        std::fs::create_dir_all(full.join("inside")).unwrap();
+        let missing = dir.path().join("m.nc");
+        assert!(check_replaceable(&[missing.clone(), file.clone(), link.clone()], true).is_ok());
+        let e = check_replaceable(&[missing.clone(), file.clone()], false).unwrap_err();
+        assert!(matches!(e, OutputError::Exists { count: 1, .. }), "{e}");
+        for d in [&empty, &full] {
+            for overwrite in [false, true] {
+                let e = check_replaceable(&[file.clone(), d.clone()], overwrite).unwrap_err();
+                assert!(e.to_string().contains("is a directory"), "{e}");
+            }
+        }
+        // a directory appearing after the check: publishing refuses it and moves back the rest
+        let stage = dir.path().join(".stage.partial");
+        std::fs::create_dir(&stage).unwrap();
+        let new = files(&stage, &["f.nc", "d.nc"], "new");
+        let pairs: Vec<(PathBuf, PathBuf)> = new.iter().cloned().zip([file.clone(), full.clone()]).collect();
+        let e = publish(&pairs, &stage.join(".previous"), 1).unwrap_err();
+        assert!(matches!(e, OutputError::NotAFile { .. }), "{e}");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+        assert!(full.join("inside").is_dir());
     }
 }

@@ -5,6 +5,7 @@
 //! never the command line.
 
 pub mod memory;
+pub mod reports;
 pub mod values;
 
 use std::path::PathBuf;

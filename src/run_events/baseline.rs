@@ -5,8 +5,8 @@
 //! engine, tile and MPI path it has, and the events stage reads it back the one way it reads a
 //! climatology, so `events --baseline` equals `run --layout climatology` followed by `events
 //! --climatology` bit for bit. The file lives in a hidden directory of the output directory
-//! (shared by the ranks, named `.partial` so that a dead job's is cleaned with its other staged
-//! files), made while rank 0 holds the output directory's lock and removed whatever happens.
+//! (shared by the ranks, named for this job (`crate::output::owner`) so that a dead job's is
+//! cleaned with its other staged files), made while rank 0 holds the output directory's lock and removed whatever happens.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,7 +18,7 @@ use crate::dist::comm::Comm;
 use crate::dist::Given;
 use crate::error::Error;
 use crate::output::lock::JobLock;
-use crate::output::publish;
+use crate::output::owner;
 use crate::plan::JobPlan;
 use crate::report::progress::Ui;
 
@@ -41,7 +41,7 @@ pub fn events_with_baseline(
         (|| {
             check_targets(opts)?;
             let held = JobLock::acquire(&opts.output, &opts.command_line).map_err(Error::from)?;
-            let dir = opts.output.join(format!(".sstclim-baseline-{}.partial", publish::job_id()));
+            let dir = opts.output.join(owner::partial_name(owner::Kind::Baseline));
             crate::util::signals::on_interrupt_remove(&dir);
             std::fs::create_dir_all(&dir).map_err(|cause| Error::Io { path: dir.clone(), cause })?;
             lock = Some(held);

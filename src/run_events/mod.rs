@@ -230,17 +230,15 @@ fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discov
     Ok((days, dates, inputs))
 }
 
-/// The outputs' final paths, once the output directory is writable and (without --overwrite)
-/// none of them exists.
+/// The outputs' final paths, once the output directory is writable, none of them is a
+/// directory, and (without --overwrite) none of them exists.
 fn check_targets(opts: &EventsOptions) -> Result<Vec<PathBuf>, EventsJobError> {
     crate::output::prepare_dir(&opts.output).map_err(Error::from)?;
     let targets: Vec<PathBuf> = all_output_names(opts).iter().map(|n| opts.output.join(n)).collect();
-    if !opts.overwrite {
-        if let Some(t) = targets.iter().find(|t| t.exists()) {
-            return Err(EventsJobError::Exists { path: t.clone() });
-        }
+    match publish::check_replaceable(&targets, opts.overwrite) {
+        Err(crate::output::OutputError::Exists { path, .. }) => Err(EventsJobError::Exists { path }),
+        checked => checked.map(|()| targets).map_err(|e| Error::from(e).into()),
     }
-    Ok(targets)
 }
 
 /// Run `sstclim events` as rank `comm.rank()` of `comm.size()`: each rank takes a contiguous

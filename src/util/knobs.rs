@@ -258,7 +258,8 @@ pub const TEST_READER_SIGNAL: Knob = Knob {
 pub const TEST_FAIL_RENAME: Knob = Knob {
     name: "SSTCLIM_TEST_FAIL_RENAME",
     gate: Gate::TestHooks,
-    meaning: "`N`: the N-th move of a new file into an output directory fails with EIO.",
+    meaning: "`N`: the N-th move of a new file into an output directory fails with EIO; `N:SIGINT` (or `SIGTERM`, \
+              `SIGHUP`): that signal reaches the process at the N-th move instead.",
     default: "unset",
 };
 
@@ -466,9 +467,9 @@ pub fn test_reader_signal() -> Option<String> {
     TEST_READER_SIGNAL.text()
 }
 
-/// [`TEST_FAIL_RENAME`]: the N-th move into an output directory fails (N >= 1).
-pub fn test_fail_rename() -> Option<usize> {
-    TEST_FAIL_RENAME.text()?.parse().ok().filter(|&n| n > 0)
+/// [`TEST_FAIL_RENAME`] as given (`N` or `N:SIGNAL`; `output::publish` parses it).
+pub fn test_fail_rename() -> Option<String> {
+    TEST_FAIL_RENAME.text()
 }
 
 // ---- what a run took from the environment ----------------------------------------------------

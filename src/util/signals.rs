@@ -9,6 +9,11 @@
 //! 129), without waiting for the pipeline's threads: nothing they would still write matters
 //! once the staging directory is gone. Forked children unblock the signals again
 //! ([`reset_in_child`]) so that they die of them as before.
+//!
+//! Outputs being moved into place hold [`PUBLISHING`]; the watcher waits for it, and then does
+//! and says what the publication's state calls for ([`published`], [`kept`],
+//! [`unpublished`]): moved but not yet kept, it moves everything back (the previous outputs
+//! are whole again); kept, the new set is complete and stays, and the message says so.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +28,47 @@ static INTERRUPTING: AtomicBool = AtomicBool::new(false);
 /// Held while outputs are moved into place: an interruption waits for the moves to finish (or
 /// roll back), so the directory holds one complete set either way.
 pub static PUBLISHING: Mutex<()> = Mutex::new(());
+
+/// Where this process's publication of outputs stands (changed with [`PUBLISHING`] held).
+static PUBLICATION: Mutex<Publication> = Mutex::new(Publication::Nothing);
+
+enum Publication {
+    /// Nothing published (or all of it moved back).
+    Nothing,
+    /// Every output moved into place but not kept yet: the moves (from, to) that put back
+    /// what was there, in order.
+    Movable(Vec<(PathBuf, PathBuf)>),
+    /// Kept: `files` new outputs in `dir`, complete.
+    Kept { files: usize, dir: PathBuf },
+}
+
+fn publication() -> std::sync::MutexGuard<'static, Publication> {
+    PUBLICATION.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Every output was moved into place; `undo` puts back what was there (call with
+/// [`PUBLISHING`] held).
+pub fn published(undo: Vec<(PathBuf, PathBuf)>) {
+    *publication() = Publication::Movable(undo);
+}
+
+/// The publication was kept: `files` outputs in `dir` (call with [`PUBLISHING`] held).
+pub fn kept(files: usize, dir: &Path) {
+    let mut p = publication();
+    if matches!(*p, Publication::Movable(_)) {
+        *p = Publication::Kept { files, dir: dir.into() };
+    }
+}
+
+/// The publication was moved back (call with [`PUBLISHING`] held).
+pub fn unpublished() {
+    *publication() = Publication::Nothing;
+}
+
+/// Whether a signal is being handled (the process is about to end).
+pub fn interrupting() -> bool {
+    INTERRUPTING.load(Ordering::SeqCst)
+}
 
 const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
@@ -121,9 +167,51 @@ fn children() -> Vec<libc::pid_t> {
 /// once when no signal arrived.
 pub fn settle() {
     if INTERRUPTING.load(Ordering::SeqCst) {
-        loop {
-            std::thread::park();
+        wait_for_exit();
+    }
+}
+
+/// Wait for the interruption in progress to end the process.
+pub fn wait_for_exit() -> ! {
+    loop {
+        std::thread::park();
+    }
+}
+
+/// Undo a publication not yet kept; what to say about the outputs, and whether the staging
+/// directories must stay (they hold previous files that could not be moved back).
+fn settle_publication() -> (String, bool) {
+    match std::mem::replace(&mut *publication(), Publication::Nothing) {
+        Publication::Nothing => {
+            ("stopped, and removed this run's partial outputs and its lock of the output directory".to_string(), false)
         }
+        Publication::Movable(undo) => {
+            let left = undo.iter().filter(|(from, to)| std::fs::rename(from, to).is_err()).count();
+            match left {
+                0 => (
+                    "stopped while moving its outputs into place, and moved them back: the output directory holds \
+                     what it held before this run (this run's partial outputs and its lock removed)"
+                        .to_string(),
+                    false,
+                ),
+                // keep the staging directories: they hold the previous files that stayed there
+                n => (
+                    format!(
+                        "stopped while moving its outputs into place; {n} file(s) could not be moved back: the \
+                         previous files left are in the .previous directory of this run's hidden staging directory"
+                    ),
+                    true,
+                ),
+            }
+        }
+        Publication::Kept { files, dir } => (
+            format!(
+                "its {files} output file(s) in {} were already published, complete; stopped, and removed its lock of \
+                 the output directory",
+                dir.display()
+            ),
+            false,
+        ),
     }
 }
 
@@ -137,9 +225,10 @@ fn interrupted(sig: libc::c_int) -> ! {
             libc::waitpid(pid, std::ptr::null_mut(), 0);
         }
     }
+    let (what, keep) = settle_publication();
     let paths = std::mem::take(&mut *CLEANUP.lock().unwrap_or_else(|e| e.into_inner()));
     // a thread may still create a file in a staging directory meanwhile: try a few times
-    for p in paths.iter().rev() {
+    for p in paths.iter().rev().filter(|_| !keep) {
         for _ in 0..5 {
             let gone = match std::fs::symlink_metadata(p) {
                 Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
@@ -152,11 +241,7 @@ fn interrupted(sig: libc::c_int) -> ! {
         }
     }
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!(
-            "error: interrupted by {}: stopped, and removed this run's partial outputs and its lock of the output \
-             directory",
-            name(sig)
-        );
+        eprintln!("error: interrupted by {}: {what}", name(sig));
     }
     // SAFETY: leaving at once, without the atexit handlers (HDF5's would close files other
     // threads are writing).
