@@ -58,8 +58,8 @@ pub enum Error {
         path.display()
     )]
     PackRange { path: PathBuf, var: String, value: String, lo: f64, hi: f64 },
-    #[error("{}: '{var}' holds {value}, beyond float32's range (±3.4028235e38) of {pool}; pass --pool f64", path.display())]
-    PoolRange { path: PathBuf, var: String, value: String, pool: &'static str },
+    #[error("{}: '{var}' holds {value}, beyond float32's range (±3.4028235e38) of {pool}; {remedy}", path.display())]
+    PoolRange { path: PathBuf, var: String, value: String, pool: &'static str, remedy: &'static str },
     #[error(
         "--pack-scale packs float input, but '{var}' in {} is already stored as {storage}: --pool i16 keeps its \
          integers exactly",

@@ -12,7 +12,7 @@ mod events_common;
 use std::path::{Path, PathBuf};
 
 use common::{entries, fails, ok, read, s, tmp};
-use events_common::{ar1, block_average, close, detect as reference, ModelCalendar, Rng, DAY360, NOLEAP};
+use events_common::{ar1, block_average, close, detect as reference, ModelCalendar, Rng, Stored, DAY360, NOLEAP};
 
 const NLAT: usize = 3;
 const NLON: usize = 2;
@@ -320,4 +320,57 @@ fn a_climatology_of_another_calendar_is_refused_in_one_line() {
         e.trim().lines().count() == 1 && e.contains("c360.nc") && e.contains("the input's calendar is noleap"),
         "{e}"
     );
+}
+
+/// float32 input with a scale and offset is detected in float64, as its values decode (and as
+/// `run`'s float64 pool holds them), not rounded to float32: equal, field by field and bit for
+/// bit, to the events of float64 files holding the decoded values.
+#[test]
+fn packed_float32_input_is_detected_as_its_float64_values() {
+    let dir = tmp();
+    let (_, clim, all) = world(dir.path(), NOLEAP);
+    let (scale, offset) = (0.001, 20.0);
+    let packed = dir.path().join("packed");
+    let wide = dir.path().join("wide");
+    let write = |d: &Path, how| events_common::write_series_as(d, "tos", NOLEAP, FIRST, &lat(), &lon(), &all, how);
+    write(&packed, Stored::F32Packed { scale, offset });
+    write(&wide, Stored::F64DecodedFrom { scale, offset });
+    let (a, b) = (dir.path().join("out-packed"), dir.path().join("out-wide"));
+    for (data, out) in [(&packed, &a), (&wide, &b)] {
+        ok(&events_args(data, out, &["--climatology", &s(&clim), "--both"]));
+    }
+    assert!(read(&a.join("events.nc"), "duration").0.len() >= 6, "the planted heatwaves are found");
+    let same = common::bin().args(["compare", &s(&a), &s(&b), "--tolerance", "0"]).output().unwrap();
+    let said = String::from_utf8_lossy(&same.stdout);
+    assert!(same.status.success() && said.contains("EQUAL"), "{said}{}", String::from_utf8_lossy(&same.stderr));
+}
+
+/// A file packed unlike the first whose decoded value lies beyond float32's range, in the
+/// float32 series events keep for unpacked float32 input: refused in one line naming the file,
+/// never taken for a missing day.
+#[test]
+fn a_decoded_value_beyond_float32_in_a_float32_series_is_refused() {
+    let dir = tmp();
+    let (data, clim, mut all) = world(dir.path(), NOLEAP);
+    // day 10 of the last year in cell 0 decodes to 1e39 in a file packed with a scale of 1e30
+    all[0][(YEARS - 1) * NOLEAP.year + 10] = 1e39;
+    let other = dir.path().join("other");
+    events_common::write_series_as(
+        &other,
+        "tos",
+        NOLEAP,
+        FIRST,
+        &lat(),
+        &lon(),
+        &all,
+        Stored::F32Packed { scale: 1e30, offset: 0.0 },
+    );
+    let last = format!("tos_day_{}.nc", FIRST + YEARS as i32 - 1);
+    std::fs::copy(other.join(&last), data.join(&last)).unwrap();
+    let out = dir.path().join("out");
+    let e = fails(&events_args(&data, &out, &["--climatology", &s(&clim)]));
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    assert!(e.contains(&last) && e.contains("'tos'") && e.contains("beyond float32's range"), "{e}");
+    let left: Vec<String> = entries(&out).into_iter().filter(|n| n.ends_with(".nc")).collect();
+    assert!(left.is_empty(), "{left:?}");
 }

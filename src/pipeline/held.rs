@@ -56,7 +56,7 @@ fn unheld_error(ctx: &TileCtx<'_>, slot: usize) -> Error {
                 Some(_) => "--pool f32",
                 None => "the float32 pool a GPU engine takes for float input by default",
             };
-            Error::PoolRange { path, var, value, pool }
+            Error::PoolRange { path, var, value, pool, remedy: "pass --pool f64" }
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
 use crate::pipeline::readers::{read_all, ReadJob, Rows};
 use crate::pipeline::trace::Trace;
-use crate::pool::{int16_decoding, Pool, Sample};
+use crate::pool::{any_unheld, int16_decoding, Pool, Sample};
 use crate::report::progress::Ui;
 
 /// What a rank's share took.
@@ -56,14 +56,16 @@ pub fn compute_share(
     let forked = direct.is_none();
     // the series in float64, decoded as `run`'s float64 pool decodes them (the climatology's
     // precision): int16 files keep their integers in the pool (2 bytes a day) and decode through
-    // one float64 table when scanned, float32 files stay float32 (exact in float64), the rest
-    // are held as float64
+    // one float64 table when scanned, unpacked float32 files stay float32 (exact in float64), the
+    // rest (float32 with a scale or offset, whose decoded values need not be float32) are held
+    // as float64
     let table = (layout.storage == Storage::I16 && layout.packing.quantize.is_none())
         .then(|| int16_decoding(|stored| layout.packing.decode(stored)));
     let codes = table.as_deref().and_then(Codes::of);
+    let unpacked = layout.packing.scale == 1.0 && layout.packing.offset == 0.0;
     let value_bytes = match (&table, layout.storage) {
         (Some(_), _) => 2,
-        (None, Storage::F32) => 4,
+        (None, Storage::F32) if unpacked => 4,
         _ => 8,
     };
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
@@ -266,6 +268,25 @@ impl Reading<'_> {
         let stop = AtomicBool::new(false);
         read_all(&job, None, &rows, self.trace, &stop, &done)?;
         drop(rows);
+        self.check_held(&pool)?;
         Ok(pool)
+    }
+
+    /// A file packed unlike the first (its own scale or offset) whose decoded value is beyond
+    /// the float32 series' range is refused, never taken for a missing day.
+    fn check_held<T: Sample>(&self, pool: &Pool<T>) -> Result<(), Error> {
+        if !T::may_not_hold(false) {
+            return Ok(());
+        }
+        match (0..self.files.len()).find(|&s| any_unheld(pool.slot(s))) {
+            None => Ok(()),
+            Some(s) => Err(Error::PoolRange {
+                path: self.files[s].clone(),
+                var: self.layout.name.clone(),
+                value: "a value".into(),
+                pool: "the float32 series events keep for float32 input unpacked like the first file",
+                remedy: "store it unpacked, or packed as the first file is",
+            }),
+        }
     }
 }

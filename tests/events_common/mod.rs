@@ -325,6 +325,18 @@ impl ModelCalendar {
     }
 }
 
+/// How [`write_series_as`] stores the values.
+#[derive(Clone, Copy, Debug)]
+pub enum Stored {
+    /// float32, NaN as the fill 1e20.
+    F32,
+    /// float32 packed: stored (x - offset) / scale rounded to float32, with `scale_factor` and
+    /// `add_offset` attributes (float64); decoded, a value is f64(stored) * scale + offset.
+    F32Packed { scale: f64, offset: f64 },
+    /// float64 holding exactly what `F32Packed { scale, offset }` decodes to (NaN as the fill).
+    F64DecodedFrom { scale: f64, offset: f64 },
+}
+
 /// Write a time series in calendar `cal`, one file a year (`{var}_day_{year}.nc`, CMIP6-like:
 /// `time` in "days since 1850-01-01" with the calendar's name, values at noon), of the years
 /// from `first_year`; `series[cell][day of the series]` stored as float32 (NaN as the fill).
@@ -336,6 +348,21 @@ pub fn write_series(
     lat: &[f64],
     lon: &[f64],
     series: &[Vec<f64>],
+) {
+    write_series_as(dir, var, cal, first_year, lat, lon, series, Stored::F32);
+}
+
+/// [`write_series`], the values stored as `stored` says.
+#[allow(clippy::too_many_arguments)]
+pub fn write_series_as(
+    dir: &Path,
+    var: &str,
+    cal: ModelCalendar,
+    first_year: i32,
+    lat: &[f64],
+    lon: &[f64],
+    series: &[Vec<f64>],
+    stored: Stored,
 ) {
     sstclim::input::silence_hdf5();
     std::fs::create_dir_all(dir).unwrap();
@@ -359,20 +386,33 @@ pub fn write_series(
             v.put_attribute("units", units).unwrap();
             v.put_values(vals, ..).unwrap();
         }
-        let mut v = f.add_variable::<f32>(var, &["time", "lat", "lon"]).unwrap();
-        v.set_fill_value(1e20f32).unwrap();
-        v.put_attribute("units", "degC").unwrap();
         let n = lat.len() * lon.len();
-        let vals: Vec<f32> = (0..cal.year * n)
-            .map(|k| {
-                let x = series[k % n][y * cal.year + k / n];
-                if x.is_nan() {
-                    1e20
-                } else {
-                    x as f32
+        let value = |k: usize| series[k % n][y * cal.year + k / n];
+        match stored {
+            Stored::F32 | Stored::F32Packed { .. } => {
+                let (scale, offset) = match stored {
+                    Stored::F32Packed { scale, offset } => (scale, offset),
+                    _ => (1.0, 0.0),
+                };
+                let mut v = f.add_variable::<f32>(var, &["time", "lat", "lon"]).unwrap();
+                v.set_fill_value(1e20f32).unwrap();
+                v.put_attribute("units", "degC").unwrap();
+                if let Stored::F32Packed { .. } = stored {
+                    v.put_attribute("scale_factor", scale).unwrap();
+                    v.put_attribute("add_offset", offset).unwrap();
                 }
-            })
-            .collect();
-        v.put_values(&vals, ..).unwrap();
+                let packed = |x: f64| if x.is_nan() { 1e20 } else { ((x - offset) / scale) as f32 };
+                let vals: Vec<f32> = (0..cal.year * n).map(|k| packed(value(k))).collect();
+                v.put_values(&vals, ..).unwrap();
+            }
+            Stored::F64DecodedFrom { scale, offset } => {
+                let mut v = f.add_variable::<f64>(var, &["time", "lat", "lon"]).unwrap();
+                v.set_fill_value(f64::NAN).unwrap();
+                v.put_attribute("units", "degC").unwrap();
+                let decoded = |x: f64| f64::from(((x - offset) / scale) as f32) * scale + offset;
+                let vals: Vec<f64> = (0..cal.year * n).map(|k| decoded(value(k))).collect();
+                v.put_values(&vals, ..).unwrap();
+            }
+        }
     }
 }
