@@ -155,6 +155,9 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
         Command::Compare(args) => {
+            if let Some(path) = &args.json {
+                sstclim::plan::reports::check_tool_report("--json", path)?;
+            }
             let c = sstclim::tools::compare::compare(&args.a, &args.b, args.tolerance)
                 .with_context(|| format!("comparing {} with {}", args.a.display(), args.b.display()))?;
             print!("{}", c.table());
@@ -165,6 +168,9 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
         }
         Command::Demo(args) => sstclim::cli::demo::demo(&args, comm, ui),
         Command::Quicklook(args) => {
+            if let Some(path) = &args.output {
+                sstclim::plan::reports::check_tool_report("--output", path)?;
+            }
             println!("wrote {}", sstclim::tools::summary_map::quicklook_any(&args.options())?.display());
             Ok(ExitCode::SUCCESS)
         }

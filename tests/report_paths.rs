@@ -92,3 +92,34 @@ fn an_unwritable_report_path_is_refused_before_reading() {
         }
     }
 }
+
+/// The tools' own reports: `compare --json` onto one of the files it compares and
+/// `quicklook -o` onto the file it draws are refused before reading, the file unchanged; a
+/// JSON path that is a directory too.
+#[test]
+fn a_tool_report_on_a_netcdf_file_is_refused() {
+    let dir = tmp();
+    let data = dir.path().join("data");
+    generate(&data, &["--grid", "24x12", "--years", "2001-2002", "--doys", "100-110"]);
+    let out = dir.path().join("out");
+    ok(&with(run_args(&data, &out, "2001-2002", "103-105"), &["--half-window", "3"]));
+    let (a, b) = (out.join("mean_doy103.nc"), out.join("mean_doy104.nc"));
+    let cases: [(Vec<String>, &str, &Path, &str); 4] = [
+        (vec!["compare".into(), s(&a), s(&b), "--json".into(), s(&b)], "--json", &b, "would overwrite it"),
+        (vec!["compare".into(), s(&a), s(&b), "--json".into(), s(&data)], "--json", &data, "is a directory"),
+        (vec!["quicklook".into(), s(&a), "-o".into(), s(&a)], "--output", &a, "would overwrite it"),
+        (vec!["quicklook".into(), s(&a), "-o".into(), s(&b)], "--output", &b, "would overwrite it"),
+    ];
+    for (args, flag, path, problem) in cases {
+        let before = std::fs::read(path).ok();
+        let err = fails(&args);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("{flag} {}", path.display())) && err.contains(problem), "{err}");
+        assert_eq!(std::fs::read(path).ok(), before, "{} changed", path.display());
+    }
+    // where it can write, both write
+    let json = dir.path().join("c.json");
+    let same = common::bin().args(["compare", &s(&a), &s(&a), "--json", &s(&json)]).output().unwrap();
+    assert!(same.status.success(), "{}", String::from_utf8_lossy(&same.stderr));
+    assert!(std::fs::read_to_string(&json).unwrap().contains("mean"));
+}

@@ -52,6 +52,17 @@ pub fn check_writable(flag: &'static str, path: &Path) -> Result<(), PlanError> 
     Ok(())
 }
 
+/// A tool's own report (`compare --json`, `quicklook -o`): writable as [`check_writable`]
+/// says, and never onto a NetCDF or HDF5 file (one of the files the tool reads, or any other).
+pub fn check_tool_report(flag: &'static str, path: &Path) -> Result<(), PlanError> {
+    check_writable(flag, path)?;
+    if looks_like_input(path) {
+        let problem = "is a NetCDF/HDF5 file: the report would overwrite it".into();
+        return Err(PlanError::ReportPath { flag, path: path.into(), problem });
+    }
+    Ok(())
+}
+
 /// No report path names another report, an output this job may write (any of its days), the
 /// output directory's lock, a list of inputs, or an existing NetCDF or HDF5 file.
 pub fn check_before_reading(plan: &JobPlan) -> Result<(), PlanError> {
