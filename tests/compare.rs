@@ -167,6 +167,14 @@ fn directories_compare_every_file() {
     let rows = variables(&r.a.join("events.nc")).len() + common_rows(&r.a.join("summary.nc"));
     let all = text.lines().find(|l| l.starts_with("all ")).unwrap();
     assert_eq!(all.split_whitespace().nth(1), Some(rows.to_string().as_str()), "{text}");
+    // a field both files hold has a row per file, each over its own values
+    let n = read(&r.a.join("events.nc"), "duration").0.len();
+    let values = |label: &str| {
+        let row = text.lines().find(|l| l.split_whitespace().next() == Some(label));
+        row.unwrap_or_else(|| panic!("no row {label}: {text}")).split_whitespace().nth(2).unwrap().to_string()
+    };
+    assert_eq!(values("events/duration"), n.to_string(), "{text}");
+    assert_eq!(values("summary/duration"), read(&r.a.join("summary.nc"), "duration").0.len().to_string(), "{text}");
     // one event fewer: both files differ, and the count says so
     let out = compare(&[&r.a, &r.fewer], &[]);
     let text = stdout(&out);

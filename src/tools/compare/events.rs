@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::{beyond, values, CompareError, Comparison, VarDiff};
+use crate::input::var_text;
 use crate::util::cftime::{CfCalendar, TimeUnits};
 
 /// One side: its path and every column (in float64), in the file's order.
@@ -53,10 +54,7 @@ impl Table<'_> {
 fn table<'a>(file: &netcdf::File, path: &'a Path, vars: &[String]) -> Result<Table<'a>, CompareError> {
     let columns = vars.iter().map(|v| Ok((v.clone(), values(file, path, v)?))).collect::<Result<_, CompareError>>()?;
     let time = file.variable("time_start").and_then(|v| {
-        let text = |name: &str| match v.attribute_value(name)?.ok()? {
-            netcdf::AttributeValue::Str(s) => Some(s),
-            _ => None,
-        };
+        let text = |name: &str| var_text(&v, name);
         let calendar = CfCalendar::parse(text("calendar").as_deref()).ok()?;
         TimeUnits::parse(&text("units")?, calendar).ok()
     });

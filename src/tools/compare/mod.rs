@@ -122,27 +122,32 @@ impl Comparison {
         }
     }
 
-    /// A table: one line per statistic (variable name), then the total and the verdict.
+    /// A table: one line per statistic (variable name), then the total and the verdict. A
+    /// variable that files of several kinds hold (`duration` in events.nc and summary.nc) gets
+    /// a line per kind, named `kind/variable`.
     pub fn table(&self) -> String {
-        let mut by_var: Vec<Comparison> = Vec::new();
+        let mut by_label: Vec<(String, Comparison)> = Vec::new();
         for r in &self.rows {
-            match by_var.iter_mut().find(|c| c.rows[0].var == r.var) {
-                Some(c) => c.rows.push(r.clone()),
-                None => by_var.push(Comparison { tolerance: self.tolerance, rows: vec![r.clone()], problems: vec![] }),
+            let label = self.label(r);
+            match by_label.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, c)) => c.rows.push(r.clone()),
+                None => by_label
+                    .push((label, Comparison { tolerance: self.tolerance, rows: vec![r.clone()], problems: vec![] })),
             }
         }
+        let width = by_label.iter().map(|(l, _)| l.len() + 1).max().unwrap_or(0).max(12);
         let mut out = format!(
-            "{:<12}{:>7}{:>12}{:>13}{:>13}{:>11}{:>11}{:>9}\n",
+            "{:<width$}{:>7}{:>12}{:>13}{:>13}{:>11}{:>11}{:>9}\n",
             "variable", "files", "values", "max |a-b|", "rmse", "differing", "> tol", "fill !="
         );
         let line = |name: &str, files: usize, d: &VarDiff| {
             format!(
-                "{name:<12}{files:>7}{:>12}{:>13.3e}{:>13.3e}{:>11}{:>11}{:>9}\n",
+                "{name:<width$}{files:>7}{:>12}{:>13.3e}{:>13.3e}{:>11}{:>11}{:>9}\n",
                 d.values, d.max_abs, d.rmse, d.differing, d.beyond_tolerance, d.fill_mismatch
             )
         };
-        for c in &by_var {
-            out.push_str(&line(&c.rows[0].var, c.rows.len(), &c.total()));
+        for (label, c) in &by_label {
+            out.push_str(&line(label, c.rows.len(), &c.total()));
         }
         out.push_str(&line("all", self.rows.len(), &self.total()));
         for p in &self.problems {
@@ -155,6 +160,25 @@ impl Comparison {
         ));
         out
     }
+}
+
+impl Comparison {
+    /// Row `r`'s line in the table: its variable, or `kind/variable` where files of another
+    /// kind hold a variable of that name too.
+    fn label(&self, r: &VarDiff) -> String {
+        let kind = kind_of_name(&r.file);
+        match self.rows.iter().any(|o| o.var == r.var && kind_of_name(&o.file) != kind) {
+            true => format!("{kind}/{}", r.var),
+            false => r.var.clone(),
+        }
+    }
+}
+
+/// A file's kind as its name says: the name without its extension and digits (`mean_doy152.nc`
+/// and `mean_doy153.nc` are `mean_doy`, `summary_cold.nc` is `summary_cold`).
+fn kind_of_name(file: &str) -> String {
+    let stem = Path::new(file).file_stem().map_or(file.into(), |s| s.to_string_lossy());
+    stem.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
 /// The `.nc` files directly in `dir` (not hidden), by name.
