@@ -227,6 +227,20 @@ fn events_data(dir: &Path) -> (PathBuf, PathBuf) {
     (data, clim.join("climatology.nc"))
 }
 
+/// The arguments of a job into an output directory.
+type Job = dyn Fn(&Path) -> Vec<String>;
+
+/// A `run` job (24x12 cells, 2001-2003, days 103-117) and an `events` job (its climatology
+/// computed here), each on a dataset generated in `dir`.
+fn run_and_events(dir: &Path) -> [Box<Job>; 2] {
+    let data = dir.join("data");
+    generate(&data, &["--grid", "24x12", "--years", "2001-2003", "--doys", "100-120"]);
+    let (ev, clim) = events_data(dir);
+    let run = move |out: &Path| with(run_args(&data, out, "2001-2003", "103-117"), &["--half-window", "3"]);
+    let events = move |out: &Path| events_args(&ev, &clim, out, &[]);
+    [Box::new(run), Box::new(events)]
+}
+
 fn events_args(data: &Path, clim: &Path, out: &Path, more: &[&str]) -> Vec<String> {
     let v = ["-q", "events", "--input", &s(data), "--years", "2002", "--climatology", &s(clim), "-o", &s(out)];
     with(v.iter().map(|x| x.to_string()).collect(), more)
@@ -329,13 +343,9 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn overwrite_never_replaces_a_directory() {
     let dir = tmp();
-    let data = dir.path().join("data");
-    generate(&data, &["--grid", "24x12", "--years", "2001-2003", "--doys", "100-120"]);
-    let (ev, clim) = events_data(dir.path());
-    let run = |out: &Path| with(run_args(&data, out, "2001-2003", "103-117"), &["--half-window", "3"]);
-    let events = |out: &Path| events_args(&ev, &clim, out, &[]);
-    let cases: [(&dyn Fn(&Path) -> Vec<String>, [&str; 2]); 2] =
-        [(&run, ["mean_doy105.nc", "p90_doy110.nc"]), (&events, ["events.nc", "summary.nc"])];
+    let [run, events] = run_and_events(dir.path());
+    let cases: [(&Job, [&str; 2]); 2] =
+        [(&*run, ["mean_doy105.nc", "p90_doy110.nc"]), (&*events, ["events.nc", "summary.nc"])];
     for (i, (job, [full, empty])) in cases.into_iter().enumerate() {
         let out = dir.path().join(format!("out{i}"));
         ok(&job(&out));
@@ -361,14 +371,10 @@ fn overwrite_never_replaces_a_directory() {
 #[test]
 fn a_signal_while_publishing_leaves_the_previous_set_and_says_so() {
     let dir = tmp();
-    let data = dir.path().join("data");
-    generate(&data, &["--grid", "24x12", "--years", "2001-2003", "--doys", "100-120"]);
-    let (ev, clim) = events_data(dir.path());
-    let run = |out: &Path| with(run_args(&data, out, "2001-2003", "103-117"), &["--half-window", "3"]);
-    let events = |out: &Path| events_args(&ev, &clim, out, &[]);
+    let [run, events] = run_and_events(dir.path());
     // (job, its changed second run, the move to signal at, the signal, its exit code)
-    let cases: [(&dyn Fn(&Path) -> Vec<String>, &[&str], &str, i32); 2] =
-        [(&run, &["--percentile", "50,90"], "10:SIGINT", 130), (&events, &["--min-duration", "3"], "2:SIGTERM", 143)];
+    let cases: [(&Job, &[&str], &str, i32); 2] =
+        [(&*run, &["--percentile", "50,90"], "10:SIGINT", 130), (&*events, &["--min-duration", "3"], "2:SIGTERM", 143)];
     for (i, (job, changed, hook, code)) in cases.into_iter().enumerate() {
         for previous in [true, false] {
             let out = dir.path().join(format!("out{i}-{previous}"));
