@@ -9,6 +9,7 @@
 //! [`input`] decodes files into a [`pool`], an [`engine`] computes the statistics, and
 //! [`output`] writes CF NetCDF; [`util`] and [`report`] serve them all.
 
+mod api;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod calendar;
@@ -28,9 +29,20 @@ pub mod report;
 pub mod run;
 pub mod run_events;
 pub mod smooth;
+pub mod source;
 pub mod template;
 pub mod tools;
 pub mod util;
 pub mod window;
 
+pub use api::{
+    grid_1d, grid_2d, memory_source, Against, Climatology, ClimatologyResult, Compute, EventKind, Events,
+    EventsJobError, EventsOut, EventsResult, FilesOut, KindResult, Stored, EVENT_FLOAT_FIELDS, EVENT_INT_FIELDS,
+    SUMMARY_STATS,
+};
+pub use calendar::{Calendar, Date};
+pub use engine::Backend;
 pub use error::Error;
+pub use percentile::{Method, Percentile};
+pub use source::{MemorySeries, Source};
+pub use util::cftime::CfCalendar;

@@ -17,12 +17,14 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::input::{self, Grid, Storage, VarLayout};
 use crate::output;
+use crate::pipeline::sink::Sink;
 use crate::pipeline::{run_tiles, Job, RunOutcome};
-use crate::plan::JobPlan;
+use crate::plan::{JobPlan, Results};
 use crate::pool::{int16_decoding, PoolType};
 use crate::report::progress::Ui;
 use crate::report::timing::{Stage, StageTimer};
 use crate::smooth::DayRules;
+use crate::source::{MemorySeries, Source};
 use crate::window::{WindowPlan, WindowSpec};
 
 /// A job's input files, and the variable's layout and grid as the first file has them.
@@ -46,11 +48,15 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     let required = |cf: CfCalendar| DayRules { cf, ..plan.rules }.required_dates(spec);
     // extended windows reach into the input where it has the days (marineHeatWaves')
     let extended = (plan.rules.edges == crate::window::WindowEdges::Extend).then(|| plan.window.years.clone());
-    let inputs = discover_extending(&plan.input, plan.var.as_deref(), &required, plan.allow_missing, extended)?;
+    let (input, var) = match &plan.source {
+        Source::Files { input, var } => (input, var.as_deref()),
+        Source::Memory(series) => return in_memory(plan, spec, series, &required).map(Some),
+    };
+    let inputs = discover_extending(input, var, &required, plan.allow_missing, extended)?;
     // no report onto an input, before any is opened
     let mut files: Vec<&std::path::Path> = inputs.files.values().map(|s| s.path.as_path()).collect();
     files.dedup();
-    crate::plan::reports::check_inputs(&crate::plan::reports::reports(plan), &plan.input, &files)?;
+    crate::plan::reports::check_inputs(&crate::plan::reports::reports(plan), input, &files)?;
     // days asked for that the input's year does not have (the default 1-366 is trimmed)
     let max = plan.window.calendar.max_doy(inputs.calendar);
     if let Some(&day) = plan.window.doys.iter().find(|&&d| d > max).filter(|_| plan.doys_given) {
@@ -83,10 +89,56 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     // a damaged header can crash libnetcdf/libhdf5 or panic in the netcdf crate: a child
     // reads it first, and only a header it came through is read again here
     input::contain::survives(&first, "reading the header", || {
-        let _ = inspect_first(&first, plan.var.as_deref());
+        let _ = inspect_first(&first, var);
     })?;
-    let (layout, grid) = inspect_first(&first, plan.var.as_deref())?;
+    let (layout, grid) = inspect_first(&first, var)?;
     Ok(Some(FoundInputs { inputs, first, layout, grid }))
+}
+
+/// The days of `spec` a memory series holds, as discovery finds files: every date the windows
+/// may take (those of `required`, and the series' other dates, which extended windows reach);
+/// a required date the series lacks is an error unless missing days are allowed.
+fn in_memory(
+    plan: &JobPlan,
+    spec: &WindowSpec,
+    series: &MemorySeries,
+    required: &dyn Fn(CfCalendar) -> Vec<crate::calendar::Date>,
+) -> Result<FoundInputs, Error> {
+    let cf = series.calendar();
+    let mut wanted = required(cf);
+    wanted.extend_from_slice(series.dates());
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut inputs = series.inputs(&wanted);
+    let held: std::collections::BTreeSet<_> = series.dates().iter().collect();
+    let mut lacking: Vec<crate::calendar::Date> = required(cf).into_iter().filter(|d| !held.contains(d)).collect();
+    if plan.rules.edges == crate::window::WindowEdges::Extend {
+        // as discovery does (`discover_extending`): windows that extend past the years stop at
+        // the series' end where it has none of that side's days
+        let years = &plan.window.years;
+        let required = required(cf);
+        for before in [true, false] {
+            let beyond =
+                |d: &crate::calendar::Date| if before { d.year < *years.start() } else { d.year > *years.end() };
+            let side: Vec<_> = required.iter().filter(|d| beyond(d)).collect();
+            if !side.is_empty() && side.iter().all(|d| !held.contains(d)) {
+                lacking.retain(|d| !beyond(d));
+            }
+        }
+    }
+    let lacking: Vec<PathBuf> = lacking.iter().map(|d| PathBuf::from(d.to_string())).collect();
+    if !lacking.is_empty() && !plan.allow_missing {
+        return Err(Error::MemoryDates {
+            name: series.name.clone(),
+            missing: lacking.len(),
+            first: lacking[0].clone(),
+        });
+    }
+    inputs.missing = lacking;
+    if inputs.files.is_empty() {
+        return Err(no_days(spec));
+    }
+    Ok(FoundInputs { inputs, first: series.path(), layout: series.layout(), grid: series.grid().clone() })
 }
 
 /// `plan` for inputs in calendar `cf`: windows and smoothing run over its days, and the days
@@ -186,11 +238,14 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let wall = Instant::now();
     let startup = crate::report::timing::since_process_start();
     let mut timer = StageTimer::default();
-    output::prepare_dir(&plan.output.dir)?;
+    let to_files = plan.results == Results::Files;
+    if to_files {
+        output::prepare_dir(&plan.output.dir)?;
+    }
     // one job at a time in an output directory (MPI ranks: rank 0 holds it for the job, see
     // `dist`); taken before anything is staged
     let _lock = match plan.rank.1 {
-        1 => Some(output::lock::JobLock::acquire(&plan.output.dir, &plan.command_line)?),
+        1 if to_files => Some(output::lock::JobLock::acquire(&plan.output.dir, &plan.command_line)?),
         _ => None,
     };
     // the engine starts (a GPU context takes a good part of a second) while inputs are found,
@@ -290,10 +345,14 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         }
     }
     let publishing = Instant::now();
-    match outputs.finish() {
+    let files = match outputs {
+        Sink::Files(files) => files,
+        Sink::Memory(values) => return Ok(RunOutcome { report, outputs: Vec::new(), memory: Some(values) }),
+    };
+    match files.finish() {
         Ok(outputs) => {
             report.wall_shares.publish = publishing.elapsed().as_secs_f64();
-            Ok(RunOutcome { report, outputs })
+            Ok(RunOutcome { report, outputs, memory: None })
         }
         Err(e) => {
             remove_reports();

@@ -206,7 +206,7 @@ pub struct EventsFile {
 }
 
 /// The integer fields, in the order of [`EventColumns::ints`].
-pub(super) const INT_FIELDS: [&str; 8] = [
+pub const INT_FIELDS: [&str; 8] = [
     "index_start",
     "index_end",
     "index_peak",

@@ -45,6 +45,7 @@ pub mod readers;
 mod results;
 pub mod segments;
 mod setup;
+pub(crate) mod sink;
 pub mod stage;
 mod tile;
 pub mod trace;
@@ -69,11 +70,13 @@ use crate::error::Error;
 use crate::input::direct::DirectLayout;
 use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
+use crate::plan::Results;
 use crate::plan::{GpuPool, ReadPath};
 use crate::pool::{Decoding, Sample};
 use crate::report::progress::Ui;
 use crate::report::shares::WallShares;
 use crate::report::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
+use sink::Sink;
 
 /// Whether files are read by forked reader processes (into a shared pool).
 fn reads_forked(path: ReadPath, direct: bool) -> bool {
@@ -96,6 +99,9 @@ fn device_pool_allowed(plan: &JobPlan, on_device: bool, forked: bool) -> bool {
 /// How a job's files are read: the direct path's layout where the first file allows it, whether
 /// forked processes read (the rest), and the name of the path for reports and rates.
 fn read_path(plan: &JobPlan, job: &Job) -> Result<(Option<DirectLayout>, bool, &'static str), Error> {
+    if plan.source.memory().is_some() {
+        return Ok((None, false, "memory"));
+    }
     let direct = match plan.read_path {
         ReadPath::Library | ReadPath::Forked => None,
         ReadPath::Auto => match crate::input::contain::probe_direct(&job.first, &job.layout)? {
@@ -170,8 +176,18 @@ pub(crate) fn run_tiles<T: Sample>(
     let meta = output_meta(plan, job);
     // checked now, created by forked processes (before any pool exists, so none of its pages
     // are copied on write) while a device starts and the first files are read
-    let mut outputs = OutputSet::plan(&plan.output, &meta)?;
-    let mut creators = fork_output_creators(&mut outputs, &plan.output, &meta);
+    let (mut outputs, mut creators) = match plan.results {
+        Results::Files => {
+            let mut files = OutputSet::plan(&plan.output, &meta)?;
+            let creators = fork_output_creators(&mut files, &plan.output, &meta);
+            (Sink::Files(files), creators)
+        }
+        Results::Memory => {
+            let (doys, grid) = (plan.window.doys.clone(), (job.grid.nlat(), job.grid.nlon()));
+            let calendars = (plan.window.calendar, job.inputs.calendar);
+            (Sink::memory(plan.stats.names(), doys, grid, calendars), Vec::new())
+        }
+    };
     let key = |location: &str| RatesKey {
         engine: engine.name().into(),
         device: engine.describe(),
@@ -321,7 +337,7 @@ fn add_stage_times(timer: &mut StageTimer, trace: &Trace, totals: &Totals) {
 /// A run's report and its outputs, complete in their staging directory but not published.
 pub(crate) struct Computed {
     pub report: RunReport,
-    pub outputs: OutputSet,
+    pub outputs: Sink,
 }
 
 /// Fork the processes that create the output files (libhdf5 work that would otherwise hold the

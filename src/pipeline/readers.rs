@@ -33,6 +33,7 @@ use crate::input::{
     SharedRows, SlotStep, VarLayout,
 };
 use crate::pool::{Decoding, PoolView, Sample};
+use crate::source::MemorySeries;
 
 /// The rows of a pool being filled by readers while engines read finished rows: a host pool,
 /// or (GPU engines) a device-resident pool reached through staging rows.
@@ -139,6 +140,8 @@ pub struct ReadJob<'a> {
     /// Reader processes at a time.
     pub readers: usize,
     pub tile: usize,
+    /// The values are a caller's array in memory (`files` then name its steps).
+    pub memory: Option<&'a MemorySeries>,
 }
 
 /// What the readers did.
@@ -168,6 +171,9 @@ pub fn read_all<T: Sample>(
     stop: &AtomicBool,
     done: &Sender<(usize, u64)>,
 ) -> Result<ReadStats, Error> {
+    if let Some(series) = job.memory {
+        return Ok(read_memory(job, series, rows, trace, stop, done));
+    }
     let mut stats = ReadStats::default();
     let mut library: Vec<usize> = (0..job.files.len()).collect();
     if let Some(dl) = job.direct {
@@ -472,6 +478,52 @@ type Failed = (ChunkError, usize);
 /// reports its rows); `report` answers false when nobody listens any more. Returns the stored
 /// bytes read and whether to go on.
 #[allow(clippy::too_many_arguments)]
+/// Fill every slot from a caller's array in memory, on every thread, decoding as a file's
+/// values are decoded (see [`crate::source`]).
+fn read_memory<T: Sample>(
+    job: &ReadJob<'_>,
+    series: &MemorySeries,
+    rows: &Rows<'_, T>,
+    trace: &Trace,
+    stop: &AtomicBool,
+    done: &Sender<(usize, u64)>,
+) -> ReadStats {
+    let next = AtomicUsize::new(0);
+    let bytes = (job.region.n_cells() * job.layout.storage.size()) as u64;
+    std::thread::scope(|s| {
+        for t in 0..job.threads.max(1) {
+            let next = &next;
+            std::thread::Builder::new()
+                .name(format!("read-{t}"))
+                .spawn_scoped(s, move || loop {
+                    let slot = next.fetch_add(1, Ordering::Relaxed);
+                    if slot >= job.files.len() || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    trace
+                        .span_cpu("read", job.tile, Some(slot), || {
+                            let step = job.steps[slot];
+                            // SAFETY: each slot is taken by one thread (the counter), once.
+                            let filled = unsafe {
+                                rows.fill(slot, bytes, |row| {
+                                    series.decode_into(step, job.region, &job.layout.packing, row);
+                                    Ok::<(), std::convert::Infallible>(())
+                                })
+                            };
+                            (filled, bytes)
+                        })
+                        .unwrap_or_else(|never| match never {});
+                    if !rows.is_staged() && done.send((slot, bytes)).is_err() {
+                        return;
+                    }
+                })
+                .expect("spawning a reader thread");
+        }
+    });
+    let n = job.files.len();
+    ReadStats { bytes: bytes * n as u64, inflated: 0, direct_files: n, library_files: 0 }
+}
+
 fn read_unit<T: Sample>(
     job: &ReadJob<'_>,
     dl: &DirectLayout,

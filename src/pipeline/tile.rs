@@ -14,20 +14,20 @@ use super::locate::Locating;
 use super::readers::{read_all, ReadJob, ReadStats, Rows};
 use super::results::{commit_result_buffers, write_segments, Finished};
 use super::setup::{device_setup, Held, SetUpThread};
+use super::sink::Sink;
 use super::stage::Staging;
 use crate::engine::{DeviceEngine, EngineError, TileResult};
 use crate::error::Error;
-use crate::output::OutputSet;
 use crate::pool::{Pool, Sample};
 
 /// Read, compute and write one tile; `creators` are the processes creating the output files
 /// (first tile), which the writer waits for before its first write.
 pub(super) fn run_tile<T: Sample>(
     ctx: &TileCtx<'_>,
-    outputs: OutputSet,
+    outputs: Sink,
     creators: Vec<crate::input::child::Child>,
     totals: &mut Totals,
-) -> Result<OutputSet, Error> {
+) -> Result<Sink, Error> {
     let (trace, tile) = (ctx.trace, ctx.tile);
     let n_cells = ctx.region.n_cells();
     // forked readers fill a shared mapping; every other reader writes from this process
@@ -205,6 +205,7 @@ fn read_job<'a>(ctx: &TileCtx<'a>, forked: bool) -> ReadJob<'a> {
         forked,
         readers: plan.readers,
         tile: ctx.tile,
+        memory: plan.source.memory(),
     }
 }
 

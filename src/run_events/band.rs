@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
-use super::{EventsJobError, Prepared};
+use super::{EventsJobError, KindValues, Prepared};
 use crate::error::Error;
 use crate::events::band::{bytes_per_cell, plan_bands};
 use crate::events::codes::Codes;
@@ -36,24 +36,35 @@ pub struct Share {
     pub write_seconds: f64,
 }
 
+/// Where a share's events and summaries go: files (events, summary; two per kind), or each
+/// kind's arrays in memory.
+pub enum Into<'a> {
+    Files(&'a [PathBuf]),
+    Memory(&'a mut Vec<KindValues>),
+}
+
 /// Detect and measure the events of latitude rows `rows`, of every kind the job asks for,
-/// writing them to `parts` (events, summary; two per kind) band by band.
+/// writing them `into` files or memory band by band.
 pub fn compute_share(
     opts: &super::EventsOptions,
     p: &Prepared,
     rows: Range<usize>,
-    parts: &[PathBuf],
+    into: Into<'_>,
     ui: &Ui,
 ) -> Result<Share, EventsJobError> {
     let (layout, grid, days) = (&p.layout, &p.grid, &p.days);
-    let direct = match crate::input::contain::probe_direct(&p.first, layout).map_err(Error::from)? {
-        Ok(d) => Some(d),
-        Err(why) => {
-            info!("reading with libnetcdf in forked readers: {} in {} {why}", layout.name, p.first.display());
-            None
-        }
+    let memory = opts.source.memory();
+    let direct = match memory {
+        Some(_) => None,
+        None => match crate::input::contain::probe_direct(&p.first, layout).map_err(Error::from)? {
+            Ok(d) => Some(d),
+            Err(why) => {
+                info!("reading with libnetcdf in forked readers: {} in {} {why}", layout.name, p.first.display());
+                None
+            }
+        },
     };
-    let forked = direct.is_none();
+    let forked = direct.is_none() && memory.is_none();
     // the series in float64, decoded as `run`'s float64 pool decodes them (the climatology's
     // precision): int16 files keep their integers in the pool (2 bytes a day) and decode through
     // one float64 table when scanned, unpacked float32 files stay float32 (exact in float64), the
@@ -69,7 +80,7 @@ pub fn compute_share(
         _ => 8,
     };
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
-    let n_doy = p.clims[0].n_doy;
+    let n_doy = p.clims[0].n_doy();
     let per_cell = bytes_per_cell(days.len(), value_bytes, n_doy, days.n_years, p.kinds.len());
     let nlon = grid.nlon();
     let bands: Vec<Range<usize>> = if rows.is_empty() {
@@ -96,7 +107,11 @@ pub fn compute_share(
     // --deflate (`write_compressed`); several: appended band by band
     let single = bands.len() == 1;
     let mut files = Vec::new();
-    for (k, meta) in p.metas.iter().enumerate() {
+    let (parts, mut kept) = match into {
+        Into::Files(parts) => (parts, None),
+        Into::Memory(kept) => (&[][..], Some(kept)),
+    };
+    for (k, meta) in p.metas.iter().enumerate().filter(|_| kept.is_none()) {
         let events = if single { None } else { Some(EventsFile::create(&parts[2 * k], meta, grid)?) };
         files.push((events, SummaryFile::create(&parts[2 * k + 1], meta, grid, true)?));
     }
@@ -118,6 +133,7 @@ pub fn compute_share(
         forked,
         threads,
         trace: &trace,
+        memory,
     };
     for (b, band) in bands.iter().enumerate() {
         let region = Region { rows: band.clone(), cols: 0..nlon };
@@ -125,12 +141,9 @@ pub fn compute_share(
         // the climatology in its file's layout: the mean once, a threshold per kind
         let clim = &p.clims[0];
         let (mean, thresholds) = workers.install(|| -> Result<_, EventsJobError> {
-            let mean = clim.read_rows(&clim.mean_var, band.clone(), nlon)?;
-            let thresholds = p
-                .clims
-                .iter()
-                .map(|c| c.read_rows(&c.thresh_var, band.clone(), nlon))
-                .collect::<Result<Vec<_>, _>>()?;
+            let mean = clim.mean_rows(band.clone(), nlon)?;
+            let thresholds =
+                p.clims.iter().map(|c| c.thresh_rows(band.clone(), nlon)).collect::<Result<Vec<_>, _>>()?;
             Ok((mean, thresholds))
         })?;
         let kinds: Vec<Kind> =
@@ -178,6 +191,13 @@ pub fn compute_share(
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
         let t = Instant::now();
+        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
+        if let Some(kept) = kept.as_deref_mut() {
+            keep_band(kept, &found, band.clone(), days.n_years);
+            share.write_seconds += t.elapsed().as_secs_f64();
+            progress.inc(1);
+            continue;
+        }
         // every file at once (each kind's events and summary): one file's coding overlaps
         // another's writes, and a compressed file's HDF5 calls (one at a time) the others' work
         let written: Vec<Result<(), EventsJobError>> = workers.install(|| {
@@ -206,7 +226,6 @@ pub fn compute_share(
                 .collect()
         });
         written.into_iter().collect::<Result<Vec<()>, _>>()?;
-        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
         share.write_seconds += t.elapsed().as_secs_f64();
         progress.inc(1);
     }
@@ -222,6 +241,23 @@ pub fn compute_share(
     Ok(share)
 }
 
+/// A band's events and summaries into each kind's arrays in memory (bands come in row order,
+/// so the catalogue is in the order the files hold it).
+fn keep_band(kept: &mut [KindValues], found: &[crate::events::scan::Found], rows: Range<usize>, n_years: usize) {
+    for (k, f) in kept.iter_mut().zip(found) {
+        for chunk in &f.events {
+            k.events.append(chunk);
+        }
+        // the band's `[stat][year][cell of the band]` into `[stat][year][cell]`
+        let (n_cells, band) = (k.nlat * k.nlon, rows.start * k.nlon..rows.end * k.nlon);
+        for (i, part) in f.summary.chunks(band.len()).enumerate() {
+            let at = i * n_cells + band.start;
+            k.summary[at..at + band.len()].copy_from_slice(part);
+        }
+        debug_assert_eq!(f.summary.len(), crate::events::summary::STATS.len() * n_years * band.len());
+    }
+}
+
 /// How a band's files are read (the same for every band).
 struct Reading<'a> {
     files: &'a [PathBuf],
@@ -234,6 +270,7 @@ struct Reading<'a> {
     forked: bool,
     threads: usize,
     trace: &'a Trace,
+    memory: Option<&'a crate::source::MemorySeries>,
 }
 
 impl Reading<'_> {
@@ -262,6 +299,7 @@ impl Reading<'_> {
             forked: self.forked,
             readers: self.threads,
             tile: b,
+            memory: self.memory,
         };
         // the readers stop when nobody listens: keep the receiver until they are done
         let (done, _listening) = crossbeam_channel::unbounded();
