@@ -52,7 +52,7 @@ fn main() {
         path(&clim_dir),
         "--layout",
         "climatology",
-        "--years",
+        "--baseline",
         &years,
         "--calendar",
         "hobday366",

@@ -4,8 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
-use sstclim::cli::{Cli, Command};
+use sstclim::cli::Command;
 use sstclim::dist::{Comm, Given, World};
 use sstclim::report::progress::Ui;
 
@@ -28,7 +27,7 @@ fn main() -> ExitCode {
     if std::env::var_os("HDF5_USE_FILE_LOCKING").is_none() {
         std::env::set_var("HDF5_USE_FILE_LOCKING", "FALSE");
     }
-    let cli = Cli::parse();
+    let cli = sstclim::cli::parse();
     let is_run = matches!(cli.command, Command::Run(_) | Command::Events(_));
     if is_run {
         // before any thread starts (MPI's included), so that every thread inherits the mask
@@ -92,8 +91,8 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
                 std::iter::once("sstclim".to_string()).chain(std::env::args().skip(1)).collect::<Vec<_>>().join(" ");
             let plan = sstclim::cli::validate::plan(&args, command_line)?;
             let given = Given {
-                threads: args.threads.is_some(),
-                max_mem: args.max_mem.is_some(),
+                threads: args.resources.threads.is_some(),
+                max_mem: args.resources.max_mem.is_some(),
                 device: args.device.is_some(),
             };
             let finished = sstclim::dist::run(&plan, given, comm, ui)?;

@@ -7,14 +7,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::headings::{INPUT, JOB, OUTPUT, PERFORMANCE};
+use super::args::{InputArgs, ResourceArgs};
+use super::headings::{JOB, OUTPUT};
 use crate::api::{Against, Climatology, Compute, EventKind, Events, EventsOut};
 use crate::calendar::Calendar;
 use crate::dist::Given;
 use crate::events::store::Store;
 use crate::output::OutputType;
 use crate::percentile::{Method, Percentile};
-use crate::plan::values::{ByteSize, YearRange};
+use crate::plan::values::YearRange;
 use crate::plan::JobPlan;
 use crate::run_events::EventsOptions;
 use crate::smooth::Feb29;
@@ -36,7 +37,7 @@ pub struct EventsArgs {
 
     /// Compute the climatology of these years (1983-2012) in this run, as marineHeatWaves.
     ///
-    /// marineHeatWaves' defaults unless the flags below say otherwise: the same job as `sstclim run --layout climatology --years BASELINE --calendar hobday366
+    /// marineHeatWaves' defaults unless the flags below say otherwise: the same job as `sstclim run --layout climatology --baseline BASELINE --calendar hobday366
     /// --half-window 5 --method 7 --window-edges extend --feb29 interpolate --smooth 31
     /// --percentile P` (P the threshold's), written into a hidden directory of the output
     /// directory and removed once the events are written.
@@ -106,18 +107,8 @@ pub struct EventsArgs {
     #[arg(long, requires = "baseline", help_heading = JOB)]
     pub min_samples: Option<usize>,
 
-    /// Input: a directory, files, a glob, @list.txt, or a template (as for `run`).
-    #[arg(long, short, required = true, num_args = 1.., help_heading = INPUT)]
-    pub input: Vec<String>,
-
-    /// Input variable (default: analysed_sst, sst, or the only gridded variable).
-    #[arg(long, help_heading = INPUT)]
-    pub var: Option<String>,
-
-    /// Treat missing input files of the analysis years as missing values (they take the
-    /// climatological mean, as marineHeatWaves fills gaps) instead of failing.
-    #[arg(long, help_heading = INPUT)]
-    pub allow_missing: bool,
+    #[command(flatten)]
+    pub inputs: InputArgs,
 
     /// Output directory: events.nc and summary.nc (events_cold.nc and summary_cold.nc with --cold;
     /// all four with --both).
@@ -146,13 +137,8 @@ pub struct EventsArgs {
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = OUTPUT, hide_short_help = true)]
     pub shuffle: Option<bool>,
 
-    /// Memory budget for a band of cells' series (default: half the available memory).
-    #[arg(long, help_heading = PERFORMANCE)]
-    pub max_mem: Option<ByteSize>,
-
-    /// Worker threads (default: every core).
-    #[arg(long, help_heading = PERFORMANCE)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub resources: ResourceArgs,
 }
 
 impl EventsArgs {
@@ -175,15 +161,15 @@ impl EventsArgs {
 
     /// Where the values come from (one input per line, see discover).
     pub fn source(&self) -> Source {
-        Source::files(self.input.join("\n"), self.var.as_deref())
+        self.inputs.source()
     }
 
     /// How the job computes: the threads, memory and missing days these flags give.
     pub fn compute(&self) -> Compute {
         Compute {
-            threads: self.threads,
-            max_mem: self.max_mem.as_ref().map(|m| m.0),
-            allow_missing: self.allow_missing,
+            threads: self.resources.threads,
+            max_mem: self.resources.max_mem.as_ref().map(|m| m.0),
+            allow_missing: self.inputs.allow_missing,
             ..Compute::auto()
         }
     }
@@ -256,7 +242,11 @@ impl EventsArgs {
             ..self.compute()
         };
         let plan = self.events().baseline_plan(&self.source(), clim, &compute, command_line)?;
-        let given = Given { threads: self.threads.is_some(), max_mem: self.max_mem.is_some(), device: false };
+        let given = Given {
+            threads: self.resources.threads.is_some(),
+            max_mem: self.resources.max_mem.is_some(),
+            device: false,
+        };
         Ok(Some((plan, given)))
     }
 }

@@ -29,7 +29,7 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
 
 /// Where `run` reads (one input per line, see discover).
 pub fn source(args: &RunArgs) -> Source {
-    Source::files(args.input.join("\n"), args.var.as_deref())
+    args.inputs.source()
 }
 
 /// What `run` computes.
@@ -54,8 +54,8 @@ pub fn compute(args: &RunArgs) -> Compute {
     Compute {
         backend: args.backend,
         device: args.device.unwrap_or(0),
-        threads: args.threads,
-        max_mem: args.max_mem.as_ref().map(|m| m.0),
+        threads: args.resources.threads,
+        max_mem: args.resources.max_mem.as_ref().map(|m| m.0),
         pool: args.pool,
         pack: args.pack_scale.map(|scale| Quantize { scale, offset: args.pack_offset }),
         gpu: GpuOptions {
@@ -67,7 +67,7 @@ pub fn compute(args: &RunArgs) -> Compute {
             ..GpuOptions::default()
         },
         gpu_pool: args.gpu_pool,
-        allow_missing: args.allow_missing,
+        allow_missing: args.inputs.allow_missing,
         read_path: args.read_path,
         readers: args.readers,
         segments: args.segments,
@@ -139,10 +139,12 @@ mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
     use crate::output::WritePath;
+    use crate::pool::PoolType;
     use clap::Parser;
 
     fn run_args(extra: &[&str]) -> RunArgs {
-        let mut argv = vec!["sstclim", "run", "--input", "x_{year}_{doy}.nc", "--output", "o", "--years", "1991-2020"];
+        let mut argv =
+            vec!["sstclim", "run", "--input", "x_{year}_{doy}.nc", "--output", "o", "--baseline", "1991-2020"];
         argv.extend_from_slice(extra);
         let Command::Run(args) = Cli::try_parse_from(argv).unwrap().command else { unreachable!() };
         args
