@@ -28,7 +28,7 @@ use crate::calendar::{dates_of_years_in, Calendar, Date};
 use crate::discover::discover;
 use crate::dist::agree::{agree, agree_ok};
 use crate::dist::comm::Comm;
-use crate::dist::split::share;
+use crate::dist::split;
 use crate::error::Error;
 use crate::events::climfile::ClimFile;
 use crate::events::write::Meta;
@@ -290,7 +290,7 @@ fn events_locked(
             names.iter().map(|n| ranks::part_path(&staging, r, n)).collect()
         }
     };
-    let rows = share(prepared.grid.nlat(), size, rank);
+    let rows = split::share(prepared.grid.nlat(), size, rank);
     let share = band::compute_share(opts, &prepared, rows, &parts(rank), ui);
     let shares = agree(comm, share)?;
     let published = if rank == 0 {
