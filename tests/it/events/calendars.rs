@@ -6,14 +6,12 @@
 //! calendar, `--baseline` against `run --layout climatology` then `events --climatology`, and a
 //! climatology of another calendar is refused in one line.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
 use crate::common::events::{
     ar1, block_average, close, detect as reference, ModelCalendar, Rng, Stored, DAY360, NOLEAP,
 };
-use crate::common::{entries, fails, ok, read, s, tmp};
+use crate::common::{self, entries, fails, ok, read, s, tmp};
 
 const NLAT: usize = 3;
 const NLON: usize = 2;

@@ -3,12 +3,10 @@
 //! with the independent reference detector (tests/it/common/events.rs); bad inputs refused in one
 //! line with exit status 2 and no outputs.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
 use crate::common::events::{ar1, block_average, close, detect as reference, Rng};
-use crate::common::{entries, fails, ok, read, s, tmp};
+use crate::common::{self, entries, fails, ok, read, s, tmp};
 use sstclim::calendar::{Calendar, Date};
 use sstclim::events::Days;
 

@@ -3,10 +3,9 @@
 //! columns) and segments of target days, both layouts, NaN cells; files read back with the
 //! netcdf crate must hold exactly the expected values and the same dimensions and attributes.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
+use crate::common;
 use sstclim::engine::TileResult;
 use sstclim::input::{Coord, Grid, Region};
 use sstclim::output::{OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};

@@ -3,11 +3,10 @@
 //! libnetcdf all fail with an error naming the file (and, on the direct paths, how many bytes
 //! were not written), and nothing that looks finished is left in the output directory.
 
-use crate::common;
-
 use std::path::Path;
 use std::process::Command;
 
+use crate::common;
 use sstclim::engine::TileResult;
 use sstclim::input::Region;
 use sstclim::output::{OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, OutputType, WritePath};

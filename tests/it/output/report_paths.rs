@@ -5,11 +5,9 @@
 //! "Before any input is read" is seen from the first input file: it is damaged here, so a job
 //! that opened it (discovery samples it for its calendar) would fail naming it instead.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 
-use crate::common::*;
+use crate::common::{self, *};
 
 /// A 21-day, 3-year dataset of 24x12 cells whose first needed file (day 100 of 2001) is
 /// damaged past its signature.

@@ -4,10 +4,9 @@
 //! scale/2; a value int16 packing cannot hold, and `--units degC` on input that is not a
 //! temperature, are errors that leave nothing behind.
 
-use crate::common;
-
 use std::path::Path;
 
+use crate::common;
 use sstclim::engine::TileResult;
 use sstclim::input::Region;
 use sstclim::output::{

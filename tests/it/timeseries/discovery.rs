@@ -2,11 +2,9 @@
 //! each date mapped to its file and step (the debug log lists every pool slot's); outputs in
 //! the input's calendar; bad time axes refused with one line and no outputs.
 
-use crate::common;
-
 use std::path::Path;
 
-use crate::common::{fails, ok, s, tmp};
+use crate::common::{self, fails, ok, s, tmp};
 
 const NLAT: usize = 3;
 const NLON: usize = 4;

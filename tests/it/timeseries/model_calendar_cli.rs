@@ -3,12 +3,10 @@
 //! days 1-366 are the input year's days (1-360), so a rank's share past day 360 is idle and
 //! the outputs are the same bits at 1, 2 and 3 ranks.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{fails, ok, s, tmp};
+use crate::common::{self, fails, ok, s, tmp};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/timeseries").join(name)

@@ -5,11 +5,9 @@
 //! unfiltered chunk) and classic files (a record variable) alike: both read by the header
 //! parsers, whose reading is compared with libnetcdf's here.
 
-use crate::common;
-
 use std::path::Path;
 
-use crate::common::{fails, ok, s, tmp};
+use crate::common::{self, fails, ok, s, tmp};
 use sstclim::input::{header_facts, TimeRead};
 
 const NLAT: usize = 3;

@@ -5,13 +5,11 @@
 //! events of a generated dataset against one climatology, and of the same dataset with one
 //! event's days erased (missing values take the climatology, so exactly that event goes).
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::OnceLock;
 
-use crate::common::{bin, fails, ok, read, s, tmp};
+use crate::common::{self, bin, fails, ok, read, s, tmp};
 
 const NLON: usize = 4;
 
