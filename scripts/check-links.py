@@ -3,7 +3,7 @@
 folder (anchors are checked against the target file's headings). Prints each broken link;
 exits 1 if there is one.
 
-    python3 scripts/check-links.py README.md docs/*.md bench-results/README.md"""
+    python3 scripts/check-links.py README.md CHANGELOG.md docs/*.md bench-results/README.md"""
 import pathlib
 import re
 import sys

@@ -58,5 +58,10 @@ echo "== files a person can hold in their head: no source file over 600 lines (g
 long=$(find src kernels tests scripts -type f \( -name '*.rs' -o -name '*.hip' -o -name '*.h' -o -name '*.cpp' -o -name '*.py' -o -name '*.sh' \) \
     ! -path src/engine/sort_net.rs -exec wc -l {} + | awk '$2 != "total" && $1 > 600')
 [ -z "$long" ] || { printf '%s\n' "$long" >&2; exit 1; }
-echo "== every link in the README and docs points to a file that exists" >&2
-python3 scripts/check-links.py README.md docs/*.md bench-results/README.md bench-results/runs/*/README.md kernels/README.md slurm/README.md
+echo "== every integration test module (tests/it/) is named in docs/testing.md, and every one it names exists" >&2
+python3 scripts/check-test-modules.py --self-test
+python3 scripts/check-test-modules.py
+echo "== every link in the README, CHANGELOG and docs (docs/README.md, the index, too) points to a file that exists" >&2
+python3 scripts/check-links.py README.md CHANGELOG.md docs/*.md bench-results/README.md bench-results/runs/*/README.md kernels/README.md slurm/README.md
+echo "== bench-results: every run indexed and cited, under 1 MB, no archives, no machine paths in its scripts" >&2
+python3 scripts/check-bench-results.py

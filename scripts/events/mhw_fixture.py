@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The marineHeatWaves fixture of tests/events_mhw.rs: a few synthetic cells run through
+"""The marineHeatWaves fixture of tests/it/events/mhw.rs: a few synthetic cells run through
 marineHeatWaves' own detect() and blockAverage(), with the series, the climatology it computed
 (per day of the 366-day year) and its events and block statistics, as JSON.
 

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod events;
 pub mod run;
 pub mod tools;
+mod usage;
 pub mod validate;
 
 use clap::{Parser, Subcommand};

@@ -1,4 +1,10 @@
-//! Running one job as many MPI ranks (`mpirun -np N sstclim run ...`, `srun sstclim run ...`).
+//! Running jobs as many MPI ranks (`mpirun -np N sstclim run ...`, `srun sstclim run ...`):
+//! the MPI layer both jobs share, and the climatology job's use of it.
+//!
+//! Both jobs (`run` here, `events` in `crate::run_events`) use the same pieces: one
+//! communicator ([`Comm`]), one agreement point ([`agree`]), one split of their items into
+//! contiguous rank shares ([`split`]: target days here, latitude rows for events) and one join
+//! of the ranks' parts in rank order ([`join`]).
 //!
 //! Each rank owns a contiguous slice of the target days ([`slices`]) and runs the ordinary
 //! single-process pipeline ([`crate::run`]) on it, reading only its days and their half-window
@@ -21,12 +27,15 @@
 //! first two points the ranks bind to their node's devices and CPUs ([`binding`]).
 //! A single rank (no `mpirun`, or `-np 1`) runs the pipeline directly, as before.
 
+pub mod agree;
 pub mod assemble;
 pub mod binding;
 pub mod comm;
 pub mod gather;
+pub mod join;
 pub mod precheck;
 pub mod slices;
+pub mod split;
 
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
@@ -37,6 +46,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
+pub use agree::{describe_failures, RanksFailed};
 pub use binding::Binding;
 pub use comm::{Comm, World};
 
@@ -56,6 +66,12 @@ pub enum DistError {
     /// What the ranks agreed went wrong: one line per failure, naming the rank(s).
     #[error("{0}")]
     Ranks(String),
+}
+
+impl From<RanksFailed> for DistError {
+    fn from(e: RanksFailed) -> DistError {
+        DistError::Ranks(e.0)
+    }
 }
 
 /// Which resource flags the user gave (the others default per rank: a node's CPUs and memory
@@ -391,21 +407,27 @@ impl<'a> Ranks<'a> {
             }
             // one file per statistic along `time`, or the climatology's one file along `doy`
             OutputLayout::Stacked | OutputLayout::Climatology if self.rank == 0 => {
-                // the ranks that wrote parts: those that found inputs for their days
-                let busy: Vec<usize> = (0..self.size).filter(|&r| checked[r].first.is_some()).collect();
                 let joined_dir = self.staging.join(".joined");
                 std::fs::create_dir_all(&joined_dir).map_err(|cause| Error::Io { path: joined_dir.clone(), cause })?;
-                for target in output::planned_paths(&self.plan.output, &self.plan.stats.names(), &[]) {
-                    let name = target.file_name().expect("output files have names").to_owned();
-                    let parts: Vec<PathBuf> = busy.iter().map(|&r| checked[r].staging.join(&name)).collect();
-                    let tmp = joined_dir.join(&name);
-                    let along = match self.plan.output.layout {
-                        OutputLayout::Climatology => "doy",
-                        _ => "time",
-                    };
-                    assemble::concat_along(&parts, &tmp, along, self.plan.output.deflate)?;
-                    pairs.push((tmp, target));
-                }
+                let targets = output::planned_paths(&self.plan.output, &self.plan.stats.names(), &[]);
+                let joined: Vec<PathBuf> =
+                    targets.iter().map(|t| joined_dir.join(t.file_name().expect("output files have names"))).collect();
+                // the ranks that wrote parts: those that found inputs for their days
+                let staging = join::Staging {
+                    n_items: self.plan.window.doys.len(),
+                    size: self.size,
+                    wrote: &|r| checked[r].first.is_some(),
+                    part: &|r, name| checked[r].staging.join(name),
+                };
+                let along = match self.plan.output.layout {
+                    OutputLayout::Climatology => "doy",
+                    _ => "time",
+                };
+                join::join_each(&joined, &staging, |_, parts, out| {
+                    let paths: Vec<PathBuf> = parts.iter().map(|p| p.path.clone()).collect();
+                    assemble::concat_along(&paths, out, along, self.plan.output.deflate)
+                })?;
+                pairs.extend(joined.into_iter().zip(targets));
             }
             OutputLayout::Stacked | OutputLayout::Climatology => {}
         }
@@ -420,56 +442,22 @@ impl<'a> Ranks<'a> {
         let _ = std::fs::remove_dir_all(&self.staging);
     }
 
-    /// An agreement point: every rank's status to every rank. All succeeded: every rank's
-    /// value, in rank order. Any failed: `cleanup` runs, and every rank returns the same error
-    /// naming the failed ranks.
+    /// An agreement point ([`agree::agree`]); on failure `cleanup` runs and rank 0 removes the
+    /// timing report, before every rank returns the same error naming the failed ranks.
     fn agree<T: Serialize + DeserializeOwned>(
         &self,
         local: Result<T, String>,
         cleanup: impl FnOnce(()),
     ) -> Result<Vec<T>, DistError> {
-        let status: Result<T, String> = local;
-        let bytes = serde_json::to_vec(&status).unwrap_or_else(|e| {
-            serde_json::to_vec(&Err::<(), String>(format!("cannot encode status: {e}"))).expect("a string")
-        });
-        let mut values = Vec::with_capacity(self.size);
-        let mut failures = Vec::new();
-        for (r, b) in self.comm.all_gather_bytes(&bytes).iter().enumerate() {
-            match serde_json::from_slice::<Result<T, String>>(b) {
-                Ok(Ok(v)) => values.push(v),
-                Ok(Err(message)) => failures.push((r, message)),
-                Err(e) => failures.push((r, format!("unreadable status: {e}"))),
+        let agreed = agree::agree(self.comm, local.map_err(DistError::Ranks));
+        if agreed.is_err() {
+            cleanup(());
+            if let Some(path) = self.plan.timing_json.as_ref().filter(|_| self.rank == 0) {
+                let _ = std::fs::remove_file(path);
             }
         }
-        if failures.is_empty() {
-            return Ok(values);
-        }
-        cleanup(());
-        if let Some(path) = self.plan.timing_json.as_ref().filter(|_| self.rank == 0) {
-            let _ = std::fs::remove_file(path);
-        }
-        Err(DistError::Ranks(describe_failures(&failures, self.size)))
+        agreed
     }
-}
-
-/// One line per distinct message: `rank 1 of 3: MESSAGE`, `ranks 1, 2 of 3: MESSAGE`.
-pub fn describe_failures(failures: &[(usize, String)], size: usize) -> String {
-    let mut groups: Vec<(Vec<usize>, &str)> = Vec::new();
-    for (r, m) in failures {
-        match groups.iter_mut().find(|(_, g)| g == m) {
-            Some((ranks, _)) => ranks.push(*r),
-            None => groups.push((vec![*r], m)),
-        }
-    }
-    groups
-        .iter()
-        .map(|(ranks, m)| {
-            let list = ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
-            let s = if ranks.len() == 1 { "" } else { "s" };
-            format!("rank{s} {list} of {size}: {m}")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn coords_hash(grid: &Grid) -> u64 {
@@ -483,13 +471,6 @@ fn coords_hash(grid: &Grid) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn failures_are_grouped_by_message() {
-        let f = vec![(1, "a.nc: bad".to_string()), (2, "a.nc: bad".to_string()), (4, "b.nc: gone".to_string())];
-        assert_eq!(describe_failures(&f, 5), "ranks 1, 2 of 5: a.nc: bad\nrank 4 of 5: b.nc: gone");
-        assert_eq!(describe_failures(&f[2..], 5), "rank 4 of 5: b.nc: gone");
-    }
 
     #[test]
     fn staging_directories_are_hidden_and_per_rank() {

@@ -1,27 +1,17 @@
 //! The decomposition: which target days each rank computes, and what that costs in reading.
 //!
-//! Ranks own contiguous, balanced slices of the target days (the first `n % ranks` ranks get
-//! one day more), so a rank's windows overlap and it reads each of its input files once. A
+//! Ranks own contiguous, balanced slices of the target days (the jobs' one split,
+//! [`super::split`]), so a rank's windows overlap and it reads each of its input files once. A
 //! rank reads the files of its own days plus a halo of `h` days on each side, which its
 //! neighbours read too: [`halo_table`] measures that overhead for a job. Pure functions only,
 //! so the planner is tested without MPI.
 
-use std::ops::Range;
-
+use super::split::share;
 use crate::window::WindowSpec;
-
-/// The slice of `n_items` (indices) that `rank` of `n_ranks` owns: contiguous, sizes differ by
-/// at most one, in rank order, covering every index once; empty for ranks past `n_items`.
-pub fn slice(n_items: usize, n_ranks: usize, rank: usize) -> Range<usize> {
-    assert!(n_ranks > 0 && rank < n_ranks, "rank {rank} of {n_ranks}");
-    let (base, extra) = (n_items / n_ranks, n_items % n_ranks);
-    let start = rank * base + rank.min(extra);
-    start..start + base + usize::from(rank < extra)
-}
 
 /// The job `rank` computes: the same years, window and calendar, its slice of the target days.
 pub fn rank_spec(spec: &WindowSpec, n_ranks: usize, rank: usize) -> WindowSpec {
-    WindowSpec { doys: spec.doys[slice(spec.doys.len(), n_ranks, rank)].to_vec(), ..spec.clone() }
+    WindowSpec { doys: spec.doys[share(spec.doys.len(), n_ranks, rank)].to_vec(), ..spec.clone() }
 }
 
 /// The read cost of running `spec` on some number of ranks.
@@ -98,28 +88,6 @@ mod tests {
 
     fn reference() -> WindowSpec {
         WindowSpec { years: 1991..=2020, doys: (152..=243).collect(), half_window: 5, calendar: Calendar::Ordinal }
-    }
-
-    #[test]
-    fn slices_are_contiguous_balanced_and_cover_everything() {
-        for n in [0usize, 1, 2, 5, 7, 92, 366] {
-            for ranks in 1..=(n + 3).min(40) {
-                let slices: Vec<Range<usize>> = (0..ranks).map(|r| slice(n, ranks, r)).collect();
-                // contiguous and in rank order: each starts where the previous ended
-                assert_eq!(slices[0].start, 0);
-                assert_eq!(slices[ranks - 1].end, n);
-                assert!(slices.windows(2).all(|w| w[0].end == w[1].start), "{n} items, {ranks} ranks: {slices:?}");
-                let lens: Vec<usize> = slices.iter().map(|s| s.len()).collect();
-                let (lo, hi) = (*lens.iter().min().unwrap(), *lens.iter().max().unwrap());
-                assert!(hi - lo <= 1, "{n} items, {ranks} ranks: {lens:?}");
-                // larger slices first; extra ranks idle
-                assert!(lens.windows(2).all(|w| w[0] >= w[1]));
-                assert_eq!(lens.iter().filter(|&&l| l > 0).count(), n.min(ranks));
-            }
-        }
-        assert_eq!(slice(92, 5, 0), 0..19);
-        assert_eq!(slice(92, 5, 4), 74..92);
-        assert_eq!(slice(3, 5, 3), 3..3);
     }
 
     #[test]

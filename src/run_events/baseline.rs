@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use tracing::info;
 
-use super::{check_targets, events_locked, find_analysis, ranks, EventsJobError, EventsOptions, EventsOutcome, Staged};
+use super::{check_targets, events_locked, find_analysis, EventsJobError, EventsOptions, EventsOutcome, Staged};
+use crate::dist::agree::{agree, agree_ok};
 use crate::dist::comm::Comm;
 use crate::dist::Given;
 use crate::error::Error;
@@ -34,7 +35,7 @@ pub fn events_with_baseline(
     ui: &Ui,
 ) -> Result<EventsOutcome, EventsJobError> {
     let t0 = Instant::now();
-    ranks::agree_ok(comm, find_analysis(opts).and_then(|(_, _, inputs)| check_year(plan, inputs.calendar)))?;
+    agree_ok(comm, find_analysis(opts).and_then(|(_, _, inputs)| check_year(plan, inputs.calendar)))?;
     // rank 0: the outputs checked, the lock taken for the whole job, the directory made
     let (mut lock, mut guard) = (None, None);
     let made = if comm.rank() == 0 {
@@ -51,7 +52,7 @@ pub fn events_with_baseline(
     } else {
         Ok(PathBuf::new())
     };
-    let dir = ranks::agree(comm, made)?.swap_remove(0);
+    let dir = agree(comm, made)?.swap_remove(0);
     let mut plan = plan.clone();
     plan.output.dir = dir.clone();
     let years = format!("{}-{}", plan.window.years.start(), plan.window.years.end());

@@ -10,7 +10,8 @@
 //! place only once complete (`crate::output::publish`).
 //!
 //! Under MPI the ranks take contiguous shares of the latitude rows instead of slices of days
-//! ([`ranks`]); `band` is one rank's share. With `--baseline` the climatology is computed first,
+//! (the split, agreement and join both jobs share, [`crate::dist`]; [`ranks`] joins events'
+//! parts); `band` is one rank's share. With `--baseline` the climatology is computed first,
 //! by the `run` job, into a hidden directory of the output directory ([`baseline`]).
 
 mod band;
@@ -26,7 +27,9 @@ use std::time::Instant;
 
 use crate::calendar::{dates_of_years_in, Calendar, Date};
 use crate::discover::discover;
+use crate::dist::agree::{agree, agree_ok};
 use crate::dist::comm::Comm;
+use crate::dist::split;
 use crate::error::Error;
 use crate::events::climfile::ClimFile;
 use crate::events::write::Meta;
@@ -350,7 +353,7 @@ fn events_locked(
 ) -> Result<EventsOutcome, EventsJobError> {
     let t0 = Instant::now();
     let (rank, size) = (comm.rank(), comm.size());
-    let prepared = ranks::agree_ok(comm, prepare(opts))?;
+    let prepared = agree_ok(comm, prepare(opts))?;
     // rank 0 holds the output directory's lock and makes the staging directory
     let mut held = None;
     let staging = if rank == 0 {
@@ -365,9 +368,9 @@ fn events_locked(
             held = Some((lock, Staged(staging.clone())));
             Ok::<PathBuf, EventsJobError>(staging)
         })();
-        ranks::agree(comm, made)?.swap_remove(0)
+        agree(comm, made)?.swap_remove(0)
     } else {
-        ranks::agree(comm, Ok(PathBuf::new()))?.swap_remove(0)
+        agree(comm, Ok::<_, EventsJobError>(PathBuf::new()))?.swap_remove(0)
     };
     let names = all_output_names(opts);
     let staged: Vec<PathBuf> = names.iter().map(|n| staging.join(n)).collect();
@@ -375,19 +378,17 @@ fn events_locked(
         if size == 1 {
             staged.clone()
         } else {
-            names.iter().map(|n| staging.join(format!("rank{r}-{n}"))).collect()
+            names.iter().map(|n| ranks::part_path(&staging, r, n)).collect()
         }
     };
-    let rows = ranks::rows_of(prepared.grid.nlat(), rank, size);
+    let rows = split::share(prepared.grid.nlat(), size, rank);
     let share = band::compute_share(opts, &prepared, rows, band::Into::Files(&parts(rank)), ui);
-    let shares = ranks::agree(comm, share)?;
+    let shares = agree(comm, share)?;
     let published = if rank == 0 {
         (|| {
             let t = Instant::now();
             if size > 1 {
-                let all: Vec<(Vec<PathBuf>, std::ops::Range<usize>)> =
-                    (0..size).map(|r| (parts(r), ranks::rows_of(prepared.grid.nlat(), r, size))).collect();
-                ranks::join_parts(&all, &staged, &prepared.metas, &prepared.grid)?;
+                ranks::join_parts(&staging, size, &staged, &prepared.metas, &prepared.grid)?;
             }
             let pairs: Vec<(PathBuf, PathBuf)> = staged.iter().cloned().zip(prepared.targets.iter().cloned()).collect();
             let published =
@@ -397,7 +398,7 @@ fn events_locked(
     } else {
         Ok((Vec::new(), 0.0))
     };
-    let (outputs, join_s) = ranks::agree(comm, published)?.swap_remove(0);
+    let (outputs, join_s) = agree(comm, published)?.swap_remove(0);
     drop(held);
     let mine = shares[rank];
     Ok(EventsOutcome {

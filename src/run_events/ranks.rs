@@ -1,90 +1,65 @@
-//! `sstclim events` across MPI ranks: each rank takes a contiguous share of the latitude rows,
-//! the ranks agree on every step's outcome (one all-gather of a status each rank reaches
-//! whatever happened, so a failure on one never leaves another waiting), and rank 0 joins the
-//! ranks' parts in rank order, which makes the outputs the same at any number of ranks: every
-//! cell's events and summaries depend on its own series only.
+//! `sstclim events`' side of the MPI layer both jobs share ([`crate::dist`]): its error takes
+//! in the ranks' agreement ([`crate::dist::agree`]), and its outputs are joined from the
+//! ranks' parts ([`crate::dist::join`]) by appending each part's events and copying each
+//! part's summary rows. The ranks take the shared split's contiguous shares of the latitude
+//! rows ([`crate::dist::split`]); every cell's events and summaries depend on its own series
+//! only, so the joined outputs are the same at any number of ranks.
 
-use std::ops::Range;
-use std::path::PathBuf;
-
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 use super::EventsJobError;
-use crate::dist::comm::Comm;
+use crate::dist::join::{self, Part};
+use crate::dist::RanksFailed;
 use crate::events::write::{EventsFile, Meta, SummaryFile};
 use crate::input::Grid;
 
-/// Rank `rank`'s rows of `nlat` among `size` ranks (empty for ranks beyond the rows).
-pub fn rows_of(nlat: usize, rank: usize, size: usize) -> Range<usize> {
-    nlat * rank / size..nlat * (rank + 1) / size
-}
-
-/// Every rank's `local` outcome on every rank: the values in rank order, or one error naming
-/// the failing ranks. A single rank keeps its own error as it is.
-pub fn agree<T: Serialize + DeserializeOwned>(
-    comm: &Comm,
-    local: Result<T, EventsJobError>,
-) -> Result<Vec<T>, EventsJobError> {
-    if comm.size() == 1 {
-        return local.map(|v| vec![v]);
-    }
-    let status: Result<T, String> = local.map_err(|e| e.to_string());
-    let bytes = serde_json::to_vec(&status).unwrap_or_else(|e| {
-        serde_json::to_vec(&Err::<(), String>(format!("cannot encode status: {e}"))).expect("text")
-    });
-    let mut values = Vec::with_capacity(comm.size());
-    let mut failures = Vec::new();
-    for (r, b) in comm.all_gather_bytes(&bytes).iter().enumerate() {
-        match serde_json::from_slice::<Result<T, String>>(b) {
-            Ok(Ok(v)) => values.push(v),
-            Ok(Err(message)) => failures.push((r, message)),
-            Err(e) => failures.push((r, format!("unreadable status: {e}"))),
-        }
-    }
-    if failures.is_empty() {
-        Ok(values)
-    } else {
-        Err(EventsJobError::Ranks(crate::dist::describe_failures(&failures, comm.size())))
+impl From<RanksFailed> for EventsJobError {
+    fn from(e: RanksFailed) -> EventsJobError {
+        EventsJobError::Ranks(e.0)
     }
 }
 
-/// [`agree`] on whether every rank succeeded, keeping this rank's value.
-pub fn agree_ok<T>(comm: &Comm, local: Result<T, EventsJobError>) -> Result<T, EventsJobError> {
-    if comm.size() == 1 {
-        return local;
-    }
-    let (value, status) = match local {
-        Ok(v) => (Some(v), Ok(())),
-        Err(e) => (None, Err(e)),
-    };
-    agree(comm, status)?;
-    Ok(value.expect("this rank succeeded"))
+/// Where rank `rank` stages its part of the output named `name`: beside the others' in the
+/// job's one staging directory.
+pub fn part_path(staging: &Path, rank: usize, name: &str) -> PathBuf {
+    staging.join(format!("rank{rank}-{name}"))
 }
 
-/// Join the ranks' parts (per rank: the part of every output, two per kind of event (events,
-/// summary), and its rows, in rank order) into the staged outputs `staged` (in the same order;
-/// `metas` per kind).
+/// Join the ranks' parts (every rank's part of every output, in `staging`, two outputs per
+/// kind of event: events, summary) into the staged outputs `staged` (in that order; `metas`
+/// per kind), removing each part once joined.
 pub fn join_parts(
-    parts: &[(Vec<PathBuf>, Range<usize>)],
+    staging: &Path,
+    size: usize,
     staged: &[PathBuf],
     metas: &[Meta],
     grid: &Grid,
 ) -> Result<(), EventsJobError> {
-    for (k, meta) in metas.iter().enumerate() {
-        let mut events = EventsFile::create(&staged[2 * k], meta, grid)?;
-        let mut summary = SummaryFile::create(&staged[2 * k + 1], meta, grid, true)?;
-        for (files, rows) in parts {
-            events.append_file(&files[2 * k])?;
-            if !rows.is_empty() {
-                summary.copy_rows(&files[2 * k + 1], rows.clone())?;
-            }
-            for f in &files[2 * k..2 * k + 2] {
-                let _ = std::fs::remove_file(f);
-            }
+    let part = |r: usize, name: &str| part_path(staging, r, name);
+    let ranks = join::Staging { n_items: grid.nlat(), size, wrote: &|_| true, part: &part };
+    join::join_each(staged, &ranks, |k, parts, out| {
+        let joined = join_one(&metas[k / 2], k % 2 == 1, parts, out, grid);
+        for p in parts {
+            let _ = std::fs::remove_file(&p.path);
         }
-        events.finish()?;
-        summary.finish()?;
+        joined
+    })
+}
+
+/// One output from its parts: the events appended, or the summaries' rows copied.
+fn join_one(meta: &Meta, summary: bool, parts: &[Part], out: &Path, grid: &Grid) -> Result<(), EventsJobError> {
+    if summary {
+        let mut file = SummaryFile::create(out, meta, grid, true)?;
+        for p in parts.iter().filter(|p| !p.items.is_empty()) {
+            file.copy_rows(&p.path, p.items.clone())?;
+        }
+        file.finish()?;
+    } else {
+        let mut file = EventsFile::create(out, meta, grid)?;
+        for p in parts {
+            file.append_file(&p.path)?;
+        }
+        file.finish()?;
     }
     Ok(())
 }

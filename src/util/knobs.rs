@@ -1,6 +1,6 @@
 //! Every `SSTCLIM_*` environment variable, read here and nowhere else: one typed accessor per
-//! variable, each listed in [`KNOBS`] with its meaning and default (the README's "Environment variables" holds
-//! the same table, checked by a test). Other modules ask here instead of reading the
+//! variable, each listed in [`KNOBS`] with its meaning and default (docs/environment.md holds the same
+//! table, checked by a test). Other modules ask here instead of reading the
 //! environment themselves, so that what can change a run is all in one place.
 //!
 //! Three kinds: the product's own settings (always read); measuring knobs (kernel and pipeline
@@ -297,6 +297,15 @@ pub const CUDA_TOOLS: Knob = Knob {
     default: "`~/.cache/sstclim-cuda-tools`",
 };
 
+/// `SSTCLIM_BLESS` (the unit tests that compare a generated document with its file read it,
+/// [`bless_docs`]).
+pub const BLESS: Knob = Knob {
+    name: "SSTCLIM_BLESS",
+    gate: Gate::Outside("the generated-document tests"),
+    meaning: "Set (any value): the unit tests of generated documents (`docs/usage.md`) rewrite the file instead of failing where it differs.",
+    default: "unset (they fail)",
+};
+
 /// Every variable, in the documentation table's order.
 pub const KNOBS: &[Knob] = &[
     RATES,
@@ -324,6 +333,7 @@ pub const KNOBS: &[Knob] = &[
     TEST_BIN,
     REQUIRE_BACKENDS,
     CUDA_TOOLS,
+    BLESS,
 ];
 
 // ---- the product's accessors -----------------------------------------------------------------
@@ -506,7 +516,7 @@ pub fn log() {
     }
 }
 
-/// The documentation table of every variable (the README's "Environment variables" holds it).
+/// The documentation table of every variable (docs/environment.md holds it).
 pub fn markdown_table() -> String {
     let mut out = String::from("| Variable | Read by | Meaning | Default |\n|---|---|---|---|\n");
     for k in KNOBS {
@@ -538,12 +548,12 @@ mod tests {
         }
     }
 
-    /// The README's table of environment variables is this list.
+    /// docs/environment.md's table of environment variables is this list.
     #[test]
     fn the_documented_table_is_the_list_of_knobs() {
-        let readme =
-            std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-        assert!(readme.contains(&markdown_table()), "README.md must hold this table:\n{}", markdown_table());
+        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/environment.md");
+        let text = std::fs::read_to_string(page).unwrap();
+        assert!(text.contains(&markdown_table()), "docs/environment.md must hold this table:\n{}", markdown_table());
     }
 
     /// Nothing outside this module reads an `SSTCLIM_*` variable.
@@ -581,6 +591,11 @@ pub fn backend_required(backend: &str) -> bool {
 
 fn names_backend(list: Option<&str>, backend: &str) -> bool {
     list.is_some_and(|l| l.split(',').any(|b| b.trim().eq_ignore_ascii_case(backend)))
+}
+
+/// Whether [`BLESS`] is set: a generated document's test rewrites its file.
+pub fn bless_docs() -> bool {
+    std::env::var_os(BLESS.name).is_some()
 }
 
 #[cfg(test)]

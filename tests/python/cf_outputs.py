@@ -338,7 +338,7 @@ def main():
         print("mpirun not found: the MPI-assembled layout is not checked", file=sys.stderr)
     # the climatology layout: the whole year, float64 in the input's units (what `sstclim
     # events` reads back; --output-type, --deflate and --units are refused with it), from a
-    # dataset of every day; its values are checked bitwise in tests/hobday.rs
+    # dataset of every day; its values are checked bitwise in tests/it/run/hobday.rs
     year_data = os.path.join(WORK, "data-year")
     sh([BIN, "-q", "generate", "-o", year_data, "--grid", "32x16", "--years", YEARS, "--doys", "1-366",
         "--storage", "i16"])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""marineHeatWaves' climatology, written out with numpy, on a series tests/hobday_numpy.rs
+"""marineHeatWaves' climatology, written out with numpy, on a series tests/it/run/hobday_numpy.rs
 writes as NetCDF files from the same integer formula: the expected values of
 tests/fixtures/hobday_numpy.json.
 
@@ -28,7 +28,7 @@ CELLS = 3
 
 def value(t, c):
     """Cell c on day t (days since FIRST-01-01): an integer over 100, or NaN (a gap). Shared
-    with tests/hobday_numpy.rs, which must compute the same bits."""
+    with tests/it/run/hobday_numpy.rs, which must compute the same bits."""
     if c == 1 or (c == 0 and (t * 31 + 17) % 13 == 0) or (c == 2 and (t * 7 + 3) % 5 != 0):
         return float("nan")
     o = t % 365

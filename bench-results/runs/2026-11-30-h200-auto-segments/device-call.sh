@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Device call: segments chosen from measured rates (issue 5 item 4), GPU start beside the pipeline.
 set -u
 . scripts/cuda-env.sh
@@ -7,7 +8,7 @@ for t in libtests pipeline-tests backends-tests; do
   timeout 240 .carry/$t --test-threads 4 > $OUT/t/$t.txt 2>&1; echo "$t rc=$?" | tee -a $OUT/t/summary.txt
   grep -E "test result|SKIP" $OUT/t/$t.txt | head -5 >> $OUT/t/summary.txt
 done
-S=.carry/sstclim; W=/tmp/sstclim-bench; D=$W/data; R=$W/rates.json
+S=.carry/sstclim; W=$SCRATCH/sstclim-bench; D=$W/data; R=$W/rates.json
 [ -f $D/.sstclim-dataset.json ] || $S -q generate --output $D --years 1991-2020 --doys 147-248 > /dev/null
 JOB=(--input $D --years 1991-2020 --doys 152-243 --half-window 5)
 { date -u; uname -a; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv; $S --version; } > $OUT/machine.txt 2>&1

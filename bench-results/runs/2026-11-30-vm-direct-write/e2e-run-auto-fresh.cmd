@@ -1,1 +1,1 @@
-target/release/sstclim run --input /tmp/sstclim-bw-data --output /tmp/sstclim-bw-out-fresh --years 2001-2003 --doys 152-243 --write-path auto --timing-json e2e-run-auto-fresh.json --trace-json e2e-trace-auto-fresh.json
+target/release/sstclim run --input $SCRATCH/sstclim-bw-data --output $SCRATCH/sstclim-bw-out-fresh --years 2001-2003 --doys 152-243 --write-path auto --timing-json e2e-run-auto-fresh.json --trace-json e2e-trace-auto-fresh.json

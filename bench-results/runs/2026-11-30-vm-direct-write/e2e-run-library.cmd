@@ -1,1 +1,1 @@
-target/release/sstclim run --input /tmp/sstclim-bw-data --output /tmp/sstclim-bw-out-library --years 2001-2003 --doys 152-243 --write-path library --overwrite --timing-json e2e-run-library.json --trace-json e2e-trace-library.json
+target/release/sstclim run --input $SCRATCH/sstclim-bw-data --output $SCRATCH/sstclim-bw-out-library --years 2001-2003 --doys 152-243 --write-path library --overwrite --timing-json e2e-run-library.json --trace-json e2e-trace-library.json

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Reproduce: bash bench-results/direct-write-2026-11-30-vm/run.sh [WORKDIR]
 # (release build of sstclim first; writes *.json, *.txt and load.txt here)
 set -euo pipefail
 cd "$(dirname "$0")"
 B=../../target/release/sstclim
-W=${1:-/tmp/sstclim-bench-write}
+W=${1:-$SCRATCH/sstclim-bench-write}
 run() { # name, flags...
     local name=$1; shift
     echo "$(date -u +%H:%M:%S) $name: load $(cut -d' ' -f1-3 /proc/loadavg) before" >> load.txt

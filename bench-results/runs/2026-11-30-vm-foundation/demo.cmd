@@ -1,1 +1,1 @@
-/work/main/target/release/sstclim demo --dir /tmp/sstclim-bench/demo
+target/release/sstclim demo --dir $SCRATCH/sstclim-bench/demo

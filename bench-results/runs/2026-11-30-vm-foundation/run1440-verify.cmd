@@ -1,1 +1,1 @@
-target/release/sstclim run --input /tmp/sstclim-bench/full --output /tmp/sstclim-bench/out-full-verify --years 1991-2020 --doys 152-243 --verify --overwrite --timing-json bench-results/raw/2026-11-30-vm/run1440-verify.json
+target/release/sstclim run --input $SCRATCH/sstclim-bench/full --output $SCRATCH/sstclim-bench/out-full-verify --years 1991-2020 --doys 152-243 --verify --overwrite --timing-json bench-results/raw/2026-11-30-vm/run1440-verify.json

@@ -1,1 +1,1 @@
-/work/main/target/release/sstclim run --input /tmp/sstclim-bench/full --output /tmp/sstclim-bench/out-full --years 1991-2020 --doys 152-243 --overwrite --timing-json bench-results/raw/2026-11-30-vm/run1440.json
+target/release/sstclim run --input $SCRATCH/sstclim-bench/full --output $SCRATCH/sstclim-bench/out-full --years 1991-2020 --doys 152-243 --overwrite --timing-json bench-results/raw/2026-11-30-vm/run1440.json

@@ -1,1 +1,1 @@
-/work/main/target/release/sstclim run --input /tmp/sstclim-bench/d360 --output /tmp/sstclim-bench/o360-5 --years 1991-2020 --doys 152-243 --method 5 --verify --overwrite --timing-json bench-results/raw/2026-11-30-vm/run360-type5.json
+target/release/sstclim run --input $SCRATCH/sstclim-bench/d360 --output $SCRATCH/sstclim-bench/o360-5 --years 1991-2020 --doys 152-243 --method 5 --verify --overwrite --timing-json bench-results/raw/2026-11-30-vm/run360-type5.json

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 set -uo pipefail
-S=/work/main/target/release/sstclim
-OUT=/work/main/bench-results/int16-lossy-2026-11-30-vm
-W=/tmp/full
+S=target/release/sstclim
+OUT=bench-results/int16-lossy-2026-11-30-vm
+W=$SCRATCH/full
 { echo "date: $(date -u +%FT%TZ)"; uname -a; nproc; free -g | head -2; $S --version; } > $OUT/machine.txt
 [ -f $W/data/.sstclim-dataset.json ] || $S -q generate --output $W/data --years 1991-2020 --doys 147-248 > $OUT/generate.out 2>&1
 JOB="--input $W/data --years 1991-2020 --doys 152-243 --backend cpu --overwrite"

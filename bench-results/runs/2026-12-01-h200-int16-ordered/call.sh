@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Int16 pools whose decoding table keeps the integers' order: the integers sorted as 32-bit
 # keys (sstclim_clim_i16o_*) against the float64-keyed int16 kernel (SSTCLIM_I16_ORDERED=0).
 # GPU engine and pipeline tests; bench-kernel on a full-size int16 pool (OSTIA-like packing)
@@ -21,7 +22,7 @@ b i16wide "SSTCLIM_I16_ORDERED=0" i16 --repeats 5 --verify
 b i16o-2 "X=0" i16 --repeats 5
 b i16o-mean "X=0" i16 --repeats 5 --mean-only
 b i16o-f64err "X=0" i16 --repeats 1 --f64-error
-W=/tmp/sstclim-bench; D=$W/d16
+W=$SCRATCH/sstclim-bench; D=$W/d16
 t0=$(date +%s.%N); $S -q generate --output $D --years 1991-2020 --doys 147-248 --storage i16 > $OUT/p/generate.txt 2>&1; echo "generate i16 rc=$? $(awk -v a=$t0 -v b=$(date +%s.%N) 'BEGIN{printf "%.1f s", b-a}') $(du -sh $D | cut -f1)" | tee -a $OUT/summary.txt
 JOB=(--input $D --years 1991-2020 --doys 152-243 --half-window 5)
 $S bench-read "${JOB[@]}" --repeats 1 > /dev/null

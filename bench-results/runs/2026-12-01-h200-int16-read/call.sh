@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Int16 files into an int16 pool copied as they are (no per-value decoding: the pool's table
 # decodes), and packings with a valid range decoded branch-free: sstclim (new) against
 # sstclim-old (the previous commit, same kernels), alternating, end to end on a generated
@@ -8,7 +9,7 @@ tar xJf .carry/bins.tar.xz -C .carry
 mkdir -p $OUT/p
 S=.carry/sstclim
 { date -u; uname -a; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv; $S --version; } > $OUT/machine.txt 2>&1
-W=/tmp/sstclim-bench; D=$W/d16
+W=$SCRATCH/sstclim-bench; D=$W/d16
 $S -q generate --output $D --years 1991-2020 --doys 147-248 --storage i16 > $OUT/p/generate.txt 2>&1
 JOB=(--input $D --years 1991-2020 --doys 152-243 --half-window 5)
 $S bench-read "${JOB[@]}" --repeats 1 > /dev/null

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 26 on the H200 node, one call: the full-year deflated OSTIA-like dataset (1440x721
 # int16, deflate 4 + shuffle, 4 chunks of 361x720, 1991-2020, days 1-366 = 10,958 files)
 # generated here with sstclim's own tool, and its contiguous copy; then, warm page cache:
@@ -20,13 +21,13 @@ C=${C:-.carry/in26}
 if [ "${INNER:-}" != 1 ]; then
   INNER=1 timeout ${LIMIT:-545} bash $0; echo "measurements rc=$? (124: cut at the time limit)" >> $OUT/summary.txt
   cp $C/call.sh $OUT/ 2>/dev/null
-  (cd /tmp/r26res && tar czf $OUT/r.tgz .)
+  (cd $SCRATCH/r26res && tar czf $OUT/r.tgz .)
   exit 0
 fi
 [ -x $C/bin/sstclim ] || (cd $C && tar xJf bins.tar.xz)
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/$C/bin/sstclim W=/tmp/r26 R=/tmp/r26res
+X=$PWD/$C/bin/sstclim W=$SCRATCH/r26 R=$SCRATCH/r26res
 mkdir -p $R $W
 S=$OUT/summary.txt
 now() { date +%s.%N; }
@@ -38,7 +39,7 @@ try:
     print("read %.3f compute %.3f h2d %.3f write %.3f wall %.3f pin %.3f direct %d library %d stored %.3fGB inflated %.3fGB" % (s["read"], s["compute"], s["h2d"], s["write"], r["wall_seconds"], r["pin_seconds"], r["files_direct"], r["files_library"], r["bytes_read"]/1e9, r.get("bytes_decompressed",0)/1e9))
 except Exception as e: print("no report", e)' "$1" 2>&1; }
 mem() { echo "$1: $(grep -E '^(Dirty|Writeback|Cached):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" >> $R/meminfo.txt; }
-{ date -u; uname -a; nproc; free -g; df -h /tmp; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
 GEN=(--grid 1440x721 --years 1991-2020 --doys 1-366 --storage i16)
 # the inflaters on one core of the node: the 4 stored chunks of one generated file
 $C/bin/inflate-compare 519840 101 $C/chunks/chunk*.z > $R/inflate-compare.txt 2>&1

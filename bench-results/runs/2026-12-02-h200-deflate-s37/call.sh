@@ -1,9 +1,10 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 28's floor target on the H200 after s37-h31: level-1 chunks coded about twice as fast a
 # core (src/output/rle_deflate.rs: word-wise run finding, exact block size planned first, body
 # written 8 bytes at a time; chunks encoded straight into shuffled planes), writeback of each
 # compressed call's finished files started at once (the final fsync finds less to write), and
 # publishing no longer fsyncs the files a second time. Modelled on
-# ../2026-12-02-h200-deflate-s36/call.sh, same job and data path (/tmp/dz-data, shared with
+# ../2026-12-02-h200-deflate-s36/call.sh, same job and data path ($SCRATCH/dz-data, shared with
 # the other scripts of the stop: generated only when missing, ~30 s).
 # Job: `run --years 1991-2020 --doys 1-366 --percentile 10,90 --calendar hobday366`, per-doy
 # outputs (1,098 files) on the node's disk, f32 and f32 `--deflate 1` alternated three times,
@@ -17,7 +18,7 @@ set -u
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/dz37 D=/tmp/dz-data
+X=$PWD/.carry/sstclim W=$SCRATCH/dz37 D=$SCRATCH/dz-data
 mkdir -p $OUT/k $W
 S=$OUT/summary-deflate-s37.txt
 now() { date +%s.%N; }

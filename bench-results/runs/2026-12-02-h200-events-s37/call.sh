@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 30's performance target on the H200 node after stop 37's events work (branch s37-h33:
 # `events --output-type f32 --deflate 1`: the catalogue's float fields in float32, events.nc
 # and the summaries chunked and compressed on every thread by the project's chunk coder).
@@ -18,7 +19,7 @@
 #   bash bench-results/runs/2026-12-02-h200-events-s37/call.sh; cat $OUT/summary.txt
 # Results: $OUT/summary.txt, $OUT/machine.txt, $OUT/r-events-s37.tgz (logs of every step).
 set -u
-R=/tmp/r37res
+R=$SCRATCH/r37res
 # the measurements run under a time limit, so that the results are packed even where the
 # device call's limit would cut them short
 if [ "${INNER:-}" != 1 ]; then
@@ -32,10 +33,10 @@ fi
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
 # the data at s36's path (reused); this script's own outputs beside it
-X=$PWD/.carry/sstclim W=/tmp/r37 D=/tmp/r36/data
+X=$PWD/.carry/sstclim W=$SCRATCH/r37 D=$SCRATCH/r36/data
 mkdir -p $W
 S=$OUT/summary.txt
-{ date -u; uname -a; nproc; free -g; df -h /tmp; cat /sys/kernel/mm/transparent_hugepage/enabled; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH; cat /sys/kernel/mm/transparent_hugepage/enabled; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
 # t NAME CMD...: wall, CPU and peak memory of CMD, and its result line
 t() {
   local name=$1; shift
@@ -52,7 +53,7 @@ else
 fi
 echo "data: $(ls $D | wc -l) files, $(du -sh $D | cut -f1)" | tee -a $S
 t sync sync
-C=/tmp/r36/clim/climatology.nc
+C=$SCRATCH/r36/clim/climatology.nc
 if [ -s $C ]; then
   echo "climatology: reused $C" | tee -a $S
 else

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 30's performance target on the H200 node, after the events speed-up (branch s35-events):
 # a global 1440x721 int16 dataset, 1982-2022, every day (14,975 files) stored as OISST v2.1 is
 # (time, zlev, lat, lon), deflated (level 4) and shuffled, one chunk a file, generated here;
@@ -8,13 +9,13 @@
 #   - `sstclim events --both` (heatwaves and cold spells from one read, all four files), twice,
 #     with --max-mem 100G (one band: the whole grid's int16 series is 31 GB);
 #   - heat alone and --cold alone, once each (as the previous run measured them).
-# Outputs go to the node's disk (/tmp/r35/ev); the dirty pages of the generated files are
+# Outputs go to the node's disk ($SCRATCH/r35/ev); the dirty pages of the generated files are
 # synced before anything is timed. Expects .carry/bins.tar.xz holding the stripped static
 # binary `sstclim` (features netcdf-static,bench), like ../2026-12-02-h200-events/call.sh.
 # Usage (device tool, from the repository root): bash bench-results/runs/2026-12-02-h200-events2/call.sh
 # Results: $OUT/summary.txt, $OUT/machine.txt, $OUT/r-events2.tgz (logs of every step).
 set -u
-R=/tmp/r35res
+R=$SCRATCH/r35res
 # the measurements run under a time limit, so that the results are packed even where the
 # device call's limit would cut them short
 if [ "${INNER:-}" != 1 ]; then
@@ -27,10 +28,10 @@ fi
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/r35 D=/tmp/r35/data
+X=$PWD/.carry/sstclim W=$SCRATCH/r35 D=$SCRATCH/r35/data
 mkdir -p $W
 S=$OUT/summary.txt
-{ date -u; uname -a; nproc; free -g; df -h /tmp; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
 # t NAME CMD...: wall, CPU and peak memory of CMD, and its result line
 t() {
   local name=$1; shift

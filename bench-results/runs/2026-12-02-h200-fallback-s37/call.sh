@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 26 point 4 (stop 37): does the reader-process fallback scale with --readers now?
 # The 92-day reference job (1991-2020, days 152-243, h = 5, P90, --segments 1) on deflated
 # int16 1440x721 files (deflate 4 + shuffle, 4 chunks of 361x720), every file read through
@@ -12,8 +13,8 @@
 # the run report's span_totals (child-file wall and CPU, child-open = nc_open + checks,
 # child-read = nc_get_vara, child-decode = into the pool; busy = child-file / (readers x
 # read stage)), the device set-up's pin and pin-results, and processes alive at once.
-# Data: reuses /tmp/r36/z (stop 36's full-year deflated set) when present, else generates the
-# 92-day window (days 147-248, 3,060 files) into /tmp/r37fb/z.
+# Data: reuses $SCRATCH/r36/z (stop 36's full-year deflated set) when present, else generates the
+# 92-day window (days 147-248, 3,060 files) into $SCRATCH/r37fb/z.
 # Expects .carry/bins.tar.xz holding the stripped static binary `sstclim` (features
 # netcdf-static,bench), like ../2026-12-02-h200-read-s36/call.sh.
 # (X=BINARY GRID=360x181 YEARS=2001-2002: a smoke test off the node)
@@ -21,7 +22,7 @@
 #   bash bench-results/runs/2026-12-02-h200-fallback-s37/call.sh
 # Results: $OUT/summary-fallback.txt, $OUT/machine-fallback.txt, $OUT/r-fallback-s37.tgz.
 set -u
-R=/tmp/r37fbres
+R=$SCRATCH/r37fbres
 if [ "${INNER:-}" != 1 ]; then
   mkdir -p $R
   INNER=1 timeout ${LIMIT:-195} bash $0; echo "measurements rc=$? (124: cut at the time limit)" | tee -a $OUT/summary-fallback.txt
@@ -37,10 +38,10 @@ S=$OUT/summary-fallback.txt
 now() { date +%s.%N; }
 el() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }
 { date -u; uname -a; nproc; free -g; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine-fallback.txt 2>&1
-if [ -z "${GRID:-}" ] && [ -d /tmp/r36/z ] && [ "$(ls /tmp/r36/z | wc -l)" -ge 10958 ]; then
-  D=/tmp/r36/z; echo "data: reusing $D ($(ls $D | wc -l) files)" | tee -a $S
+if [ -z "${GRID:-}" ] && [ -d $SCRATCH/r36/z ] && [ "$(ls $SCRATCH/r36/z | wc -l)" -ge 10958 ]; then
+  D=$SCRATCH/r36/z; echo "data: reusing $D ($(ls $D | wc -l) files)" | tee -a $S
 else
-  D=/tmp/r37fb/z; mkdir -p /tmp/r37fb
+  D=$SCRATCH/r37fb/z; mkdir -p $SCRATCH/r37fb
   if [ "$(ls $D 2>/dev/null | wc -l)" -lt 10 ]; then
     t0=$(now); $X --quiet generate --output $D --grid ${GRID:-1440x721} --years $Y --storage i16 --doys 147-248 --deflate 4 --shuffle --chunks 361x720 > $R/gen.log 2>&1
     echo "generate 92-day window deflated rc=$? $(el $t0) s, $(du -sh $D | cut -f1)" | tee -a $S
@@ -66,9 +67,9 @@ t=time.time(); subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
 r=resource.getrusage(resource.RUSAGE_CHILDREN); print("wall %.2f cpu %.2f" % (time.time()-t, r.ru_utime+r.ru_stime))' "$@"; }
 count() { ( while sleep 0.1; do echo "$(pgrep -c -f "$X --quiet run")"; done ) > $R/procs-$1.txt & CP=$!; }
 fb() { name=$1 cap=$2 n=$3; shift 3; count $name
-  t=$(cpu timeout $cap $X --quiet run --input $D "${J[@]}" --output /tmp/r37fb/o-$name --timing-json $R/$name.json --trace-json $R/$name.trace.json "$@" 2> $R/$name.log)
+  t=$(cpu timeout $cap $X --quiet run --input $D "${J[@]}" --output $SCRATCH/r37fb/o-$name --timing-json $R/$name.json --trace-json $R/$name.trace.json "$@" 2> $R/$name.log)
   kill $CP; echo "$name (cap $cap s): $t; $(summ $R/$name.json $n); longest fork $(longest $R/$name.trace.json) s; max-procs $(sort -n $R/procs-$name.txt | tail -1)" | tee -a $S
-  rm -rf /tmp/r37fb/o-$name; }
+  rm -rf $SCRATCH/r37fb/o-$name; }
 fb forked16 40 16 --read-path forked --readers 16
 fb forked4 30 4 --read-path forked --readers 4
 fb library 45 0 --read-path library

@@ -1,5 +1,6 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issues 28, 29 and 30 on the H200 node with the merged tree, in two back-to-back calls that
-# share one generated dataset (the node keeps /tmp while it stays warm):
+# share one generated dataset (the node keeps $SCRATCH while it stays warm):
 #   call.sh a   generate 1440x721 int16 OSTIA-like, 1982-2022, days 1-366 (if absent);
 #               issue 29: the full-year job (1991-2020, hobday366, P90, method 7, stacked
 #               into /dev/shm) plain against --smooth 31, alternated, twice, and
@@ -17,10 +18,10 @@ part=${1:-a}
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/m D=/tmp/m/data
+X=$PWD/.carry/sstclim W=$SCRATCH/m D=$SCRATCH/m/data
 mkdir -p $OUT/j $W
 S=$OUT/summary-$part.txt
-{ date -u; uname -a; nproc; free -g; df -h /tmp /dev/shm; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine-$part.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH /dev/shm; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine-$part.txt 2>&1
 now() { date +%s.%N; }
 since() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }
 # part a needs 1982-2022 (events; 1990 and 2021 for the extended windows); b and c only the
@@ -71,7 +72,7 @@ fi
 if [ $part = d ]; then
   # the stored types' error against float64 on the full-size grid, the reference job's days
   # (92 target days, 1991-2020): f32, and i16 with scale 0.001 around 290 K
-  R=/tmp/ref; t0=$(now)
+  R=$SCRATCH/ref; t0=$(now)
   $X --quiet generate --output $R --grid 1440x721 --storage i16 --years 1991-2020 --doys 147-248
   echo "generate reference-size i16: $(since $t0) s" | tee -a $S
   ref=(--input $R --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90)

@@ -1,7 +1,8 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 26 on the H200 after stop 37's change to the chunked read (int16 chunks unshuffled straight
 # into the pool's rows, float pools' chunks unshuffled straight into the band: one or two passes
 # over every chunk fewer). Same data as ../2026-12-02-h200-read-s36 (1440x721 int16, deflate 4 +
-# shuffle, chunks 361x720, 1991-2020, days 1-366 = 10,958 files, in /tmp/r36/z, kept if there), then:
+# shuffle, chunks 361x720, 1991-2020, days 1-366 = 10,958 files, in $SCRATCH/r36/z, kept if there), then:
 #  1. bench-read --inflate (the parallel-inflate floor) x3 passes, twice;
 #  2. the full-year job (`--doys 1-366 --percentile 10,90`), default segments x3 and
 #     --segments 1 x2, alternating: read stage against the floor, readers' busy and CPU seconds;
@@ -11,7 +12,7 @@
 #   bash bench-results/runs/2026-12-02-h200-read-s37/call.sh
 # Results: $OUT/summary.txt, $OUT/machine.txt, $OUT/r-read-s37.tgz (reports, logs).
 set -u
-R=/tmp/r37res
+R=$SCRATCH/r37res
 if [ "${INNER:-}" != 1 ]; then
   mkdir -p $R
   INNER=1 timeout ${LIMIT:-330} bash $0; echo "measurements rc=$? (124: cut at the time limit)" | tee -a $OUT/summary.txt
@@ -22,12 +23,12 @@ fi
 [ -n "${X:-}" ] || [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=${X:-$PWD/.carry/sstclim} W=/tmp/r36 Y=${YEARS:-1991-2020}
+X=${X:-$PWD/.carry/sstclim} W=$SCRATCH/r36 Y=${YEARS:-1991-2020}
 mkdir -p $W
 S=$OUT/summary.txt
 now() { date +%s.%N; }
 el() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }
-{ date -u; uname -a; nproc; free -g; df -h /tmp; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; cat /sys/kernel/mm/transparent_hugepage/enabled; } > $OUT/machine.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; cat /sys/kernel/mm/transparent_hugepage/enabled; } > $OUT/machine.txt 2>&1
 # one line of a run report: stages, set-up split and the readers' split (span_totals)
 summ() { python3 -c 'import json,sys
 try:

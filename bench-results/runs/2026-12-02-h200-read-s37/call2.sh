@@ -1,14 +1,15 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 26, the 92-day reference job deflated vs contiguous, after call.sh: its wall is the write's
 # tail (1.53 GB of float64 outputs written while 16 reader threads inflate on the 16 cores), so
 # this alternates the deflated job as it is with the reader threads niced (SSTCLIM_READER_NICE=10:
 # the writer and upload threads first) and with 14 reader threads, against the contiguous job,
-# x3. Generates only the 92-day window (days 147-248) deflated and contiguous in /tmp/r36n.
+# x3. Generates only the 92-day window (days 147-248) deflated and contiguous in $SCRATCH/r36n.
 # Usage: bash bench-results/runs/2026-12-02-h200-read-s37/call2.sh   (carry [".carry"])
 set -u
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/r36n R=/tmp/r37res2 S=$OUT/summary2.txt
+X=$PWD/.carry/sstclim W=$SCRATCH/r36n R=$SCRATCH/r37res2 S=$OUT/summary2.txt
 mkdir -p $W $R
 now() { date +%s.%N; }
 el() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }

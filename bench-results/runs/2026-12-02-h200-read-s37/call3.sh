@@ -1,12 +1,13 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 26, the 92-day reference job deflated vs contiguous, after call2.sh (whose variants did
 # not move it): traces (--trace-json) of the deflated and the contiguous job, to see when the
-# first segment is computed and written, and the deflated job with 32 segments, x2. Generates only the 92-day window (days 147-248) deflated and contiguous in /tmp/r36n.
+# first segment is computed and written, and the deflated job with 32 segments, x2. Generates only the 92-day window (days 147-248) deflated and contiguous in $SCRATCH/r36n.
 # Usage: bash bench-results/runs/2026-12-02-h200-read-s37/call3.sh   (carry [".carry"])
 set -u
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/r36n R=/tmp/r37res3 S=$OUT/summary3.txt
+X=$PWD/.carry/sstclim W=$SCRATCH/r36n R=$SCRATCH/r37res3 S=$OUT/summary3.txt
 mkdir -p $W $R
 now() { date +%s.%N; }
 el() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 26's end-to-end target on the H200 (stop 37): the full-year job
 # (`run --years 1991-2020 --doys 1-366 --percentile 10,90`) on the deflated dataset (deflate 4 +
 # shuffle, chunks 361x720) against the same job on contiguous copies, alternating x2, outputs on
@@ -7,7 +8,7 @@ set -u
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/r5 S=$OUT/summary5.txt
+X=$PWD/.carry/sstclim W=$SCRATCH/r5 S=$OUT/summary5.txt
 mkdir -p $W
 now() { date +%s.%N; }
 el() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 25 check on the H200: the restructured tree (after) against the commit before it
 # (before), in one call: GPU engine and pipeline tests of both, bench-kernel alternating
 # before/after with --verify (float32 and int16 pools), the full-size reference job (float64
@@ -8,7 +9,7 @@ part=${1:-all}
 [ -d .carry/after ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-B=$PWD/.carry/before A=$PWD/.carry/after W=/tmp/r25
+B=$PWD/.carry/before A=$PWD/.carry/after W=$SCRATCH/r25
 mkdir -p $OUT/t $OUT/k $OUT/j $W
 S=$OUT/summary.txt
 { date -u; uname -a; nproc; nvidia-smi --query-gpu=name,driver_version --format=csv; $B/sstclim --version; $A/sstclim --version; } > $OUT/machine.txt 2>&1

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 29's performance target on the H200 node after s36-h29 (the last segment of a smoothed
 # job is a quarter of the others, so 36 days instead of 53 are made and written after the last
 # compute; batches of 8 days; the memory model counts what the smoothing writer holds): the
@@ -14,20 +15,20 @@
 # (optionally also a static main binary as .carry/sstclim-before in the same tar: then its
 # plain / smooth31 pairs are alternated with the new binary's, for a before/after in one call)
 # then one device call, outputs on the node's disk:
-#   run(command="O=/tmp/sm/out bash bench-results/runs/2026-12-02-h200-smooth-s36/call.sh",
+#   run(command="O=$SCRATCH/sm/out bash bench-results/runs/2026-12-02-h200-smooth-s36/call.sh",
 #       carry=[".carry"], kind="nvidia-h200", timeout_s=600)
-# Generation writes 10,958 int16 files (22 GB) to /tmp/sm/data, about 20 s; the whole call
+# Generation writes 10,958 int16 files (22 GB) to $SCRATCH/sm/data, about 20 s; the whole call
 # about 3 minutes (5 with the before binary).
 set -u
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
 G=${GRID:-1440x721} BK=${BACKEND:-cuda}  # GRID, BACKEND: only to try the script elsewhere
-X=$PWD/.carry/sstclim B=$PWD/.carry/sstclim-before W=/tmp/sm O=${O:-/tmp/sm/out}
+X=$PWD/.carry/sstclim B=$PWD/.carry/sstclim-before W=$SCRATCH/sm O=${O:-$SCRATCH/sm/out}
 D=$W/data
 mkdir -p $OUT/j $W $O
 S=$OUT/summary.txt
-{ date -u; uname -a; nproc; free -g; df -h /tmp /dev/shm; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH /dev/shm; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine.txt 2>&1
 now() { date +%s.%N; }
 since() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }
 if [ ! -f $D/.done ]; then

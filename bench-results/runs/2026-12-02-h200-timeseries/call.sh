@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Issue 27 (time-series input, fast paths) on the H200 node: the full-year reference-size job
 # (1440x721, 1991-2020, days 1-366, P10 and P90) from 30 yearly deflated files against the
 # same values in the 10,958 equivalent daily deflated files, warm page cache, outputs on the
@@ -8,7 +9,7 @@
 #   yearly-c30  30 files, chunks (30, 180, 360) (CMIP6/ERA5-like: a chunk holds 30 steps,
 #               inflated once for all of them)
 # The target (issue 27): yearly within 1.2x of daily. Two calls, as each must end in 10 min:
-#   call.sh gen   generate the three datasets (if absent; the node keeps /tmp while warm)
+#   call.sh gen   generate the three datasets (if absent; the node keeps $SCRATCH while warm)
 #   (SETS="daily yearly-c30" YSETS=yearly-c30 limit both parts to those sets)
 #   call.sh run   each job once unmeasured (warm cache), then daily / yearly-c1 / yearly-c30
 #                 alternated twice; outputs compared bitwise (daily against each yearly set)
@@ -20,10 +21,10 @@ part=${1:-run}
 [ -x .carry/sstclim ] || { cd .carry && tar xJf bins.tar.xz && cd ..; }
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
-X=$PWD/.carry/sstclim W=/tmp/ts
+X=$PWD/.carry/sstclim W=$SCRATCH/ts
 mkdir -p $OUT/j $W
 S=$OUT/summary-$part.txt
-{ date -u; uname -a; nproc; free -g; df -h /tmp /dev/shm; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine-$part.txt 2>&1
+{ date -u; uname -a; nproc; free -g; df -h $SCRATCH /dev/shm; nvidia-smi --query-gpu=name,driver_version --format=csv; $X --version; } > $OUT/machine-$part.txt 2>&1
 now() { date +%s.%N; }
 since() { awk -v a=$1 -v b=$(now) 'BEGIN{printf "%.2f", b-a}'; }
 gen=(--quiet generate --grid 1440x721 --storage i16 --years 1991-2020 --doys 1-366 --deflate 4 --shuffle)

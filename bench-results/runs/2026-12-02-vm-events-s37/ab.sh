@@ -1,12 +1,13 @@
 #!/bin/bash
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # `sstclim events --both` on the 360x181 x 41-year deflated int16 dataset: main's binary
 # (before), this branch's with its default outputs, and this branch's with
 # `--output-type f32 --deflate 1`, alternated; each run's wall/CPU/peak RSS and its own
 # read/detect/write split, with the load average; then before's and the default's outputs
 # compared bitwise (../2026-12-02-vm-events2/compare.py) and the small outputs against the
 # default (compare_store.py), and each set's size. Usage, with sstclim-main, sstclim-new,
-# data/ and clim/ in $W:  W=/tmp/ev37 PY=.../python bash ab.sh [REPEATS]
-W=${W:-/tmp/ev37}
+# data/ and clim/ in $W:  W=$SCRATCH/ev37 PY=.../python bash ab.sh [REPEATS]
+W=${W:-$SCRATCH/ev37}
 H=$(cd "$(dirname "$0")" && pwd)
 PY=${PY:-python3}
 cd $W

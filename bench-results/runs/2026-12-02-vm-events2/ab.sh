@@ -1,9 +1,11 @@
 #!/bin/bash
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
+: "${WORK:?set WORK to the directory holding the checkouts and binaries}"
 # `sstclim events` before (main's binary: heat, then --cold) and after (this branch: --both,
 # then heat alone), alternated, two repeats, on the 360x181 x 41-year int16 dataset; then the
 # outputs compared bitwise (compare.py). Usage, with the binaries and data in $W:
-#   W=/tmp/ev35 bash bench-results/runs/2026-12-02-vm-events2/ab.sh
-W=${W:-/tmp/ev35}
+#   W=$SCRATCH/ev35 bash bench-results/runs/2026-12-02-vm-events2/ab.sh
+W=${W:-$SCRATCH/ev35}
 H=$(cd "$(dirname "$0")" && pwd)
 cd $W
 ev() { # binary out flags...
@@ -16,4 +18,4 @@ for rep in 1 2; do
   ev main out-main; ev main out-main --cold
   ev new out-both --both; ev new out-heat
 done
-/work/wt/venv-ev30/bin/python $H/compare.py out-main out-both
+$WORK/venv-ev30/bin/python $H/compare.py out-main out-both

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
+: "${WORK:?set WORK to the directory holding the checkouts and binaries}"
 # Issue 25 on the 2-core dev VM: the reference job at full size (1440x721 float64, 1991-2020,
 # days 152-243, h=5, P90, CPU engine) with the binary from before the restructure (57fc859)
 # and after it, outputs compared with --tolerance 0.
 set -u
-A=/work/main/.carry/after/sstclim B=/work/main/.carry/before/sstclim W=/work/reffull O=/tmp/vmrun
+A=$WORK/.carry/after/sstclim B=$WORK/.carry/before/sstclim W=$WORK/reffull O=$SCRATCH/vmrun
 export SSTCLIM_RATES=none HDF5_USE_FILE_LOCKING=FALSE
 { date -u; uname -a; nproc; free -g | head -2; } > $O/machine-full.txt
 [ -f $W/data/.complete ] || { $B --quiet generate --output $W/data && touch $W/data/.complete; }

@@ -1,7 +1,8 @@
+
 # Issue 27, dev VM: the 360x181 full-year job from 10 yearly files against 3,652 daily files
 # (same values, int16 deflate 4 + shuffle, one chunk a step), alternated, warm page cache.
 set -u
-B=${B:-/work/main/target/release/sstclim}
+B=${B:-target/release/sstclim}
 cd "$(dirname "$0")"
 cat daily/* yearly/* > /dev/null
 for r in 0 1 2 3; do for set in daily yearly; do

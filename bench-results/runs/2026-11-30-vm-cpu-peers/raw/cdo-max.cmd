@@ -1,1 +1,1 @@
-cdo -O -P 2 ydrunmax,11 /tmp/sstclim-peers/cdo/merged.nc /tmp/sstclim-peers/cdo/max.nc
+cdo -O -P 2 ydrunmax,11 $SCRATCH/sstclim-peers/cdo/merged.nc $SCRATCH/sstclim-peers/cdo/max.nc

@@ -1,1 +1,1 @@
-cdo -O -P 2 ydrunmin,11 /tmp/sstclim-peers/cdo/merged.nc /tmp/sstclim-peers/cdo/min.nc
+cdo -O -P 2 ydrunmin,11 $SCRATCH/sstclim-peers/cdo/merged.nc $SCRATCH/sstclim-peers/cdo/min.nc

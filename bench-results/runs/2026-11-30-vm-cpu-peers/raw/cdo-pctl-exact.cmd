@@ -1,1 +1,1 @@
-env CDO_PCTL_NBINS=660 cdo -O -P 2 --percentile hazen ydrunpctl,90,11 /tmp/sstclim-peers/cdo/merged.nc /tmp/sstclim-peers/cdo/min.nc /tmp/sstclim-peers/cdo/max.nc /tmp/sstclim-peers/cdo/p90-exact.nc
+env CDO_PCTL_NBINS=660 cdo -O -P 2 --percentile hazen ydrunpctl,90,11 $SCRATCH/sstclim-peers/cdo/merged.nc $SCRATCH/sstclim-peers/cdo/min.nc $SCRATCH/sstclim-peers/cdo/max.nc $SCRATCH/sstclim-peers/cdo/p90-exact.nc

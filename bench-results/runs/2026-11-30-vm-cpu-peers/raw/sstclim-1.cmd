@@ -1,1 +1,1 @@
-/work/main/target/release/sstclim run --input /tmp/sstclim-peers/data --output /tmp/sstclim-peers/out-sstclim --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 --backend cpu --overwrite --timing-json bench-results/cpu-peers-2026-11-30/raw/sstclim-1.json
+target/release/sstclim run --input $SCRATCH/sstclim-peers/data --output $SCRATCH/sstclim-peers/out-sstclim --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 --backend cpu --overwrite --timing-json bench-results/cpu-peers-2026-11-30/raw/sstclim-1.json

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # The committed kernel (sentinel rows written once by default), on the node: timings,
 # full-size --verify (float32, float64), GPU engine tests, pipeline tests, an end-to-end run
 # compared with the CPU engine on the same float32 pool.
@@ -16,7 +17,7 @@ timeout 150 .carry/libtests --test-threads 4 engine:: > $OUT/t/lib-engine.txt 2>
 echo "lib engine:: rc=$? $(grep 'test result' $OUT/t/lib-engine.txt)" | tee -a $OUT/summary.txt
 timeout 120 .carry/pipeline-tests --test-threads 4 > $OUT/t/pipeline.txt 2>&1
 echo "pipeline rc=$? $(grep 'test result' $OUT/t/pipeline.txt)" | tee -a $OUT/summary.txt
-W=/tmp/sstclim-bench; D=$W/data
+W=$SCRATCH/sstclim-bench; D=$W/data
 [ -f $D/.sstclim-dataset.json ] || $S -q generate --output $D --years 1991-2020 --doys 147-248 > /dev/null
 JOB=(--input $D --years 1991-2020 --doys 152-243 --half-window 5)
 $S bench-read "${JOB[@]}" --repeats 1 > /dev/null

@@ -1,3 +1,4 @@
+: "${SCRATCH:?set SCRATCH to a scratch directory for the data and outputs}"
 # Rows 0 and GLEN + 1 (the MIN and MAX sentinels, the same in every group) written once per slot
 # when the kernel starts instead of with every staged group (SC_X_SENTINELS_ONCE, 2 of 33 ring
 # rows): timed against the committed kernel, full-size --verify, GPU engine tests with it; then
@@ -22,7 +23,7 @@ SSTCLIM_CUDA_DEFINES="SC_X_SENTINELS_ONCE" timeout 150 .carry/libtests --test-th
 echo "lib engine:: once rc=$? $(grep 'test result' $OUT/t/lib-engine-once.txt)" | tee -a $OUT/summary.txt
 timeout 120 .carry/pipeline-tests --test-threads 4 > $OUT/t/pipeline.txt 2>&1
 echo "pipeline rc=$? $(grep 'test result' $OUT/t/pipeline.txt)" | tee -a $OUT/summary.txt
-W=/tmp/sstclim-bench; D=$W/data
+W=$SCRATCH/sstclim-bench; D=$W/data
 [ -f $D/.sstclim-dataset.json ] || $S -q generate --output $D --years 1991-2020 --doys 147-248 > /dev/null
 JOB=(--input $D --years 1991-2020 --doys 152-243 --half-window 5)
 $S bench-read "${JOB[@]}" --repeats 1 > /dev/null
