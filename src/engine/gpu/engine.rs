@@ -6,15 +6,15 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::device::{DevPtr, Device, DeviceInfo, GpuError, Uploader};
-use super::launch::{kernel_kind, plan_launch, plan_launch_kind, GpuSample, LaunchPlan};
+use super::device::{DevPtr, Device, GpuError, Uploader};
+use super::launch::{kernel_kind, plan_launch, plan_launch_kind, DeviceInfo, GpuSample, LaunchPlan};
 use super::limits::LaunchError;
 use super::memory::*;
 use super::options::GpuOptions;
 use super::params::KernelParams;
 use super::schedule;
 use super::spec::KernelSpec;
-use crate::engine::{DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StatSpec, TileResult};
+use crate::engine::{BandwidthProbe, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StatSpec, TileResult};
 use crate::pool::{Decoding, PoolRef, PoolType};
 use crate::window::WindowPlan;
 

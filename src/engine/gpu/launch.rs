@@ -3,7 +3,6 @@
 //! the target days into batches so that everything fits the device memory budget. Pure: the
 //! plans are unit-tested against hand-worked device figures.
 
-use super::device::DeviceInfo;
 use super::limits::{kernel_limits, LaunchError};
 use super::options::{GpuOptions, RingPlace};
 use super::ordered;
@@ -11,6 +10,20 @@ use super::schedule::Batch;
 use crate::engine::StatSpec;
 use crate::pool::Sample;
 use crate::window::WindowPlan;
+
+/// What the driver needs to know of a device to size launches.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// e.g. `CUDA device 0 (NVIDIA H200)`.
+    pub description: String,
+    /// Lanes per warp / wavefront.
+    pub wave: usize,
+    /// Largest dynamic shared memory one block may use (after opting in).
+    pub smem_per_block: usize,
+    /// Shared memory per multiprocessor (all resident blocks together).
+    pub smem_per_sm: usize,
+    pub max_threads_per_sm: usize,
+}
 
 /// Sample types the kernel is instantiated for.
 pub trait GpuSample: Sample {
