@@ -2,8 +2,10 @@
 //! crate's imports (read with a Rust parser, `syn`, so that grouped `use` trees, `super::`,
 //! re-exports and paths written inline all count) and the function-length cap.
 //!
-//!     cargo run --release --locked -p xtask -- layers src
-//!     cargo run --release --locked -p xtask -- fn-length src
+//! ```text
+//! cargo run --release --locked -p xtask -- layers src
+//! cargo run --release --locked -p xtask -- fn-length src
+//! ```
 
 pub mod fnlen;
 pub mod layers;
