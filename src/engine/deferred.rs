@@ -8,7 +8,7 @@
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use super::gpu::BandwidthProbe;
+use super::BandwidthProbe;
 use super::{
     BackendError, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StartError, StatSpec,
     TileResult,

@@ -20,11 +20,11 @@ mod sort_net;
 
 use std::time::Duration;
 
-pub use backend::{Backend, BackendError};
+pub use backend::Backend;
 pub use cpu::CpuEngine;
 pub use deferred::Deferred;
-pub use device::{DeviceEngine, PoolKind};
-pub use error::{EngineError, StagingError, StartError};
+pub use device::{BandwidthProbe, DeviceEngine, PoolKind};
+pub use error::{BackendError, EngineError, StagingError, StartError};
 pub use gpu::{check_gpu_limits, GpuOptions, RingPlace};
 pub use reference::ReferenceEngine;
 

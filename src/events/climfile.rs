@@ -139,7 +139,7 @@ impl ClimFile {
             })?),
             None => None,
         };
-        let in_order = doys.as_ref().is_none_or(|d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
+        let in_order = doys.as_ref().map_or(true, |d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
         // the year of the input's calendar: 366 days in the real calendars (day 366 of
         // leap years, or day 60 under hobday366), 360 in `360_day`, 365 in `noleap`
         let year = if is_real(cf) { 366 } else { usize::from(cf.days_in_year(2001)) };

@@ -10,7 +10,7 @@
 //! The modules: [`detect`] (exceedances, runs, joining), [`metrics`] (the per-event fields),
 //! [`summary`] (per-year block statistics), [`scan`] (every cell of a band at once, from its
 //! day-major pool, for several kinds of event in one pass), [`columns`] (events held field by
-//! field), [`climfile`] (reading a `climatology.nc`), [`write`] (events.nc and summary.nc),
+//! field), [`climfile`] (reading a `climatology.nc`), [`write`](mod@write) (events.nc and summary.nc),
 //! [`band`] (cutting the grid within `--max-mem`).
 
 pub mod band;

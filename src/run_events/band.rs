@@ -267,7 +267,6 @@ impl Reading<'_> {
         let (done, _listening) = crossbeam_channel::unbounded();
         let stop = AtomicBool::new(false);
         read_all(&job, None, &rows, self.trace, &stop, &done)?;
-        drop(rows);
         self.check_held(&pool)?;
         Ok(pool)
     }
