@@ -9,7 +9,7 @@ Layers, top to bottom (the README's "How it works" describes them):
   pipeline  the tile loop that drives the stages for a job
   plan      what a job is (plan) and what can go wrong in it (error): the types the job,
             the pipeline and the stages' callers share
-  stages    discover, window, calendar, percentile, template, input, pool, engine, output,
+  stages    discover, window, calendar, stats, template, input, pool, engine, output,
             smooth, events
   utilities util, report
 A module may use its own layer and the layers below it. Within a layer, any import is allowed
@@ -27,7 +27,7 @@ LAYERS = {
     "run": 1, "run_events": 1, "dist": 1, "tools": 1, "bench": 1,
     "pipeline": 2,
     "plan": 3, "error": 3,
-    "discover": 4, "window": 4, "calendar": 4, "percentile": 4, "template": 4,
+    "discover": 4, "window": 4, "calendar": 4, "stats": 4, "template": 4,
     "input": 4, "pool": 4, "engine": 4, "output": 4, "smooth": 4, "events": 4,
     "util": 5, "report": 5,
 }

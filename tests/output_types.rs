@@ -8,11 +8,11 @@ mod common;
 
 use std::path::Path;
 
-use sstclim::engine::TileResult;
 use sstclim::input::Region;
 use sstclim::output::{
     OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, OutputType, TargetUnits, WritePath,
 };
+use sstclim::stats::TileResult;
 
 const NLAT: usize = 9;
 const NLON: usize = 14;

@@ -22,8 +22,8 @@ use std::ops::Range;
 use netcdf::Extent;
 
 use super::{OutFile, OutputError, OutputMeta, OutputSpec};
-use crate::engine::TileResult;
 use crate::input::Region;
+use crate::stats::TileResult;
 
 /// The file's name in the output directory.
 pub const FILE_NAME: &str = "climatology.nc";

@@ -4,7 +4,7 @@
 
 use super::encode::{ChunkShape, Encoding, OutputType};
 use super::{OutputError, OutputMeta, OutputSpec};
-use crate::engine::StatSpec;
+use crate::stats::StatSpec;
 
 /// How values are stored (`--output-type`, `--output-scale`, `--output-offset`, `--shuffle`,
 /// `--chunks`, `--units`).

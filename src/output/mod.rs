@@ -46,8 +46,8 @@ use netcdf::Extent;
 use tracing::{info, warn};
 
 use crate::calendar::Date;
-use crate::engine::{StatSpec, TileResult};
 use crate::input::{Grid, Region, VarMeta};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowSpec;
 
 /// How results are split into files (`--layout`).

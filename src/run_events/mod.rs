@@ -33,8 +33,8 @@ use crate::events::{Days, EventsError, Params};
 use crate::input::{self, Grid, VarLayout};
 use crate::output::lock::JobLock;
 use crate::output::publish;
-use crate::percentile::Percentile;
 use crate::report::progress::Ui;
+use crate::stats::percentile::Percentile;
 
 /// What `sstclim events` was asked to do.
 #[derive(Clone, Debug)]
