@@ -9,7 +9,7 @@ Layers, top to bottom (the README's "How it works" describes them):
   pipeline  the tile loop that drives the stages for a job
   plan      what a job is (plan) and what can go wrong in it (error): the types the job,
             the pipeline and the stages' callers share
-  stages    discover, window, calendar, stats, template, input, pool, engine, output,
+  stages    discover, window, calendar, stats, template, input, pool, engine, output, nc,
             smooth, events
   utilities util, report
 A module may use its own layer and the layers below it. Within a layer, any import is allowed
@@ -28,7 +28,7 @@ LAYERS = {
     "pipeline": 2,
     "plan": 3, "error": 3,
     "discover": 4, "window": 4, "calendar": 4, "stats": 4, "template": 4,
-    "input": 4, "pool": 4, "engine": 4, "output": 4, "smooth": 4, "events": 4,
+    "input": 4, "pool": 4, "engine": 4, "output": 4, "nc": 4, "smooth": 4, "events": 4,
     "util": 5, "report": 5,
 }
 

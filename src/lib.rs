@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod events;
 pub mod input;
+pub mod nc;
 pub mod output;
 pub mod pipeline;
 pub mod plan;

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use super::EventsError;
 use crate::calendar::{is_real, Calendar, CfCalendar};
 use crate::input::{attr_text, var_text, Grid};
-use crate::output::encode::OutputType;
+use crate::nc::encode::OutputType;
 
 /// What a climatology file holds, once checked against the job.
 #[derive(Debug)]
@@ -238,7 +238,7 @@ impl ClimFile {
     fn read_direct(&self, name: &str, rows: Range<usize>, nlon: usize) -> Option<Vec<f64>> {
         use std::os::unix::fs::FileExt;
         let shape = [self.n_doy, self.nlat, nlon];
-        let offset = crate::output::direct::locate(&self.path, name, shape, OutputType::F64).ok()?;
+        let offset = crate::nc::direct::locate(&self.path, name, shape, OutputType::F64).ok()?;
         let file = std::fs::File::open(&self.path).ok()?;
         let per_doy = rows.len() * nlon;
         let mut raw = vec![0.0f64; self.n_doy * per_doy];

@@ -15,8 +15,8 @@ use super::summary::{stat_units, STATS};
 use super::{Days, EventsError, Params};
 use crate::calendar::{days_since_1970_in, CfCalendar, Date};
 use crate::input::Grid;
-use crate::output::chunked::{ChunkPlan, Partial};
-use crate::output::encode::OutputType;
+use crate::nc::chunked::{ChunkPlan, Partial};
+use crate::nc::encode::OutputType;
 
 /// What both files say of the job.
 #[derive(Clone, Debug)]
@@ -375,8 +375,8 @@ impl SummaryFile {
         }
         // the input's horizontal dimensions and coordinates (2-D ones and grid mapping too)
         let [lat_dim, lon_dim] =
-            crate::output::coords::put_grid(&mut file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
-        let coordinates = crate::output::coords::coordinates(grid, "");
+            crate::nc::coords::put_grid(&mut file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
+        let coordinates = crate::nc::coords::coordinates(grid, "");
         let plan = meta.store.summary_plan(grid.nlat(), grid.nlon());
         for stat in STATS {
             let mut v = file
@@ -405,7 +405,7 @@ impl SummaryFile {
             if !coordinates.is_empty() {
                 v.put_attribute("coordinates", coordinates.as_str()).map_err(fail(path, stat))?;
             }
-            if let Some(mapping) = crate::output::coords::grid_mapping(grid) {
+            if let Some(mapping) = crate::nc::coords::grid_mapping(grid) {
                 v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
             }
             if direct && plan.is_none() {
@@ -436,7 +436,7 @@ impl SummaryFile {
             summary.file.take().expect("open").close().map_err(fail(path, ""))?;
             let located: Result<Vec<u64>, _> = STATS
                 .iter()
-                .map(|stat| crate::output::direct::locate(path, stat, [ny, nlat, nlon], OutputType::F32))
+                .map(|stat| crate::nc::direct::locate(path, stat, [ny, nlat, nlon], OutputType::F32))
                 .collect();
             match located {
                 Ok(offsets) => summary.offsets = offsets,

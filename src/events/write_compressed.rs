@@ -1,6 +1,6 @@
 //! Writing `events.nc` compressed (`--deflate`) when the whole catalogue is in memory (one
 //! band): every column chunked along `event`, each chunk encoded, shuffled and deflated on
-//! every thread by the project's chunk coder (`crate::output::encode::zlib_planes`, as `run`'s
+//! every thread by the project's chunk coder (`crate::nc::encode::zlib_planes`, as `run`'s
 //! compressed outputs and the compressed summaries) and handed to HDF5 already filtered
 //! (`H5Dwrite_chunk`) by one writer thread.
 //!
@@ -21,10 +21,10 @@ use super::write::{define_events, EventsFile, Meta};
 use super::write_direct::Column;
 use super::{Days, EventsError};
 use crate::input::Grid;
-use crate::output::chunk_files::Files;
-use crate::output::chunked::locate_chunked;
-use crate::output::direct::Stored;
-use crate::output::encode::{shuffle, zlib_planes};
+use crate::nc::chunk_files::Files;
+use crate::nc::chunked::locate_chunked;
+use crate::nc::direct::Stored;
+use crate::nc::encode::{shuffle, zlib_planes};
 
 /// Events per chunk of a column (1 MB of a float32 or int32 column): many chunks to share
 /// among threads, each large enough for deflate.

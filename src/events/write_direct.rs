@@ -4,7 +4,7 @@
 //! Why: through libnetcdf the catalogue is written one variable at a time, on one thread, along
 //! an unlimited (chunked) dimension. Once every event is found the count is known, so the file
 //! is created with a fixed `event` dimension and every column contiguous, allocated at creation
-//! and never filled (as `crate::output::direct` does for climatologies); each column's offset is
+//! and never filled (as `crate::nc::direct` does for climatologies); each column's offset is
 //! checked through HDF5 once, and the columns are written with `pwrite` from every thread. The
 //! variables, attributes and values are those of [`super::write::EventsFile`] (only the
 //! dimension is fixed and the storage contiguous); a file HDF5 does not confirm is written
@@ -20,7 +20,7 @@ use super::metrics::FLOAT_FIELDS;
 use super::write::{define_events, EventsFile, Meta, INT_FIELDS};
 use super::{Days, EventsError};
 use crate::input::Grid;
-use crate::output::direct::{locate_as, Stored};
+use crate::nc::direct::{locate_as, Stored};
 
 /// One variable of `events.nc` and where its values come from.
 #[derive(Clone, Copy, Debug)]

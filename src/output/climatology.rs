@@ -128,7 +128,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         // percentile), with time, not doy, the auxiliary coordinate: doy is the dimension here
         for (name_, value) in super::create::stat_attributes(stat, meta, spec) {
             let value =
-                if name_ == "coordinates" { super::coords::coordinates(&meta.grid, "time").into() } else { value };
+                if name_ == "coordinates" { crate::nc::coords::coordinates(&meta.grid, "time").into() } else { value };
             v.put_attribute(name_, value).map_err(fail(name))?;
         }
     }

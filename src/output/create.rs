@@ -4,9 +4,9 @@
 
 use netcdf::AttributeValue;
 
-use super::encode::{chunk_shape, OutputType, I16_FILL};
 use super::{climatology, OutFile, OutputError, OutputMeta, OutputSpec};
 use crate::calendar::Date;
+use crate::nc::encode::{chunk_shape, OutputType, I16_FILL};
 
 fn ordinal_suffix(p: &str) -> &'static str {
     let int: u64 = p.split('.').next().and_then(|i| i.parse().ok()).unwrap_or(0);
@@ -75,7 +75,7 @@ pub(super) fn put_lat_lon(
     meta: &OutputMeta,
     path: &std::path::Path,
 ) -> Result<[String; 2], OutputError> {
-    super::coords::put_grid(file, &meta.grid).map_err(|(var, e)| OutputError::write(path, &var, e))
+    crate::nc::coords::put_grid(file, &meta.grid).map_err(|(var, e)| OutputError::write(path, &var, e))
 }
 
 /// Create `f` with its metadata and coordinates. With `preallocate` (uncompressed outputs on the
@@ -287,8 +287,8 @@ pub fn stat_attributes(stat: usize, meta: &OutputMeta, spec: &OutputSpec) -> Vec
     };
     attrs.push(("cell_methods", cell_methods.into()));
     // the day of year, and a curvilinear grid's 2-D latitude and longitude (CF 5.2)
-    attrs.push(("coordinates", super::coords::coordinates(&meta.grid, "doy").into()));
-    if let Some(mapping) = super::coords::grid_mapping(&meta.grid) {
+    attrs.push(("coordinates", crate::nc::coords::coordinates(&meta.grid, "doy").into()));
+    if let Some(mapping) = crate::nc::coords::grid_mapping(&meta.grid) {
         attrs.push(("grid_mapping", mapping.into()));
     }
     if stat > 0 {
