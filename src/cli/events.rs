@@ -11,7 +11,7 @@ use super::headings::{INPUT, JOB, OUTPUT, PERFORMANCE};
 use super::run::RunArgs;
 use crate::calendar::Calendar;
 use crate::dist::Given;
-use crate::events::store::Store;
+use crate::events::files::store::Store;
 use crate::events::Params;
 use crate::output::OutputType;
 use crate::plan::values::{ByteSize, YearRange};

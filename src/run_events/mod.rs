@@ -28,7 +28,7 @@ use crate::discover::discover;
 use crate::dist::comm::Comm;
 use crate::error::Error;
 use crate::events::climfile::ClimFile;
-use crate::events::write::Meta;
+use crate::events::files::schema::Meta;
 use crate::events::{Days, EventsError, Params};
 use crate::input::{self, Grid, VarLayout};
 use crate::output::lock::JobLock;
@@ -59,7 +59,7 @@ pub struct EventsOptions {
     pub allow_missing: bool,
     pub overwrite: bool,
     /// How the outputs store their values (`--output-type`, `--deflate`, `--shuffle`).
-    pub store: crate::events::store::Store,
+    pub store: crate::events::files::store::Store,
     pub command_line: String,
 }
 

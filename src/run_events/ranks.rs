@@ -12,7 +12,9 @@ use serde::Serialize;
 
 use super::EventsJobError;
 use crate::dist::comm::Comm;
-use crate::events::write::{EventsFile, Meta, SummaryFile};
+use crate::events::files::events_file::EventsFile;
+use crate::events::files::schema::Meta;
+use crate::events::files::summary_file::SummaryFile;
 use crate::input::Grid;
 
 /// Rank `rank`'s rows of `nlat` among `size` ranks (empty for ranks beyond the rows).

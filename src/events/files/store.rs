@@ -11,8 +11,8 @@
 
 use std::path::Path;
 
-use super::summary::STATS;
-use super::EventsError;
+use crate::events::summary::STATS;
+use crate::events::EventsError;
 use crate::input::Region;
 use crate::nc::chunked::{self, ChunkFailure, ChunkGeometry, ChunkPlan, Field, Partial, Values};
 use crate::nc::encode::{chunk_shape, Encoding, OutputType};
