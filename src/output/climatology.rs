@@ -87,7 +87,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         file.add_attribute(name, value).map_err(fail(name))?;
     }
     // an increasing time axis under every calendar, as the other layouts have it
-    let (times, bounds) = super::create::climatological_times(meta, f.targets.clone());
+    let (times, bounds) = super::cf::climatological_times(meta, f.targets.clone());
     let doys: Vec<i32> = f.targets.clone().map(|t| i32::from(w.doys[t])).collect();
     let units = format!("days since {y0:04}-01-01 00:00:00");
     {
@@ -116,7 +116,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         v.put_attribute("calendar", meta.rules.cf.cf_name()).map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
-    let [row, col] = super::create::put_lat_lon(&mut file, meta, &f.path)?;
+    let [row, col] = super::cf::put_lat_lon(&mut file, meta, &f.path)?;
     for (stat, name) in var_names(meta).iter().enumerate() {
         let mut v = file.add_variable::<f64>(name, &["doy", row.as_str(), col.as_str()]).map_err(fail(name))?;
         if let Some(level) = spec.deflate {
@@ -126,7 +126,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         v.set_fill_value(spec.fill_value).map_err(fail(name))?;
         // the other layouts' attributes (units, standard_name, CF 7.4 cell_methods, the
         // percentile), with time, not doy, the auxiliary coordinate: doy is the dimension here
-        for (name_, value) in super::create::stat_attributes(stat, meta, spec) {
+        for (name_, value) in super::cf::stat_attributes(stat, meta, spec) {
             let value =
                 if name_ == "coordinates" { crate::nc::coords::coordinates(&meta.grid, "time").into() } else { value };
             v.put_attribute(name_, value).map_err(fail(name))?;

@@ -20,6 +20,7 @@
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
+mod cf;
 pub mod climatology;
 mod create;
 mod format;
@@ -29,7 +30,7 @@ pub mod publish;
 pub use publish::space_hint;
 
 pub use crate::nc::encode::{ChunkShape, Encoding, OutputType};
-pub use create::stat_attributes;
+pub use cf::stat_attributes;
 pub use format::{names, OutputFormat, TargetUnits};
 
 use std::ops::Range;
