@@ -10,11 +10,10 @@
 //! The modules: [`detect`] (exceedances, runs, joining), [`metrics`] (the per-event fields),
 //! [`summary`] (per-year block statistics), [`scan`] (every cell of a band at once, from its
 //! day-major pool, for several kinds of event in one pass), [`columns`] (events held field by
-//! field), [`climfile`] (reading a `climatology.nc`), [`files`] (events.nc and summary.nc),
-//! [`band`] (cutting the grid within `--max-mem`).
+//! field), [`files`] (events.nc and summary.nc), [`band`] (cutting the grid within `--max-mem`).
+//! The climatology file is read by `crate::input::climatology`.
 
 pub mod band;
-pub mod climfile;
 pub mod codes;
 pub mod columns;
 pub mod detect;

@@ -223,7 +223,7 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
             OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
             // one file holds every statistic
             OutputLayout::Climatology if stat == 0 => {
-                files.push((spec.dir.join(climatology::FILE_NAME), stat, 0..doys.len()))
+                files.push((spec.dir.join(crate::input::climatology::FILE_NAME), stat, 0..doys.len()))
             }
             OutputLayout::Climatology => {}
         }

@@ -27,9 +27,9 @@ use crate::calendar::{dates_of_years_in, Calendar, Date};
 use crate::discover::discover;
 use crate::dist::comm::Comm;
 use crate::error::Error;
-use crate::events::climfile::ClimFile;
 use crate::events::files::schema::Meta;
 use crate::events::{Days, EventsError, Params};
+use crate::input::climatology::{ClimFile, ClimatologyError};
 use crate::input::{self, Grid, VarLayout};
 use crate::output::lock::JobLock;
 use crate::output::publish;
@@ -87,6 +87,8 @@ pub enum EventsJobError {
     Job(#[from] Error),
     #[error(transparent)]
     Events(#[from] EventsError),
+    #[error(transparent)]
+    Climatology(#[from] ClimatologyError),
     #[error("{missing} of the {total} input files of --years {years} do not exist (first: {}); the analysis years must lie within the input's (--allow-missing treats missing days as missing values)", first.display())]
     YearsOutsideInput { missing: usize, total: usize, years: String, first: PathBuf },
     #[error("{}: exists; pass --overwrite to replace it", path.display())]

@@ -20,10 +20,10 @@ use super::events_file::EventsFile;
 use super::schema::{define_events, Column, Meta, EVENT_CHUNK};
 use crate::events::columns::EventColumns;
 use crate::events::{Days, EventsError};
+use crate::input::direct::Stored;
 use crate::input::Grid;
 use crate::nc::chunk_files::Files;
 use crate::nc::chunked::locate_chunked;
-use crate::nc::direct::Stored;
 use crate::nc::encode::{shuffle, zlib_planes};
 
 /// Write `events.nc` at `path`, compressed at deflate level `level` (shuffled where the job

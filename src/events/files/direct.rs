@@ -19,8 +19,8 @@ use super::events_file::EventsFile;
 use super::schema::{define_events, Column, Meta};
 use crate::events::columns::EventColumns;
 use crate::events::{Days, EventsError};
+use crate::input::direct::{locate_as, Stored};
 use crate::input::Grid;
-use crate::nc::direct::{locate_as, Stored};
 
 /// Events per `pwrite` at most (a float64 column's 8 MB).
 const PIECE: usize = 1 << 20;

@@ -12,8 +12,8 @@ use crate::calendar::CfCalendar;
 use crate::events::columns::{EventColumns, N_INTS};
 use crate::events::metrics::FLOAT_FIELDS;
 use crate::events::{Days, EventsError, Params};
+use crate::input::direct::Stored;
 use crate::input::Grid;
-use crate::nc::direct::Stored;
 
 /// What both files say of the job.
 #[derive(Clone, Debug)]
