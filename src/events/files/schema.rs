@@ -44,10 +44,6 @@ impl Meta {
     }
 
     pub(super) fn globals(&self, file: &mut netcdf::FileMut, path: &Path, title: String) -> Result<(), EventsError> {
-        let fail = |var: &str| {
-            let (path, var) = (path.to_path_buf(), var.to_string());
-            move |cause| EventsError::Write { path, var, cause }
-        };
         let mut attrs: Vec<(String, netcdf::AttributeValue)> = vec![
             ("Conventions".into(), "CF-1.8".into()),
             ("title".into(), title.into()),
@@ -71,7 +67,7 @@ impl Meta {
             attrs.push((format!("climatology_{}", k.trim_start_matches("climatology_")), v.clone().into()));
         }
         for (k, v) in attrs {
-            file.add_attribute(&k, v).map_err(fail(&k))?;
+            file.add_attribute(&k, v).map_err(fail(path, &k))?;
         }
         Ok(())
     }

@@ -19,8 +19,10 @@ pub enum Stored {
     Int(usize),
 }
 
-/// `crate::nc::direct::locate` for a variable of any shape and of any float or signed integer type (e.g. the
-/// event catalogue's 1-D columns).
+/// Byte offset of `var`'s values in the NetCDF-4 file `path`, after checking that HDF5 stores
+/// them as `shape` little-endian values of type `value`, contiguous, unfiltered and allocated,
+/// inside the file; or why not. Any shape, any float or signed integer type (a climatology's
+/// statistics, the event catalogue's 1-D columns).
 pub fn locate_as(path: &Path, var: &str, shape: &[usize], value: Stored) -> Result<u64, NotDirect> {
     use hdf5_metno_sys::{h5, h5d, h5t};
     let file = File::open(path).map_err(|e| e.to_string())?;
