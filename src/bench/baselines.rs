@@ -15,11 +15,12 @@ use super::BenchError;
 use crate::bench::baseline_kernels::{Baseline, BaselineRunner};
 use crate::bench::kernel::{error_stats, ErrorStats, SyntheticJob};
 use crate::engine::gpu::BandwidthProbe;
-use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, StatSpec, TileResult};
+use crate::engine::{Backend, CpuEngine, Engine, GpuOptions};
 use crate::error::Error;
 use crate::output::utc_timestamp;
-use crate::percentile::{Method, Percentile};
 use crate::pool::{Pool, PoolRef};
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowPlan;
 
 /// Flags of `sstclim bench-baselines`.

@@ -10,12 +10,13 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::engine::gpu::BandwidthProbe;
-use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, RingPlace, StatSpec, TileResult};
+use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, RingPlace};
 use crate::error::Error;
 use crate::output::utc_timestamp;
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, GridSize, WindowArgs};
 use crate::pool::{Pool, PoolType, Sample};
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::{StatSpec, TileResult};
 use crate::tools::generate::GenerateOptions;
 use crate::window::WindowPlan;
 

@@ -11,12 +11,12 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::calendar::Calendar;
-use crate::engine::{StatSpec, TileResult};
 use crate::error::Error;
 use crate::input::{Coord, Grid, Region, VarMeta};
 use crate::output::{OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{DoyList, GridSize};
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowSpec;
 
 /// Flags of `sstclim bench-write`.

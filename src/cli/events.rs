@@ -11,14 +11,14 @@ use super::headings::{INPUT, JOB, OUTPUT, PERFORMANCE};
 use super::run::RunArgs;
 use crate::calendar::Calendar;
 use crate::dist::Given;
-use crate::events::store::Store;
+use crate::events::files::store::Store;
 use crate::events::Params;
 use crate::output::OutputType;
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, YearRange};
 use crate::plan::JobPlan;
 use crate::run_events::EventsOptions;
 use crate::smooth::Feb29;
+use crate::stats::percentile::{Method, Percentile};
 use crate::window::WindowEdges;
 
 /// Flags of `sstclim events`.

@@ -11,10 +11,10 @@ use clap::Args;
 use super::headings::{DIAGNOSTICS, INPUT, JOB, OUTPUT, PERFORMANCE};
 use crate::engine::{Backend, RingPlace};
 use crate::output::{ChunkShape, OutputLayout, OutputType, TargetUnits, WritePath};
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, WindowArgs};
 use crate::plan::{GpuPool, ReadPath};
 use crate::pool::PoolType;
+use crate::stats::percentile::{Method, Percentile};
 
 /// Flags of `sstclim run`.
 #[derive(Args, Debug, Clone)]

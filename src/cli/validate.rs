@@ -5,10 +5,11 @@
 //! `plan::reports`).
 
 use crate::cli::run::RunArgs;
-use crate::engine::{self, Backend, EngineError, GpuOptions, StatSpec};
+use crate::engine::{self, Backend, EngineError, GpuOptions};
 use crate::output::{OutputFormat, OutputSpec, OutputType};
 use crate::plan::{default_threads, memory, reports, JobPlan, PlanError};
 use crate::pool::{PoolType, Quantize};
+use crate::stats::StatSpec;
 use crate::window::WindowPlan;
 
 /// The job `args` describe; `command_line` goes into the outputs' `history` attribute.

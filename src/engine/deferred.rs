@@ -222,7 +222,7 @@ mod tests {
         let plan = WindowPlan { slots: vec![], groups: vec![], targets: vec![] };
         let stats = StatSpec {
             percentiles: vec!["90".parse().unwrap()],
-            method: crate::percentile::Method::new(5).unwrap(),
+            method: crate::stats::percentile::Method::new(5).unwrap(),
             min_samples: 1,
         };
         let kind = PoolKind::of::<f32>(None);

@@ -3,8 +3,9 @@
 //! reader threads fill row by row. The pipeline reaches it through [`super::Engine::device`], so
 //! host engines implement none of it and the pipeline asks "is this a device?" in one way.
 
-use super::{Engine, EngineError, EngineTimes, StagingError, StatSpec, TileResult};
+use super::{Engine, EngineError, EngineTimes, StagingError};
 use crate::pool::{Decoding, PoolRef, PoolType, PoolView, Sample};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowPlan;
 
 /// A pool as a device engine sees it before it holds one: its element type and, for int16

@@ -15,10 +15,11 @@ use super::readers::{read_all, ReadJob, ReadStats, Rows};
 use super::results::{commit_result_buffers, write_segments, Finished};
 use super::setup::{device_setup, Held, SetUpThread};
 use super::stage::Staging;
-use crate::engine::{DeviceEngine, EngineError, TileResult};
+use crate::engine::{DeviceEngine, EngineError};
 use crate::error::Error;
 use crate::output::OutputSet;
 use crate::pool::{Pool, Sample};
+use crate::stats::TileResult;
 
 /// Read, compute and write one tile; `creators` are the processes creating the output files
 /// (first tile), which the writer waits for before its first write.

@@ -10,11 +10,12 @@ pub mod values;
 
 use std::path::PathBuf;
 
-use crate::engine::{Backend, GpuOptions, StatSpec};
+use crate::engine::{Backend, GpuOptions};
 use crate::input::Storage;
 use crate::output::{OutputFormat, OutputLayout, OutputSpec, WritePath};
 use crate::pool::{PoolType, Quantize};
 use crate::smooth::DayRules;
+use crate::stats::StatSpec;
 use crate::window::WindowSpec;
 
 /// A validated `run` job: what the job layer (`run`, `dist`) and the pipeline take.

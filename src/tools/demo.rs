@@ -7,14 +7,14 @@
 use std::path::PathBuf;
 
 use crate::calendar::Calendar;
-use crate::engine::StatSpec;
 use crate::error::Error;
-use crate::percentile::Method;
 use crate::pipeline::RunOutcome;
 use crate::plan::values::GridSize;
 use crate::plan::JobPlan;
 use crate::report::progress::Ui;
 use crate::run::run;
+use crate::stats::percentile::Method;
+use crate::stats::StatSpec;
 use crate::tools::generate::{DimOrder, GenerateError, GenerateOptions};
 use crate::window::WindowSpec;
 

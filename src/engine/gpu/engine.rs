@@ -14,10 +14,9 @@ use super::options::GpuOptions;
 use super::params::KernelParams;
 use super::schedule;
 use super::spec::KernelSpec;
-use crate::engine::{
-    BandwidthProbe, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StatSpec, TileResult,
-};
+use crate::engine::{BandwidthProbe, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError};
 use crate::pool::{Decoding, PoolRef, PoolType};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowPlan;
 
 /// A pool that lives in device memory (buffer `B_POOL`), filled row by row through its own

@@ -7,8 +7,8 @@ use super::limits::{kernel_limits, LaunchError};
 use super::options::{GpuOptions, RingPlace};
 use super::ordered;
 use super::schedule::Batch;
-use crate::engine::StatSpec;
 use crate::pool::Sample;
+use crate::stats::StatSpec;
 use crate::window::WindowPlan;
 
 /// What the driver needs to know of a device to size launches.
@@ -297,7 +297,7 @@ pub(super) mod tests {
     use crate::calendar::Calendar;
     use crate::engine::gpu::{check_gpu_limits, LaunchError};
     use crate::engine::EngineError;
-    use crate::percentile::Method;
+    use crate::stats::percentile::Method;
     use crate::window::WindowSpec;
 
     /// An H200 as the driver sees it (also used by `spec`'s tests).

@@ -431,7 +431,7 @@ pub fn shuffled(path: &Path, var: &str) -> Result<bool, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::encode::OutputType;
+    use crate::nc::encode::OutputType;
 
     fn geometry(region: &Region, rows: usize, cols: usize) -> ChunkGeometry<'_> {
         ChunkGeometry {
