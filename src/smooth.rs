@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use crate::util::disjoint::DisjointSlice;
 
 use crate::calendar::{is_real, Calendar, CfCalendar, Date};
-use crate::engine::TileResult;
+use crate::stats::TileResult;
 use crate::window::{WindowEdges, WindowSpec};
 
 /// How day 60 (Feb 29 under `hobday366`) is made (`--feb29`).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write a climatology.nc in the `--layout climatology` format (see /work/wt/COMMON.md and
-src/events/climfile.rs) from the stacked outputs of today's `sstclim run --layout stacked
+src/input/climatology.rs) from the stacked outputs of today's `sstclim run --layout stacked
 --calendar hobday366` (mean.nc, p10.nc, p90.nc), until `run --layout climatology` exists.
 Used to give `sstclim events` a climatology for benchmarks; it does not smooth or interpolate
 (the values are whatever the run computed).

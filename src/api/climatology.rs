@@ -11,13 +11,13 @@ use std::path::PathBuf;
 use super::Dest;
 use super::{quiet, Compute, FilesOut};
 use crate::calendar::Calendar;
-use crate::engine::StatSpec;
 use crate::error::Error;
-use crate::percentile::{Method, Percentile};
 use crate::pipeline::sink::ClimatologyResult;
 use crate::plan::{JobPlan, PlanError, Results};
 use crate::smooth::{DayRules, Feb29};
 use crate::source::Source;
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::StatSpec;
 use crate::window::{WindowEdges, WindowSpec};
 
 /// What a day-of-year climatology is: its baseline years and days, each day's window and the

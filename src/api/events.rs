@@ -10,13 +10,13 @@ use std::sync::Arc;
 
 use super::{quiet, Climatology, ClimatologyResult, Compute, Dest, FilesOut};
 use crate::calendar::Calendar;
-use crate::events::store::Store;
+use crate::events::files::store::Store;
 use crate::events::Params;
-use crate::percentile::Percentile;
 use crate::plan::Results;
 use crate::plan::{JobPlan, PlanError};
 use crate::run_events::{EventsJobError, EventsOptions, KindValues};
 use crate::source::Source;
+use crate::stats::percentile::Percentile;
 
 /// Heatwaves, cold spells, or both from one read of the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,12 +28,12 @@ pub use climatology::Climatology;
 pub use events::{Against, EventKind, Events, EventsOut, EventsResult};
 pub use memory::{grid_1d, grid_2d, memory_source, Stored};
 
+/// The integer fields of an event, in [`KindResult::events`]' `ints` order (`events.nc`'s names).
+pub use crate::events::files::schema::INT_FIELDS as EVENT_INT_FIELDS;
 /// The float fields of an event, in `floats` order (`events.nc`'s names).
 pub use crate::events::metrics::FLOAT_FIELDS as EVENT_FLOAT_FIELDS;
 /// The per-year statistics of [`KindResult::summary`], in order (`summary.nc`'s names).
 pub use crate::events::summary::STATS as SUMMARY_STATS;
-/// The integer fields of an event, in [`KindResult::events`]' `ints` order (`events.nc`'s names).
-pub use crate::events::write::INT_FIELDS as EVENT_INT_FIELDS;
 
 use crate::engine::{Backend, EngineError, GpuOptions};
 use crate::output::{OutputFormat, OutputLayout, OutputSpec, OutputType, WritePath};

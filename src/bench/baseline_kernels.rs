@@ -56,8 +56,8 @@ use std::time::Duration;
 
 use crate::engine::gpu::cuda::CudaDevice;
 use crate::engine::gpu::{DevPtr, Device, GpuError, PORT_HEADER};
-use crate::engine::{StatSpec, TileResult};
-use crate::percentile::Position;
+use crate::stats::percentile::Position;
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowPlan;
 
 /// The baselines' kernel source.
@@ -480,8 +480,8 @@ mod tests {
     use super::*;
     use crate::calendar::Calendar;
     use crate::engine::{CpuEngine, Engine};
-    use crate::percentile::Method;
     use crate::pool::{Pool, PoolRef};
+    use crate::stats::percentile::Method;
     use crate::util::rng::SplitMix64;
     use crate::window::WindowSpec;
 

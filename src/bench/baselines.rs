@@ -15,11 +15,13 @@ use super::BenchError;
 use crate::bench::baseline_kernels::{Baseline, BaselineRunner};
 use crate::bench::kernel::{error_stats, ErrorStats, SyntheticJob};
 use crate::engine::gpu::BandwidthProbe;
-use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, StatSpec, TileResult};
+use crate::engine::{Backend, CpuEngine, Engine, GpuOptions};
 use crate::error::Error;
 use crate::output::utc_timestamp;
-use crate::percentile::{Method, Percentile};
 use crate::pool::{Pool, PoolRef};
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::{StatSpec, TileResult};
+use crate::window::WindowPlan;
 
 /// Flags of `sstclim bench-baselines`.
 #[derive(Args, Debug, Clone)]
@@ -171,6 +173,93 @@ fn ms_stats(ms: &[f64], pool_bytes: u64) -> (f64, f64) {
     (m, if m > 0.0 { pool_bytes as f64 / (m / 1e3) / 1e9 } else { 0.0 })
 }
 
+/// Ours against the CPU engine, on every cell with --verify, else on a sample of cells.
+fn check_ours(
+    args: &BenchBaselinesArgs,
+    pool: &Pool<f32>,
+    plan: &WindowPlan,
+    stats: &StatSpec,
+    ours: &TileResult,
+) -> Result<OursCheck, BenchError> {
+    let n_cells = args.job.n_cells();
+    let cells = sample_cells(n_cells, if args.verify { n_cells } else { args.verify_cells });
+    let started = Instant::now();
+    let (want, got) = if cells.len() == n_cells {
+        let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
+        CpuEngine.compute(PoolRef::F32(pool.view()), plan, stats, &mut want)?;
+        (want, ours.clone())
+    } else {
+        let sub = gather(pool, &cells)?;
+        let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), cells.len());
+        CpuEngine.compute(PoolRef::F32(sub.view()), plan, stats, &mut want)?;
+        (want, gather_result(ours, &cells))
+    };
+    let ours_check = OursCheck {
+        cells: cells.len(),
+        values: want.values.len() + want.counts.len(),
+        differences: got.count_differences(&want),
+        cpu_seconds: started.elapsed().as_secs_f64(),
+    };
+    drop((want, got));
+    eprintln!(
+        "bench-baselines: ours vs cpu engine on {} cells: {} of {} values differ",
+        ours_check.cells, ours_check.differences, ours_check.values
+    );
+    Ok(ours_check)
+}
+
+/// Each baseline kernel timed `repeats` times on the runner's copy of the pool, its results
+/// compared with ours.
+fn run_baselines(
+    args: &BenchBaselinesArgs,
+    runner: &mut BaselineRunner,
+    stats: &StatSpec,
+    ours: &TileResult,
+    ours_median: f64,
+    pool_bytes: u64,
+) -> Result<Vec<KernelRow>, BenchError> {
+    let repeats = args.repeats.max(1);
+    let mut rows = Vec::new();
+    let mut which = vec![Baseline::TopK];
+    which.extend(args.tblock_tiles.iter().map(|&tile| Baseline::TemporalBlocking { tile }));
+    which.push(Baseline::CornishFisher);
+    let names = stats.names();
+    for b in which {
+        let key = match b {
+            Baseline::TopK => "a".to_string(),
+            Baseline::TemporalBlocking { tile } => format!("b-tile{tile}"),
+            Baseline::CornishFisher => "c".to_string(),
+        };
+        let fail =
+            |cause: crate::bench::baseline_kernels::BaselineError| BenchError::Baseline { label: b.label(), cause };
+        runner.prepare(b).map_err(fail)?;
+        runner.poison().map_err(|e| fail(e.into()))?;
+        let warm = runner.run(b).map_err(fail)?;
+        eprintln!("bench-baselines: {} warm-up {:.3} ms", b.label(), warm.as_secs_f64() * 1e3);
+        let mut ms = Vec::new();
+        for i in 0..repeats {
+            ms.push(runner.run(b).map_err(fail)?.as_secs_f64() * 1e3);
+            eprintln!("bench-baselines: {} repeat {}: {:.3} ms", b.label(), i + 1, ms[i]);
+        }
+        let got = runner.results().map_err(fail)?;
+        let (m, bw) = ms_stats(&ms, pool_bytes);
+        let count_mismatches = got.counts.iter().zip(&ours.counts).filter(|(a, b)| a != b).count();
+        rows.push(KernelRow {
+            key,
+            name: b.label(),
+            exact: b.exact(),
+            ms,
+            ms_median: m,
+            pool_gb_per_s: bw,
+            time_over_ours: if ours_median > 0.0 { m / ours_median } else { 0.0 },
+            mean_error: Some(error_stats(&names[0], &got, ours, 0)),
+            pct_error: Some(error_stats(&names[1], &got, ours, 1)),
+            count_mismatches,
+        });
+    }
+    Ok(rows)
+}
+
 /// Run the benchmark.
 pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, BenchError> {
     let plan = args.job.plan();
@@ -210,30 +299,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Ben
     };
     drop(engine);
 
-    // ours against the CPU engine
-    let cells = sample_cells(n_cells, if args.verify { n_cells } else { args.verify_cells });
-    let started = Instant::now();
-    let (want, got) = if cells.len() == n_cells {
-        let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
-        CpuEngine.compute(PoolRef::F32(pool.view()), &plan, &stats, &mut want)?;
-        (want, ours.clone())
-    } else {
-        let sub = gather(&pool, &cells)?;
-        let mut want = TileResult::new(stats.n_stats(), plan.targets.len(), cells.len());
-        CpuEngine.compute(PoolRef::F32(sub.view()), &plan, &stats, &mut want)?;
-        (want, gather_result(&ours, &cells))
-    };
-    let ours_check = OursCheck {
-        cells: cells.len(),
-        values: want.values.len() + want.counts.len(),
-        differences: got.count_differences(&want),
-        cpu_seconds: started.elapsed().as_secs_f64(),
-    };
-    drop((want, got));
-    eprintln!(
-        "bench-baselines: ours vs cpu engine on {} cells: {} of {} values differ",
-        ours_check.cells, ours_check.differences, ours_check.values
-    );
+    let ours_check = check_ours(args, &pool, &plan, &stats, &ours)?;
 
     let (ours_median, ours_bw) = ms_stats(&ours_ms, pool_bytes);
     let mut rows = vec![KernelRow {
@@ -253,43 +319,7 @@ pub fn bench_baselines(args: &BenchBaselinesArgs) -> Result<BaselinesRecord, Ben
     let mut runner = BaselineRunner::new(args.job.device, pool.as_slice(), n_cells, &plan, &stats)?;
     runner.batch = args.tblock_batch.max(1);
     drop(pool);
-    let mut which = vec![Baseline::TopK];
-    which.extend(args.tblock_tiles.iter().map(|&tile| Baseline::TemporalBlocking { tile }));
-    which.push(Baseline::CornishFisher);
-    let names = stats.names();
-    for b in which {
-        let key = match b {
-            Baseline::TopK => "a".to_string(),
-            Baseline::TemporalBlocking { tile } => format!("b-tile{tile}"),
-            Baseline::CornishFisher => "c".to_string(),
-        };
-        let fail =
-            |cause: crate::bench::baseline_kernels::BaselineError| BenchError::Baseline { label: b.label(), cause };
-        runner.prepare(b).map_err(fail)?;
-        runner.poison().map_err(|e| fail(e.into()))?;
-        let warm = runner.run(b).map_err(fail)?;
-        eprintln!("bench-baselines: {} warm-up {:.3} ms", b.label(), warm.as_secs_f64() * 1e3);
-        let mut ms = Vec::new();
-        for i in 0..repeats {
-            ms.push(runner.run(b).map_err(fail)?.as_secs_f64() * 1e3);
-            eprintln!("bench-baselines: {} repeat {}: {:.3} ms", b.label(), i + 1, ms[i]);
-        }
-        let got = runner.results().map_err(fail)?;
-        let (m, bw) = ms_stats(&ms, pool_bytes);
-        let count_mismatches = got.counts.iter().zip(&ours.counts).filter(|(a, b)| a != b).count();
-        rows.push(KernelRow {
-            key,
-            name: b.label(),
-            exact: b.exact(),
-            ms,
-            ms_median: m,
-            pool_gb_per_s: bw,
-            time_over_ours: if ours_median > 0.0 { m / ours_median } else { 0.0 },
-            mean_error: Some(error_stats(&names[0], &got, &ours, 0)),
-            pct_error: Some(error_stats(&names[1], &got, &ours, 1)),
-            count_mismatches,
-        });
-    }
+    rows.extend(run_baselines(args, &mut runner, &stats, &ours, ours_median, pool_bytes)?);
     let device = format!("{device}; baselines on {}", runner.describe());
     drop(runner);
 

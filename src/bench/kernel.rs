@@ -10,12 +10,13 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::engine::gpu::BandwidthProbe;
-use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, RingPlace, StatSpec, TileResult};
+use crate::engine::{Backend, CpuEngine, Engine, GpuOptions, RingPlace};
 use crate::error::Error;
 use crate::output::utc_timestamp;
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, GridSize, WindowArgs};
 use crate::pool::{Pool, PoolType, Sample};
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::{StatSpec, TileResult};
 use crate::tools::generate::GenerateOptions;
 use crate::window::WindowPlan;
 
@@ -169,37 +170,8 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     let stats = StatSpec { percentiles, method: args.method, min_samples: 1 };
     let n_cells = args.job.n_cells();
     let gen = args.job.generate_options();
-    let started = Instant::now();
-    let alloc = |n: usize| Error::Alloc { bytes: n, cause: std::io::Error::other("mmap") };
-    let mut pool = Pool::<T>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells))?;
-    if T::NAME == "i16" {
-        // an int16 pool as OSTIA packs SST: hundredths of a degree, -32768 missing, decoded
-        // through the table v = i * 0.01 (the generated values lie on that grid)
-        crate::tools::generate::fill_pool_with(&gen, &plan.slots, &mut pool, |v| {
-            T::from_f64(if v.is_finite() { (v / 0.01).round().clamp(-32767.0, 32767.0) } else { -32768.0 })
-        });
-        pool.set_decoding(Some(crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 })));
-    } else {
-        crate::tools::generate::fill_pool(&gen, &plan.slots, &mut pool);
-    }
-    let fill_seconds = started.elapsed().as_secs_f64();
-    eprintln!(
-        "bench: pool {} x {} {} ({:.2} GB) filled in {fill_seconds:.1} s",
-        plan.slots.len(),
-        n_cells,
-        T::NAME,
-        pool.bytes() as f64 / 1e9
-    );
-
-    let opts = GpuOptions {
-        max_device_mem: args.max_device_mem.map(|m| m.0),
-        ring: args.gpu_ring,
-        hints: !args.gpu_no_hints,
-        block: args.gpu_block,
-        device_wraps: false,
-        ..GpuOptions::default()
-    };
-    let engine = args.backend.engine(args.job.device, &opts)?;
+    let (pool, fill_seconds) = filled_pool::<T>(&gen, &plan, n_cells)?;
+    let engine = args.backend.engine(args.job.device, &gpu_options(args))?;
     let mut out = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
     let started = Instant::now();
     let first = engine.compute(T::wrap(pool.view()), &plan, &stats, &mut out)?;
@@ -280,18 +252,67 @@ fn bench<T: Sample>(args: &BenchKernelArgs) -> Result<BenchRecord, Error> {
     }
     if args.f64_error && T::NAME != "f64" {
         drop(pool);
-        let mut pool64 =
-            Pool::<f64>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells * 8))?;
-        crate::tools::generate::fill_pool(&gen, &plan.slots, &mut pool64);
-        let mut exact = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
-        CpuEngine.compute(<f64 as Sample>::wrap(pool64.view()), &plan, &stats, &mut exact)?;
-        record.f64_error =
-            stats.names().iter().enumerate().map(|(s, name)| error_stats(name, &out, &exact, s)).collect();
+        record.f64_error = f64_errors(&gen, &plan, &stats, &out, n_cells)?;
     }
     if let Some(path) = &args.json {
         super::write_record(&record, path)?;
     }
     Ok(record)
+}
+
+/// The GPU engine's options from the flags.
+fn gpu_options(args: &BenchKernelArgs) -> GpuOptions {
+    GpuOptions {
+        max_device_mem: args.max_device_mem.map(|m| m.0),
+        ring: args.gpu_ring,
+        hints: !args.gpu_no_hints,
+        block: args.gpu_block,
+        device_wraps: false,
+        ..GpuOptions::default()
+    }
+}
+
+/// The job's pool of `T`, filled with the generated values (an int16 pool as OSTIA packs SST),
+/// and the seconds filling it took.
+fn filled_pool<T: Sample>(gen: &GenerateOptions, plan: &WindowPlan, n_cells: usize) -> Result<(Pool<T>, f64), Error> {
+    let started = Instant::now();
+    let alloc = |n: usize| Error::Alloc { bytes: n, cause: std::io::Error::other("mmap") };
+    let mut pool = Pool::<T>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells))?;
+    if T::NAME == "i16" {
+        // an int16 pool as OSTIA packs SST: hundredths of a degree, -32768 missing, decoded
+        // through the table v = i * 0.01 (the generated values lie on that grid)
+        crate::tools::generate::fill_pool_with(gen, &plan.slots, &mut pool, |v| {
+            T::from_f64(if v.is_finite() { (v / 0.01).round().clamp(-32767.0, 32767.0) } else { -32768.0 })
+        });
+        pool.set_decoding(Some(crate::pool::int16_decoding(|raw| if raw == -32768.0 { f64::NAN } else { raw * 0.01 })));
+    } else {
+        crate::tools::generate::fill_pool(gen, &plan.slots, &mut pool);
+    }
+    let fill_seconds = started.elapsed().as_secs_f64();
+    eprintln!(
+        "bench: pool {} x {} {} ({:.2} GB) filled in {fill_seconds:.1} s",
+        plan.slots.len(),
+        n_cells,
+        T::NAME,
+        pool.bytes() as f64 / 1e9
+    );
+    Ok((pool, fill_seconds))
+}
+
+/// The error of each statistic of `out` against the same job on an f64 pool (CPU engine).
+fn f64_errors(
+    gen: &GenerateOptions,
+    plan: &WindowPlan,
+    stats: &StatSpec,
+    out: &TileResult,
+    n_cells: usize,
+) -> Result<Vec<ErrorStats>, Error> {
+    let alloc = |n: usize| Error::Alloc { bytes: n, cause: std::io::Error::other("mmap") };
+    let mut pool64 = Pool::<f64>::new(plan.slots.len(), n_cells).map_err(|_| alloc(plan.slots.len() * n_cells * 8))?;
+    crate::tools::generate::fill_pool(gen, &plan.slots, &mut pool64);
+    let mut exact = TileResult::new(stats.n_stats(), plan.targets.len(), n_cells);
+    CpuEngine.compute(<f64 as Sample>::wrap(pool64.view()), plan, stats, &mut exact)?;
+    Ok(stats.names().iter().enumerate().map(|(s, name)| error_stats(name, out, &exact, s)).collect())
 }
 
 /// Error of statistic `stat` of `got` against `want`.

@@ -5,7 +5,7 @@
 //! through libhdf5 in forked locating processes as the pipeline did before the parser (and
 //! still does where the first file needs the library). Every way must find the same offsets.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -94,6 +94,69 @@ fn cpu_seconds() -> f64 {
     of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
 }
 
+/// Locating every file one way, checked against the offsets libhdf5 gives (`want`).
+struct Check<'a> {
+    files: &'a [PathBuf],
+    dl: &'a direct::DirectLayout,
+    layout: &'a VarLayout,
+    grid: &'a Grid,
+    want: &'a [u64],
+}
+
+impl Check<'_> {
+    fn fail(path: &Path, why: String) -> BenchError {
+        BenchError::Locate { path: path.to_path_buf(), why }
+    }
+
+    /// `n` threads of this process locating the files `via` one way.
+    fn in_process(&self, via: Via, n: usize) -> Result<(), BenchError> {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            let workers: Vec<_> = (0..n)
+                .map(|_| {
+                    s.spawn(|| -> Result<(), BenchError> {
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(p) = self.files.get(i) else { return Ok(()) };
+                            let (_, place) = direct::locate_via(p, self.dl, self.layout, Some(self.grid), via)
+                                .map_err(|w| Self::fail(p, w))?;
+                            let offset = place.offset().unwrap_or(0);
+                            if offset != self.want[i] {
+                                return Err(Self::fail(p, format!("offset {offset}, libhdf5 {}", self.want[i])));
+                            }
+                        }
+                    })
+                })
+                .collect();
+            workers.into_iter().try_for_each(|w| w.join().expect("locating thread"))
+        })
+    }
+
+    /// `n` forked children querying libhdf5, as the pipeline runs them.
+    fn forked(&self, n: usize) -> Result<(), BenchError> {
+        let files = self.files;
+        let trace = Trace::new(Instant::now());
+        // the children query libhdf5, as where the first file needs the library
+        let through_library = direct::DirectLayout { parsed: false, ..self.dl.clone() };
+        let locating = Locating::spawn(files, &through_library, self.layout, Some(self.grid), n);
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let fallback = Mutex::new(Vec::new());
+        locating.collect(files, &tx, &fallback, &trace, 0);
+        drop(tx);
+        let found: Vec<(usize, u64)> = rx.into_iter().map(|l| (l.slot, l.offset)).collect();
+        let missed = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
+        if !missed.is_empty() || found.len() != files.len() {
+            return Err(BenchError::NotLocated(missed.len()));
+        }
+        match found.iter().find(|&&(slot, offset)| offset != self.want[slot]) {
+            Some(&(slot, offset)) => {
+                Err(Self::fail(&files[slot], format!("offset {offset}, libhdf5 {}", self.want[slot])))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
 pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
     let files = args.job.files()?;
     let first = &files[0];
@@ -118,47 +181,7 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
                 .unwrap_or(0),
         );
     }
-    let in_process = |via: Via, n: usize| -> Result<(), BenchError> {
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|s| {
-            let workers: Vec<_> = (0..n)
-                .map(|_| {
-                    s.spawn(|| -> Result<(), BenchError> {
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(p) = files.get(i) else { return Ok(()) };
-                            let (_, place) =
-                                direct::locate_via(p, &dl, &layout, Some(&grid), via).map_err(|w| fail(p, w))?;
-                            let offset = place.offset().unwrap_or(0);
-                            if offset != want[i] {
-                                return Err(fail(p, format!("offset {offset}, libhdf5 {}", want[i])));
-                            }
-                        }
-                    })
-                })
-                .collect();
-            workers.into_iter().try_for_each(|w| w.join().expect("locating thread"))
-        })
-    };
-    let forked = |n: usize| -> Result<(), BenchError> {
-        let trace = Trace::new(Instant::now());
-        // the children query libhdf5, as where the first file needs the library
-        let through_library = direct::DirectLayout { parsed: false, ..dl.clone() };
-        let locating = Locating::spawn(&files, &through_library, &layout, Some(&grid), n);
-        let (tx, rx) = crossbeam_channel::unbounded();
-        let fallback = Mutex::new(Vec::new());
-        locating.collect(&files, &tx, &fallback, &trace, 0);
-        drop(tx);
-        let found: Vec<(usize, u64)> = rx.into_iter().map(|l| (l.slot, l.offset)).collect();
-        let missed = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
-        if !missed.is_empty() || found.len() != files.len() {
-            return Err(BenchError::NotLocated(missed.len()));
-        }
-        match found.iter().find(|&&(slot, offset)| offset != want[slot]) {
-            Some(&(slot, offset)) => Err(fail(&files[slot], format!("offset {offset}, libhdf5 {}", want[slot]))),
-            None => Ok(()),
-        }
-    };
+    let check = Check { files: &files, dl: &dl, layout: &layout, grid: &grid, want: &want };
     let n_forked = (threads / 4).clamp(1, 4); // as the pipeline forks them
     let mut ways = Vec::new();
     let plan: Vec<(&str, usize)> =
@@ -173,9 +196,9 @@ pub fn bench_locate(args: &BenchLocateArgs) -> Result<LocateBench, BenchError> {
         for _ in 0..args.repeats.max(1) {
             let (c0, t0) = (cpu_seconds(), Instant::now());
             match name {
-                "parser" => in_process(Via::ParserOnly, n)?,
-                "libhdf5 in-process" => in_process(Via::Library, n)?,
-                _ => forked(n)?,
+                "parser" => check.in_process(Via::ParserOnly, n)?,
+                "libhdf5 in-process" => check.in_process(Via::Library, n)?,
+                _ => check.forked(n)?,
             }
             passes.push(t0.elapsed().as_secs_f64());
             cpus.push(cpu_seconds() - c0);

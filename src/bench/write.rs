@@ -11,12 +11,12 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::calendar::Calendar;
-use crate::engine::{StatSpec, TileResult};
 use crate::error::Error;
 use crate::input::{Coord, Grid, Region, VarMeta};
 use crate::output::{OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{DoyList, GridSize};
+use crate::stats::percentile::{Method, Percentile};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowSpec;
 
 /// Flags of `sstclim bench-write`.
@@ -147,22 +147,46 @@ fn synthetic(n_stats: usize, targets: std::ops::Range<usize>, region: &Region, n
     r
 }
 
+impl WriteCase {
+    /// A case before its first repeat: no times yet.
+    fn new(name: String, write_path: WritePath, threads: usize) -> WriteCase {
+        WriteCase {
+            name,
+            write_path,
+            preallocated: write_path == WritePath::Auto,
+            threads,
+            direct_files: 0,
+            create_seconds: vec![],
+            locate_seconds: vec![],
+            write_seconds: vec![],
+            finish_seconds: vec![],
+            median_create: 0.0,
+            median_locate: 0.0,
+            median_write: 0.0,
+            median_finish: 0.0,
+            write_gb_per_s: 0.0,
+        }
+    }
+}
+
 /// Even splits of `0..n` into `parts`.
 fn bands(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
     let parts = parts.clamp(1, n.max(1));
     (0..parts).map(|i| i * n / parts..(i + 1) * n / parts).collect()
 }
 
-pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
-    let (nlat, nlon) = (args.grid.nlat, args.grid.nlon);
+/// The output metadata of the synthetic job: 90th percentile, 1991-2020, on a regular grid.
+fn synthetic_meta(args: &BenchWriteArgs) -> OutputMeta {
+    let nlat = args.grid.nlat;
+    let nlon = args.grid.nlon;
     let coord = |dim: &str, n: usize, span: f64| {
         Coord::new(dim, (0..n).map(|i| -span / 2.0 + span * i as f64 / (n - 1).max(1) as f64).collect(), true)
     };
     let p90 = "90".parse::<Percentile>().expect("90 is a percentile");
     let method = Method::new(5).expect("method 5 exists");
     let stats = StatSpec { percentiles: vec![p90], method, min_samples: 1 };
-    let meta = OutputMeta {
-        stats: stats.clone(),
+    OutputMeta {
+        stats,
         window: WindowSpec {
             years: 1991..=2020,
             doys: args.doys.0.clone(),
@@ -176,7 +200,13 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
         input_template: "synthetic".into(),
         missing_files: 0,
         history: "sstclim bench-write".into(),
-    };
+    }
+}
+
+pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
+    let (nlat, nlon) = (args.grid.nlat, args.grid.nlon);
+    let meta = synthetic_meta(args);
+    let stats = meta.stats.clone();
     let n_targets = args.doys.0.len();
     let regions: Vec<Region> = bands(nlat, args.tiles).into_iter().map(|rows| Region { rows, cols: 0..nlon }).collect();
     let segments = bands(n_targets, args.segments);
@@ -208,22 +238,7 @@ pub fn bench_write(args: &BenchWriteArgs) -> Result<WriteBench, Error> {
     let mut files = 0;
     for (name, path, threads, library) in cases {
         let spec = spec(path, threads);
-        let mut case = WriteCase {
-            name,
-            write_path: path,
-            preallocated: path == WritePath::Auto,
-            threads: if library || path == WritePath::Library { 0 } else { threads },
-            direct_files: 0,
-            create_seconds: vec![],
-            locate_seconds: vec![],
-            write_seconds: vec![],
-            finish_seconds: vec![],
-            median_create: 0.0,
-            median_locate: 0.0,
-            median_write: 0.0,
-            median_finish: 0.0,
-            write_gb_per_s: 0.0,
-        };
+        let mut case = WriteCase::new(name, path, if library || path == WritePath::Library { 0 } else { threads });
         for _ in 0..args.repeats.max(1) {
             let start = Instant::now();
             let mut set = OutputSet::plan(&spec, &meta)?;

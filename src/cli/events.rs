@@ -12,14 +12,14 @@ use super::headings::{JOB, OUTPUT};
 use crate::api::{Against, Climatology, Compute, EventKind, Events, EventsOut};
 use crate::calendar::Calendar;
 use crate::dist::Given;
-use crate::events::store::Store;
+use crate::events::files::store::Store;
 use crate::output::OutputType;
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::YearRange;
 use crate::plan::JobPlan;
 use crate::run_events::EventsOptions;
 use crate::smooth::Feb29;
 use crate::source::Source;
+use crate::stats::percentile::{Method, Percentile};
 use crate::window::WindowEdges;
 
 /// Flags of `sstclim events`.

@@ -12,10 +12,10 @@ use super::args::{InputArgs, ResourceArgs};
 use super::headings::{DIAGNOSTICS, INPUT, JOB, OUTPUT, PERFORMANCE};
 use crate::engine::{Backend, RingPlace};
 use crate::output::{ChunkShape, OutputLayout, OutputType, TargetUnits, WritePath};
-use crate::percentile::{Method, Percentile};
 use crate::plan::values::{ByteSize, WindowArgs};
 use crate::plan::{GpuPool, ReadPath};
 use crate::pool::PoolType;
+use crate::stats::percentile::{Method, Percentile};
 
 /// Flags of `sstclim run`.
 #[derive(Args, Debug, Clone)]

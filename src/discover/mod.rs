@@ -154,7 +154,7 @@ pub fn discover_extending(
     let want = Want { var, required, allow_missing, years };
     match specs[..] {
         [] => Err(DiscoverError::NotFound(input.into())),
-        [one] if one.contains('{') => want.from_template(one.parse()?, None),
+        [one] if one.contains('{') => want.by_template(one.parse()?, None),
         [one] if Path::new(one).is_dir() => {
             let dir = Path::new(one);
             let names = pattern::scan(dir)?;
@@ -166,7 +166,7 @@ pub fn discover_extending(
                         .map(|n| dir.join(n))
                         .filter_map(|p| Some((pattern::date_of(&t, p.to_str()?)?, p)))
                         .collect();
-                    want.from_named(t, named)
+                    want.by_names(t, named)
                 }
                 Err(e @ (DiscoverError::NoPattern { .. } | DiscoverError::AmbiguousPattern { .. })) => {
                     let files: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
@@ -174,7 +174,7 @@ pub fn discover_extending(
                         return Err(e);
                     }
                     // not named by date: a time series, or the hint to name them
-                    match want.from_series(&files, true) {
+                    match want.by_series(&files, true) {
                         Err(DiscoverError::NotDated { .. }) => Err(e),
                         r => r,
                     }
@@ -185,8 +185,8 @@ pub fn discover_extending(
         _ => {
             let files = glob::expand(&specs)?;
             match pattern::dates_of_names(&files) {
-                Some((t, named)) => want.from_named(t, named),
-                None => want.from_series(&files, false),
+                Some((t, named)) => want.by_names(t, named),
+                None => want.by_series(&files, false),
             }
         }
     }
@@ -240,7 +240,7 @@ impl Want<'_> {
     }
 
     /// Files a template names: the required dates' files must exist (a stat each).
-    fn from_template(
+    fn by_template(
         &self,
         template: Template,
         known: Option<(CfCalendar, Option<Sampled>)>,
@@ -273,7 +273,7 @@ impl Want<'_> {
                 let (found, sampled) = self.check_names(&named)?;
                 // another calendar may need other dates (a 360_day job has Feb 30): again in it
                 if (self.required)(found) != required {
-                    return self.from_template(template, Some((found, sampled)));
+                    return self.by_template(template, Some((found, sampled)));
                 }
                 (found, sampled)
             }
@@ -303,7 +303,7 @@ impl Want<'_> {
     }
 
     /// Files named by date found by a glob or list: their dates are their names'.
-    fn from_named(&self, template: Template, named: BTreeMap<Date, PathBuf>) -> Result<Inputs, DiscoverError> {
+    fn by_names(&self, template: Template, named: BTreeMap<Date, PathBuf>) -> Result<Inputs, DiscoverError> {
         // a FIFO or a device in a file's place is a mistake to report (and would block the
         // opens below)
         for p in named.values() {
@@ -328,7 +328,7 @@ impl Want<'_> {
         });
         let cf = match checked {
             Err(DiscoverError::NamedSeries { .. }) => {
-                return self.from_series(&named.into_values().collect::<Vec<_>>(), false)
+                return self.by_series(&named.into_values().collect::<Vec<_>>(), false)
             }
             r => r?,
         };
@@ -416,7 +416,7 @@ impl Want<'_> {
 
     /// A time series: every step of every file dated from its time axis. In a directory scan
     /// (`skip_others`), files without the variable are left out (a land mask beside the data).
-    fn from_series(&self, files: &[PathBuf], skip_others: bool) -> Result<Inputs, DiscoverError> {
+    fn by_series(&self, files: &[PathBuf], skip_others: bool) -> Result<Inputs, DiscoverError> {
         let head = series::read_all(&files[..1], self.var).map_err(DiscoverError::Dating)?.remove(0);
         let var = head.var.clone();
         let times = series::read_all(files, Some(&var)).map_err(DiscoverError::Dating)?;

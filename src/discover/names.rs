@@ -9,7 +9,7 @@
 //! read (a compressed time chunk, a structure left to libhdf5) are dated through libnetcdf in
 //! forked children, as the sample is, never guessed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -40,7 +40,7 @@ enum Verdict {
     Library,
 }
 
-fn verdict(path: &PathBuf, named: Date, s: &Sampled) -> Verdict {
+fn verdict(path: &Path, named: Date, s: &Sampled) -> Verdict {
     let facts = header_facts(path, &s.var, s.time_var.as_deref().unwrap_or("time"));
     if facts.var_values.is_some_and(|n| n > s.field) {
         return Verdict::Larger;

@@ -50,7 +50,7 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
         if let (Some(level), 3) = (deflate, dims.len()) {
             // the slices' chunks and filters, so that their chunks are copied as stored
             let chunks = v.chunking().map_err(fail(&parts[0], &name))?.unwrap_or(vec![1, lens[1], lens[2]]);
-            let shuffle = crate::output::chunked::shuffled(&parts[0], &name).unwrap_or(true);
+            let shuffle = crate::nc::chunked::shuffled(&parts[0], &name).unwrap_or(true);
             w.set_chunking(&chunks).map_err(fail(out, &name))?;
             w.set_compression(i32::from(level), shuffle).map_err(fail(out, &name))?;
             // SAFETY: every chunk is copied in below before the file is published.
@@ -121,7 +121,7 @@ pub fn concat_along(parts: &[PathBuf], out: &Path, along: &str, deflate: Option<
     for name in &raw {
         let mut at = 0;
         for (p, &l) in parts.iter().zip(&lengths) {
-            crate::output::chunked::copy_chunks(p, out, name, at)
+            crate::nc::chunked::copy_chunks(p, out, name, at)
                 .map_err(|why| fail(out, name)(netcdf::Error::Str(why)))?;
             at += l;
         }

@@ -3,7 +3,7 @@
 //! its own thread ([`Deferred`]) so the run prepares what needs no device meanwhile.
 
 use super::gpu::{self, OpenError};
-use super::{CpuEngine, Deferred, Engine, GpuOptions, ReferenceEngine};
+use super::{BackendError, CpuEngine, Deferred, Engine, GpuOptions, ReferenceEngine};
 
 /// Which engine `--backend` selects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -19,15 +19,6 @@ pub enum Backend {
     Hip,
     /// The naive oracle: sort every window (slow; for checking).
     Reference,
-}
-
-/// A backend that cannot run here: a typed error, never a panic.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum BackendError {
-    #[error("the CUDA backend is unavailable: {0}")]
-    CudaUnavailable(OpenError),
-    #[error("the HIP backend is unavailable: {0}")]
-    HipUnavailable(OpenError),
 }
 
 impl Backend {

@@ -12,9 +12,10 @@
 
 use rayon::prelude::*;
 
-use super::{sort_net, HostEngine, StatSpec, TileResult};
-use crate::percentile::Position;
+use super::{sort_net, HostEngine};
 use crate::pool::Sample;
+use crate::stats::percentile::Position;
+use crate::stats::{StatSpec, TileResult};
 use crate::util::disjoint::DisjointSlice;
 use crate::window::WindowPlan;
 

@@ -8,7 +8,7 @@
 use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
-use super::gpu::BandwidthProbe;
+use super::BandwidthProbe;
 use super::{
     BackendError, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StartError, StatSpec,
     TileResult,
@@ -222,7 +222,7 @@ mod tests {
         let plan = WindowPlan { slots: vec![], groups: vec![], targets: vec![] };
         let stats = StatSpec {
             percentiles: vec!["90".parse().unwrap()],
-            method: crate::percentile::Method::new(5).unwrap(),
+            method: crate::stats::percentile::Method::new(5).unwrap(),
             min_samples: 1,
         };
         let kind = PoolKind::of::<f32>(None);

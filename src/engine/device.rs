@@ -3,9 +3,9 @@
 //! reader threads fill row by row. The pipeline reaches it through [`super::Engine::device`], so
 //! host engines implement none of it and the pipeline asks "is this a device?" in one way.
 
-use super::gpu::BandwidthProbe;
-use super::{Engine, EngineError, EngineTimes, StagingError, StatSpec, TileResult};
+use super::{Engine, EngineError, EngineTimes, StagingError};
 use crate::pool::{Decoding, PoolRef, PoolType, PoolView, Sample};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowPlan;
 
 /// A pool as a device engine sees it before it holds one: its element type and, for int16
@@ -165,4 +165,15 @@ pub trait DeviceEngine: Engine {
         let _ = (bytes, repeats);
         None
     }
+}
+
+/// Measured copy bandwidths.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BandwidthProbe {
+    pub bytes: u64,
+    pub h2d_seconds: f64,
+    pub h2d_gb_per_s: f64,
+    pub d2d_seconds: f64,
+    /// Bytes read plus bytes written per second.
+    pub d2d_gb_per_s: f64,
 }

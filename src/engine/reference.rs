@@ -4,8 +4,9 @@
 
 use rayon::prelude::*;
 
-use super::{HostEngine, StatSpec, TileResult};
+use super::HostEngine;
 use crate::pool::Sample;
+use crate::stats::{StatSpec, TileResult};
 use crate::util::disjoint::DisjointSlice;
 use crate::window::WindowPlan;
 

@@ -4,6 +4,7 @@
 use super::*;
 use crate::calendar::Calendar;
 use crate::pool::Pool;
+use crate::stats::percentile::Method;
 use crate::util::rng::SplitMix64;
 use crate::window::{WindowPlan, WindowSpec};
 

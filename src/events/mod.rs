@@ -10,22 +10,18 @@
 //! The modules: [`detect`] (exceedances, runs, joining), [`metrics`] (the per-event fields),
 //! [`summary`] (per-year block statistics), [`scan`] (every cell of a band at once, from its
 //! day-major pool, for several kinds of event in one pass), [`columns`] (events held field by
-//! field), [`climfile`] (reading a `climatology.nc`), [`write`] (events.nc and summary.nc),
-//! [`band`] (cutting the grid within `--max-mem`).
+//! field), [`files`] (events.nc and summary.nc), [`band`] (cutting the grid within `--max-mem`).
+//! The climatology file is read by `crate::input::climatology`.
 
 pub mod band;
-pub mod climfile;
 pub mod codes;
 pub mod columns;
 pub mod detect;
 mod error;
+pub mod files;
 pub mod metrics;
 pub mod scan;
-pub mod store;
 pub mod summary;
-pub mod write;
-pub mod write_compressed;
-pub mod write_direct;
 
 pub use detect::{detect_cell, Scratch};
 pub use error::EventsError;

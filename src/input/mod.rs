@@ -15,6 +15,7 @@
 
 mod checked;
 pub mod child;
+pub mod climatology;
 pub mod contain;
 pub mod direct;
 mod error;

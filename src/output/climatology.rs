@@ -22,15 +22,14 @@ use std::ops::Range;
 use netcdf::Extent;
 
 use super::{OutFile, OutputError, OutputMeta, OutputSpec};
-use crate::engine::TileResult;
+use crate::input::climatology as schema;
 use crate::input::Region;
+use crate::stats::TileResult;
 
-/// The file's name in the output directory.
-pub const FILE_NAME: &str = "climatology.nc";
-
-/// The data variable of each statistic: `{input_var}_{stat}` (`sst_mean`, `sst_p90`).
+/// The data variable of each statistic: `{input_var}_{stat}` (`sst_mean`, `sst_p90`), as the
+/// reader names them.
 pub fn var_names(meta: &OutputMeta) -> Vec<String> {
-    super::names(&meta.input_var, &meta.stats)
+    meta.stats.names().iter().map(|s| schema::stat_var(&meta.input_var, s)).collect()
 }
 
 /// Create `f` (targets `f.targets` of the job's days) with its axes, coordinates, attributes
@@ -45,7 +44,7 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     let h = i64::from(w.half_window);
     let (nlat, nlon, n_t) = (meta.grid.nlat(), meta.grid.nlon(), f.targets.len());
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
-    for (name, len) in [("doy", n_t), ("nv", 2)] {
+    for (name, len) in [(schema::DOY, n_t), ("nv", 2)] {
         file.add_dimension(name, len).map_err(fail(name))?;
     }
     let percentiles: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction() * 100.0).collect();
@@ -69,12 +68,12 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
             )
             .into(),
         ),
-        ("sstclim_layout", "climatology".into()),
-        ("input_variable", meta.input_var.clone().into()),
+        (schema::LAYOUT_ATTR, schema::LAYOUT.into()),
+        (schema::INPUT_VARIABLE, meta.input_var.clone().into()),
         ("input_files", meta.input_template.clone().into()),
         ("missing_input_files", (meta.missing_files as i32).into()),
         ("climatology_years", format!("{y0}-{y1}").into()),
-        ("calendar_mode", w.calendar.name().into()),
+        (schema::CALENDAR_MODE, w.calendar.name().into()),
         ("window_half_width", i32::from(w.half_window).into()),
         ("window_edges", rules.edges.name().into()),
         ("feb29", rules.feb29.name().into()),
@@ -87,16 +86,17 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         file.add_attribute(name, value).map_err(fail(name))?;
     }
     // an increasing time axis under every calendar, as the other layouts have it
-    let (times, bounds) = super::create::climatological_times(meta, f.targets.clone());
+    let (times, bounds) = super::cf::climatological_times(meta, f.targets.clone());
     let doys: Vec<i32> = f.targets.clone().map(|t| i32::from(w.doys[t])).collect();
     let units = format!("days since {y0:04}-01-01 00:00:00");
     {
-        let mut v = file.add_variable::<i32>("doy", &["doy"]).map_err(fail("doy"))?;
-        v.put_attribute("long_name", format!("day of year ({} convention)", w.calendar.name())).map_err(fail("doy"))?;
-        v.put_values(&doys, ..).map_err(fail("doy"))?;
+        let mut v = file.add_variable::<i32>(schema::DOY, &[schema::DOY]).map_err(fail(schema::DOY))?;
+        v.put_attribute("long_name", format!("day of year ({} convention)", w.calendar.name()))
+            .map_err(fail(schema::DOY))?;
+        v.put_values(&doys, ..).map_err(fail(schema::DOY))?;
     }
     {
-        let mut v = file.add_variable::<f64>("time", &["doy"]).map_err(fail("time"))?;
+        let mut v = file.add_variable::<f64>("time", &[schema::DOY]).map_err(fail("time"))?;
         for (k, val) in [
             ("standard_name", "time"),
             ("units", units.as_str()),
@@ -110,15 +110,15 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     }
     {
         let mut v =
-            file.add_variable::<f64>("climatology_bounds", &["doy", "nv"]).map_err(fail("climatology_bounds"))?;
+            file.add_variable::<f64>("climatology_bounds", &[schema::DOY, "nv"]).map_err(fail("climatology_bounds"))?;
         // the same units and calendar as time (CF 7.1), so that both decode alike
         v.put_attribute("units", units.as_str()).map_err(fail("climatology_bounds"))?;
         v.put_attribute("calendar", meta.rules.cf.cf_name()).map_err(fail("climatology_bounds"))?;
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
-    let [row, col] = super::create::put_lat_lon(&mut file, meta, &f.path)?;
+    let [row, col] = super::cf::put_lat_lon(&mut file, meta, &f.path)?;
     for (stat, name) in var_names(meta).iter().enumerate() {
-        let mut v = file.add_variable::<f64>(name, &["doy", row.as_str(), col.as_str()]).map_err(fail(name))?;
+        let mut v = file.add_variable::<f64>(name, &[schema::DOY, row.as_str(), col.as_str()]).map_err(fail(name))?;
         if let Some(level) = spec.deflate {
             v.set_chunking(&[1, nlat, nlon]).map_err(fail(name))?;
             v.set_compression(i32::from(level), true).map_err(fail(name))?;
@@ -126,9 +126,9 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         v.set_fill_value(spec.fill_value).map_err(fail(name))?;
         // the other layouts' attributes (units, standard_name, CF 7.4 cell_methods, the
         // percentile), with time, not doy, the auxiliary coordinate: doy is the dimension here
-        for (name_, value) in super::create::stat_attributes(stat, meta, spec) {
+        for (name_, value) in super::cf::stat_attributes(stat, meta, spec) {
             let value =
-                if name_ == "coordinates" { super::coords::coordinates(&meta.grid, "time").into() } else { value };
+                if name_ == "coordinates" { crate::nc::coords::coordinates(&meta.grid, "time").into() } else { value };
             v.put_attribute(name_, value).map_err(fail(name))?;
         }
     }

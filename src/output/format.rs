@@ -2,9 +2,9 @@
 //! ([`OutputFormat`]: type, packing, chunks, shuffle, units), the unit conversion they imply
 //! for the input's units, and the statistic variables' names ([`names`]).
 
-use super::encode::{ChunkShape, Encoding, OutputType};
 use super::{OutputError, OutputMeta, OutputSpec};
-use crate::engine::StatSpec;
+use crate::nc::encode::{ChunkShape, Encoding, OutputType};
+use crate::stats::StatSpec;
 
 /// How values are stored (`--output-type`, `--output-scale`, `--output-offset`, `--shuffle`,
 /// `--chunks`, `--units`).
@@ -16,7 +16,7 @@ pub struct OutputFormat {
     pub offset: f64,
     /// The shuffle filter before deflate.
     pub shuffle: bool,
-    /// Chunk shape of compressed outputs (`None`: [`super::encode::chunk_shape`]'s).
+    /// Chunk shape of compressed outputs (`None`: [`crate::nc::encode::chunk_shape`]'s).
     pub chunks: Option<ChunkShape>,
     /// Convert the statistics to these units (`degC`: kelvin input to degrees Celsius).
     pub units: Option<TargetUnits>,

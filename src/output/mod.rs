@@ -14,29 +14,23 @@
 //!
 //! Two ways to write (`--write-path`): uncompressed outputs are created with their statistic's
 //! storage allocated and never filled by HDF5, located once through HDF5, and written with
-//! `pwrite` from several threads ([`direct`]); compressed outputs, files that do not qualify,
+//! `pwrite` from several threads ([`crate::nc::direct`]); compressed outputs, files that do not qualify,
 //! and `--write-path library` go through libnetcdf, one file at a time (the library is not
 //! thread-safe). The library path creates files as libnetcdf does by default (HDF5 writes the
 //! fill value into the whole variable before the first values), and is the reference the
 //! direct path must equal.
 
-pub mod chunk_files;
-mod chunk_layout;
-pub mod chunked;
+mod cf;
 pub mod climatology;
-pub mod coords;
 mod create;
-pub mod direct;
-pub mod encode;
 mod format;
 pub mod lock;
 pub mod owner;
 pub mod publish;
 pub use publish::space_hint;
-mod rle_deflate;
 
-pub use create::stat_attributes;
-pub use encode::{ChunkShape, Encoding, OutputType};
+pub use crate::nc::encode::{ChunkShape, Encoding, OutputType};
+pub use cf::stat_attributes;
 pub use format::{names, OutputFormat, TargetUnits};
 
 use std::ops::Range;
@@ -46,8 +40,9 @@ use netcdf::Extent;
 use tracing::{info, warn};
 
 use crate::calendar::Date;
-use crate::engine::{StatSpec, TileResult};
 use crate::input::{Grid, Region, VarMeta};
+use crate::nc::{chunked, direct, encode};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowSpec;
 
 /// How results are split into files (`--layout`).
@@ -228,7 +223,7 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
             OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
             // one file holds every statistic
             OutputLayout::Climatology if stat == 0 => {
-                files.push((spec.dir.join(climatology::FILE_NAME), stat, 0..doys.len()))
+                files.push((spec.dir.join(crate::input::climatology::FILE_NAME), stat, 0..doys.len()))
             }
             OutputLayout::Climatology => {}
         }

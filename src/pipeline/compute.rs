@@ -12,9 +12,10 @@ use super::readers::Rows;
 use super::results::{Finished, RESULT_BUFFERS};
 use super::segments::Segment;
 use super::setup::{Held, SetUpThread};
-use crate::engine::{DeviceEngine, Engine, ReferenceEngine, TileResult};
+use crate::engine::{DeviceEngine, Engine, ReferenceEngine};
 use crate::error::Error;
 use crate::pool::Sample;
+use crate::stats::TileResult;
 
 /// How the compute loop hears from the other threads of a tile: slots finished (readers or
 /// the upload thread), result buffers the writer is done with, and the way to the writer.

@@ -14,8 +14,8 @@ use crossbeam_channel::{Receiver, Sender};
 use super::context::TileCtx;
 use super::segments::Segment;
 use super::sink::Sink;
-use crate::engine::TileResult;
 use crate::error::Error;
+use crate::stats::TileResult;
 
 /// Result buffers a tile reuses: the compute thread fills one while the writer writes
 /// another. On device engines they are page-locked, so results come back at full speed.

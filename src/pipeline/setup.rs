@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use super::context::{TileCtx, Totals};
 use super::results::Committing;
-use crate::engine::{DeviceEngine, TileResult};
+use crate::engine::DeviceEngine;
 use crate::error::Error;
 use crate::pool::Sample;
+use crate::stats::TileResult;
 
 /// Memory page-locked for the device, unpinned when dropped (before the memory is freed).
 pub(super) struct PinGuard<'a> {

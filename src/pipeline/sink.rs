@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use crate::calendar::Calendar;
-use crate::engine::TileResult;
 use crate::input::Region;
 use crate::output::{OutputError, OutputMeta, OutputSet, OutputSpec};
+use crate::stats::TileResult;
 use crate::util::cftime::CfCalendar;
 
 /// A climatology in memory: `values[stat][day][cell]` (NaN where a cell has no value), the

@@ -201,8 +201,9 @@ mod tests {
 
     use super::*;
     use crate::engine::gpu::GpuError;
-    use crate::engine::{Engine, EngineTimes, StatSpec, TileResult};
+    use crate::engine::{Engine, EngineTimes};
     use crate::pool::PoolRef;
+    use crate::stats::{StatSpec, TileResult};
     use crate::window::WindowPlan;
 
     /// A device that keeps uploaded rows in a map, failing at one slot if asked.

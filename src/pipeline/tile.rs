@@ -16,9 +16,10 @@ use super::results::{commit_result_buffers, write_segments, Finished};
 use super::setup::{device_setup, Held, SetUpThread};
 use super::sink::Sink;
 use super::stage::Staging;
-use crate::engine::{DeviceEngine, EngineError, TileResult};
+use crate::engine::{DeviceEngine, EngineError};
 use crate::error::Error;
 use crate::pool::{Pool, Sample};
+use crate::stats::TileResult;
 
 /// Read, compute and write one tile; `creators` are the processes creating the output files
 /// (first tile), which the writer waits for before its first write.

@@ -48,7 +48,7 @@ fn address_space_limit() -> Option<u64> {
     if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
         return None;
     }
-    Some(lim.rlim_cur as u64)
+    Some(lim.rlim_cur)
 }
 
 /// Room under `RLIMIT_AS`: the limit less the address space this process maps now, less

@@ -10,12 +10,13 @@ pub mod values;
 
 use std::path::PathBuf;
 
-use crate::engine::{Backend, GpuOptions, StatSpec};
+use crate::engine::{Backend, GpuOptions};
 use crate::input::Storage;
 use crate::output::OutputSpec;
 use crate::pool::{PoolType, Quantize};
 use crate::smooth::DayRules;
 use crate::source::Source;
+use crate::stats::StatSpec;
 use crate::window::WindowSpec;
 
 /// A validated `run` job: what the job layer (`run`, `dist`) and the pipeline take.

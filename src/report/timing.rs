@@ -190,9 +190,31 @@ impl RunReport {
     /// time in parts that add up to 100 % (stages alone, overlapped, other, and the parts
     /// before and after the pipeline).
     pub fn table(&self) -> String {
+        let rows = self.stage_rows();
+        let walls: Vec<f64> = rows.iter().filter_map(|r| r.2).collect();
+        let mut tenths = super::shares::tenths_of_percent(&walls).into_iter();
+        let mut out = format!("{:<16}{:>9}{:>9}{:>8}\n", "stage", "busy s", "wall s", "share");
+        for (name, busy, wall, note) in rows {
+            let busy = busy.map_or(String::new(), |b| format!("{b:.3}"));
+            let (wall_s, share) = match wall {
+                Some(x) => (format!("{x:.3}"), format!("{:.1}%", tenths.next().unwrap_or(0) as f64 / 10.0)),
+                None => (String::new(), String::new()),
+            };
+            let note = if note.is_empty() { String::new() } else { format!("  {note}") };
+            let line = format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}");
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out.push_str(&format!("{:<16}{:>9}{:>9.3}{:>8}\n", "total (wall)", "", self.wall_shares.total(), "100.0%"));
+        out.push_str(&self.facts());
+        out
+    }
+
+    /// The table's rows: (name, busy seconds, wall seconds, note); the wall parts add up to the
+    /// total.
+    fn stage_rows(&self) -> Vec<(String, Option<f64>, Option<f64>, String)> {
         let s = &self.stage_seconds;
         let w = &self.wall_shares;
-        // (name, busy seconds, wall seconds, note); the wall parts add up to the total
         let mut rows: Vec<(String, Option<f64>, Option<f64>, String)> = Vec::new();
         let mut row = |name: &str, busy: Option<f64>, wall: Option<f64>, note: &str| {
             rows.push((name.to_string(), busy, wall, note.to_string()));
@@ -224,21 +246,14 @@ impl RunReport {
         row("other", None, Some(w.other), "engine start, allocation, waits");
         row("device release", None, Some(w.device_release), "");
         row("publish", None, Some(w.publish), "");
-        let walls: Vec<f64> = rows.iter().filter_map(|r| r.2).collect();
-        let mut tenths = super::shares::tenths_of_percent(&walls).into_iter();
-        let mut out = format!("{:<16}{:>9}{:>9}{:>8}\n", "stage", "busy s", "wall s", "share");
-        for (name, busy, wall, note) in rows {
-            let busy = busy.map_or(String::new(), |b| format!("{b:.3}"));
-            let (wall_s, share) = match wall {
-                Some(x) => (format!("{x:.3}"), format!("{:.1}%", tenths.next().unwrap_or(0) as f64 / 10.0)),
-                None => (String::new(), String::new()),
-            };
-            let note = if note.is_empty() { String::new() } else { format!("  {note}") };
-            let line = format!("{name:<16}{busy:>9}{wall_s:>9}{share:>8}{note}");
-            out.push_str(line.trim_end());
-            out.push('\n');
-        }
-        out.push_str(&format!("{:<16}{:>9}{:>9.3}{:>8}\n", "total (wall)", "", w.total(), "100.0%"));
+        rows
+    }
+
+    /// The lines under the table: segments, files and bytes read, the job's size and engine,
+    /// device traffic, memory.
+    fn facts(&self) -> String {
+        let s = &self.stage_seconds;
+        let mut out = String::new();
         if self.segments > 1 {
             out.push_str(&format!(
                 "{} segments of target days: reading, computing and writing overlap (busy times add up to more than the wall time)\n",

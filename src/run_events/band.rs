@@ -15,10 +15,11 @@ use super::{EventsJobError, KindValues, Prepared};
 use crate::error::Error;
 use crate::events::band::{bytes_per_cell, plan_bands};
 use crate::events::codes::Codes;
+use crate::events::files::compressed::write_events as write_compressed;
+use crate::events::files::direct::write_events;
+use crate::events::files::events_file::EventsFile;
+use crate::events::files::summary_file::SummaryFile;
 use crate::events::scan::{detect_band, BandInput, Kind};
-use crate::events::write::{EventsFile, SummaryFile};
-use crate::events::write_compressed::write_events as write_compressed;
-use crate::events::write_direct::write_events;
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
 use crate::pipeline::readers::{read_all, ReadJob, Rows};
@@ -305,7 +306,6 @@ impl Reading<'_> {
         let (done, _listening) = crossbeam_channel::unbounded();
         let stop = AtomicBool::new(false);
         read_all(&job, None, &rows, self.trace, &stop, &done)?;
-        drop(rows);
         self.check_held(&pool)?;
         Ok(pool)
     }

@@ -60,7 +60,7 @@ pub fn events_with_baseline(
         .map_err(|e| EventsJobError::Baseline { years: years.clone(), message: one_line(&e.to_string()) })?;
     let baseline_seconds = t0.elapsed().as_secs_f64();
     info!("the climatology of --baseline {years} computed in {baseline_seconds:.1} s");
-    let opts = EventsOptions { climatology: dir.join(crate::output::climatology::FILE_NAME), ..opts.clone() };
+    let opts = EventsOptions { climatology: dir.join(crate::input::climatology::FILE_NAME), ..opts.clone() };
     let outcome = events_locked(&opts, comm, ui, lock.take());
     // every rank has passed the events job's last agreement: nobody reads the file any more
     drop(guard);

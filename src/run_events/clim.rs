@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use super::EventsJobError;
 use crate::calendar::{is_real, Calendar, CfCalendar};
-use crate::events::climfile::ClimFile;
-use crate::events::EventsError;
+use crate::input::climatology::{ClimFile, ClimatologyError};
 use crate::input::Grid;
 use crate::pipeline::sink::ClimatologyResult;
 
@@ -32,8 +31,8 @@ impl Clim {
         stat: &str,
     ) -> Result<Clim, EventsJobError> {
         let path = PathBuf::from("memory:climatology");
-        let bad = |detail: String| EventsError::BadVariable { path: path.clone(), var: stat.into(), detail };
-        let mismatch = |what, detail| EventsError::Mismatch { path: path.clone(), what, detail };
+        let bad = |detail: String| ClimatologyError::BadVariable { path: path.clone(), var: stat.into(), detail };
+        let mismatch = |what, detail| ClimatologyError::Mismatch { path: path.clone(), what, detail };
         if values.calendar != calendar {
             let detail = format!("computed in {}, the job asks for {}", values.calendar.name(), calendar.name());
             return Err(mismatch("calendar", detail).into());
@@ -76,7 +75,7 @@ impl Clim {
     }
 
     /// The mean of latitude rows `rows` (all `nlon` longitudes), `[doy][cell of the band]`.
-    pub fn mean_rows(&self, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, EventsError> {
+    pub fn mean_rows(&self, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, ClimatologyError> {
         match self {
             Clim::File(f) => f.read_rows(&f.mean_var, rows, nlon),
             Clim::Memory { values, .. } => Ok(values.rows("mean", rows).expect("checked when made")),
@@ -84,7 +83,7 @@ impl Clim {
     }
 
     /// The threshold of latitude rows `rows`, as [`Clim::mean_rows`].
-    pub fn thresh_rows(&self, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, EventsError> {
+    pub fn thresh_rows(&self, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, ClimatologyError> {
         match self {
             Clim::File(f) => f.read_rows(&f.thresh_var, rows, nlon),
             Clim::Memory { values, thresh } => Ok(values.rows(thresh, rows).expect("checked when made")),

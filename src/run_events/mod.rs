@@ -31,17 +31,17 @@ use crate::dist::agree::{agree, agree_ok};
 use crate::dist::comm::Comm;
 use crate::dist::split;
 use crate::error::Error;
-use crate::events::climfile::ClimFile;
-use crate::events::write::Meta;
+use crate::events::files::schema::Meta;
 use crate::events::{Days, EventsError, Params};
+use crate::input::climatology::{ClimFile, ClimatologyError};
 use crate::input::{self, Grid, VarLayout};
 use crate::output::lock::JobLock;
 use crate::output::publish;
-use crate::percentile::Percentile;
 use crate::pipeline::sink::ClimatologyResult;
 use crate::plan::Results;
 use crate::report::progress::Ui;
 use crate::source::Source;
+use crate::stats::percentile::Percentile;
 use clim::Clim;
 use std::sync::Arc;
 
@@ -72,7 +72,7 @@ pub struct EventsOptions {
     pub allow_missing: bool,
     pub overwrite: bool,
     /// How the outputs store their values (`--output-type`, `--deflate`, `--shuffle`).
-    pub store: crate::events::store::Store,
+    pub store: crate::events::files::store::Store,
     pub command_line: String,
 }
 
@@ -115,6 +115,8 @@ pub enum EventsJobError {
     Job(#[from] Error),
     #[error(transparent)]
     Events(#[from] EventsError),
+    #[error(transparent)]
+    Climatology(#[from] ClimatologyError),
     #[error("{missing} of the {total} input files of --years {years} do not exist (first: {}); the analysis years must lie within the input's (--allow-missing treats missing days as missing values)", first.display())]
     YearsOutsideInput { missing: usize, total: usize, years: String, first: PathBuf },
     #[error("{}: exists; pass --overwrite to replace it", path.display())]

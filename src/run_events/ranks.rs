@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use super::EventsJobError;
 use crate::dist::join::{self, Part};
 use crate::dist::RanksFailed;
-use crate::events::write::{EventsFile, Meta, SummaryFile};
+use crate::events::files::events_file::EventsFile;
+use crate::events::files::schema::Meta;
+use crate::events::files::summary_file::SummaryFile;
 use crate::input::Grid;
 
 impl From<RanksFailed> for EventsJobError {

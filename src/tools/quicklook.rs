@@ -222,19 +222,7 @@ pub fn statistics(file: &Path) -> Result<Vec<(String, String)>, QuicklookError> 
 /// Read statistic `stat` (default: the only one, else the first percentile) on target day
 /// `day` (default: the first) of `file`.
 pub fn read_field(file: &Path, stat: Option<&str>, day: Option<u16>) -> Result<Field, QuicklookError> {
-    let stats = statistics(file)?;
-    if stats.is_empty() {
-        return Err(QuicklookError::NoField { path: file.into() });
-    }
-    let chosen = match stat {
-        Some(asked) => stats.iter().find(|(var, s)| s == asked || var == asked || var.ends_with(&format!("_{asked}"))),
-        None if stats.len() == 1 => stats.first(),
-        None => stats.iter().find(|(_, s)| s.starts_with('p')).or(stats.first()),
-    };
-    let Some((var_name, stat_name)) = chosen.cloned() else {
-        let found = stats.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(", ");
-        return Err(QuicklookError::NoStatistic { path: file.into(), asked: stat.unwrap_or("").into(), found });
-    };
+    let (var_name, stat_name) = choose_statistic(file, stat)?;
     let nc = netcdf::open(file).map_err(|cause| QuicklookError::Open { path: file.into(), cause })?;
     let read_err = |var: &str| {
         let var = var.to_string();
@@ -315,25 +303,53 @@ pub fn read_field(file: &Path, stat: Option<&str>, day: Option<u16>) -> Result<F
         never_valid.iter_mut().for_each(|n| *n = false);
     }
     let day = doys.as_ref().map(|d| d[step]).and_then(|d| u16::try_from(d).ok());
+    let (title, subtitle, units) = titles(&nc, &var, &stat_name, day);
+    Ok(Field { values, never_valid, lat, lon, stat: stat_name, day, title, subtitle, units, index_axes })
+}
+
+/// The variable and statistic name of `stat` in `file` (default: the only one, else the first
+/// percentile).
+fn choose_statistic(file: &Path, stat: Option<&str>) -> Result<(String, String), QuicklookError> {
+    let stats = statistics(file)?;
+    if stats.is_empty() {
+        return Err(QuicklookError::NoField { path: file.into() });
+    }
+    let chosen = match stat {
+        Some(asked) => stats.iter().find(|(var, s)| s == asked || var == asked || var.ends_with(&format!("_{asked}"))),
+        None if stats.len() == 1 => stats.first(),
+        None => stats.iter().find(|(_, s)| s.starts_with('p')).or(stats.first()),
+    };
+    chosen.cloned().ok_or_else(|| {
+        let found = stats.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join(", ");
+        QuicklookError::NoStatistic { path: file.into(), asked: stat.unwrap_or("").into(), found }
+    })
+}
+
+/// The map's title, subtitle and units, from the variable's and the file's attributes.
+fn titles(
+    nc: &netcdf::File,
+    var: &netcdf::Variable<'_>,
+    stat_name: &str,
+    day: Option<u16>,
+) -> (String, String, String) {
     let global = |name: &str| attr_text(nc.attribute(name).and_then(|a| a.value().ok()));
     let input_var = global("input_variable").unwrap_or_default();
-    let what = attr_text(attr(&var, "long_name")).unwrap_or_else(|| format!("{stat_name} of {input_var}"));
+    let what = attr_text(attr(var, "long_name")).unwrap_or_else(|| format!("{stat_name} of {input_var}"));
     let years = global("climatology_years").map(|y| format!("years {y}")).unwrap_or_default();
-    let window = attr_f64(attr(&var, "window_length_days")).map(|w| format!("{w:.0}-day window")).unwrap_or_default();
-    let method = attr_text(attr(&var, "percentile_method"))
+    let window = attr_f64(attr(var, "window_length_days")).map(|w| format!("{w:.0}-day window")).unwrap_or_default();
+    let method = attr_text(attr(var, "percentile_method"))
         .or_else(|| global("percentile_method").filter(|_| stat_name.starts_with('p')))
         .map(|m| format!("method: {m}"))
         .unwrap_or_default();
     let day_text = day.map(|d| format!("day {d}")).unwrap_or_default();
-    let title =
-        [stat_name.as_str(), &day_text].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(", ");
+    let title = [stat_name, &day_text].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(", ");
     let title = format!("{title}: {what}");
     // what the long name already says is not said again
     let said = |part: &str| !part.is_empty() && what.contains(part.trim_start_matches("years "));
     let subtitle =
         [years, window, method].into_iter().filter(|s| !s.is_empty() && !said(s)).collect::<Vec<_>>().join("; ");
-    let units = attr_text(attr(&var, "units")).unwrap_or_default();
-    Ok(Field { values, never_valid, lat, lon, stat: stat_name, day, title, subtitle, units, index_axes })
+    let units = attr_text(attr(var, "units")).unwrap_or_default();
+    (title, subtitle, units)
 }
 
 /// Up to `k` indices spread evenly over `0..n`.

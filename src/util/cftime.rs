@@ -270,7 +270,7 @@ impl TimeUnits {
             _ => return Err(bad()),
         };
         let rest = rest.trim();
-        let (date_part, time_part) = match rest.find(|c: char| c == 'T' || c == 't' || c == ' ') {
+        let (date_part, time_part) = match rest.find(['T', 't', ' ']) {
             Some(i) => (&rest[..i], rest[i + 1..].trim()),
             None => (rest, ""),
         };

@@ -6,56 +6,11 @@
 
 use std::time::Duration;
 
+use super::launch::DeviceInfo;
 pub use super::params::DevPtr;
 use super::params::KernelParams;
 use super::spec::KernelSpec;
-
-/// A device address.
-
-/// A failed device call: which API call, on which device, and what the runtime said.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{api} {call} failed on {device}: {detail}")]
-pub struct GpuError {
-    pub api: &'static str,
-    pub call: &'static str,
-    pub device: String,
-    pub detail: String,
-}
-
-/// Why a GPU device cannot be opened (the backend is then unavailable): which API call on which
-/// device failed, or what is missing.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum OpenError {
-    #[error("the CUDA driver library (libcuda.so) was not found")]
-    NoDriver,
-    #[error("no {api} device is visible")]
-    NoDevice { api: &'static str },
-    #[error("{api} device {ordinal} requested, {count} visible")]
-    NotVisible { api: &'static str, ordinal: usize, count: usize },
-    #[error("{call} on {api} device {ordinal}: {detail}")]
-    Call { api: &'static str, call: &'static str, ordinal: usize, detail: String },
-    #[error("{device}: NVRTC (libnvrtc.so) is not on the library path (add CUDA's lib64 to LD_LIBRARY_PATH)")]
-    NoNvrtc { device: String },
-    #[error("this sstclim was built without the `hip` cargo feature")]
-    NotBuilt,
-    /// The test hook's device that fails to start (`SSTCLIM_TEST_DEFERRED_START=fail`).
-    #[error("test: the device did not start")]
-    TestHook,
-}
-
-/// What the driver needs to know of a device to size launches.
-#[derive(Clone, Debug)]
-pub struct DeviceInfo {
-    /// e.g. `CUDA device 0 (NVIDIA H200)`.
-    pub description: String,
-    /// Lanes per warp / wavefront.
-    pub wave: usize,
-    /// Largest dynamic shared memory one block may use (after opting in).
-    pub smem_per_block: usize,
-    /// Shared memory per multiprocessor (all resident blocks together).
-    pub smem_per_sm: usize,
-    pub max_threads_per_sm: usize,
-}
+pub use crate::engine::error::{GpuError, OpenError};
 
 /// The calls a GPU backend provides: memory, copies, kernels, timing. Addresses are raw; the
 /// driver keeps them valid. Work is issued in order on one stream.

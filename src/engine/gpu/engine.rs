@@ -6,16 +6,17 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::device::{DevPtr, Device, DeviceInfo, GpuError, Uploader};
-use super::launch::{kernel_kind, plan_launch, plan_launch_kind, GpuSample, LaunchPlan};
+use super::device::{DevPtr, Device, GpuError, Uploader};
+use super::launch::{kernel_kind, plan_launch, plan_launch_kind, DeviceInfo, GpuSample, LaunchPlan};
 use super::limits::LaunchError;
 use super::memory::*;
 use super::options::GpuOptions;
 use super::params::KernelParams;
 use super::schedule;
 use super::spec::KernelSpec;
-use crate::engine::{DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError, StatSpec, TileResult};
+use crate::engine::{BandwidthProbe, DeviceEngine, Engine, EngineError, EngineTimes, PoolKind, StagingError};
 use crate::pool::{Decoding, PoolRef, PoolType};
+use crate::stats::{StatSpec, TileResult};
 use crate::window::WindowPlan;
 
 /// A pool that lives in device memory (buffer `B_POOL`), filled row by row through its own
@@ -253,35 +254,13 @@ impl<D: Device> GpuEngine<D> {
         let n_stats = stats.n_stats();
         let n_pct = stats.percentiles.len();
         let max_n = plan.max_capacity();
-        // positions [n][percentile]
-        let table = stats.position_table(max_n);
-        let mut pos_lo = vec![0i32; (max_n + 1) * n_pct.max(1)];
-        let mut pos_frac = vec![0f64; (max_n + 1) * n_pct.max(1)];
-        for (n, row) in table.iter().enumerate() {
-            for (i, p) in row.iter().enumerate() {
-                pos_lo[n * n_pct + i] = p.lo as i32;
-                pos_frac[n * n_pct + i] = p.frac;
-            }
-        }
+        let (pos_lo, pos_frac) = position_tables(stats, max_n);
         let tables: Vec<_> = lp.batches.iter().map(|b| b.group_tables(plan)).collect();
         let kernel = self.kernel_spec(lp, plan, stats, n_cells, Some(&tables));
         st.device.prepare(&kernel, lp.smem)?;
         let d_pos_lo = st.upload(B_POS_LO, &pos_lo)?;
         let d_pos_frac = st.upload(B_POS_FRAC, &pos_frac)?;
-        // int16 pools: the decoding table (without one, a value is its integer)
-        let d_lut = if T::KERNEL == "i16" {
-            let identity: Vec<f64>;
-            let table = match decoding {
-                Some(t) => t,
-                None => {
-                    identity = (0..65536).map(|i| f64::from(i - 32768)).collect();
-                    &identity
-                }
-            };
-            st.upload(B_LUT, table)?
-        } else {
-            0
-        };
+        let d_lut = if T::KERNEL == "i16" { upload_lut(st, decoding)? } else { 0 };
         let d_pool = match pool {
             PoolSrc::Host(_) => st.buffer(B_POOL, lp.pool_rows * lp.chunk * sample)?,
             PoolSrc::Device { .. } => 0,
@@ -301,21 +280,7 @@ impl<D: Device> GpuEngine<D> {
                 let rows = batch.slots.len();
                 let (batch_pool, stride) = match pool {
                     PoolSrc::Host(pool) => {
-                        st.device.timer_start()?;
-                        // SAFETY: the source rows lie inside `pool` (pinned or not) and the device
-                        // buffer holds `pool_rows * chunk` samples; we synchronize in timer_stop.
-                        unsafe {
-                            st.device.copy_h2d(
-                                d_pool,
-                                width * sample,
-                                pool.as_ptr().add(batch.slots.start * n_cells + c0).cast(),
-                                n_cells * sample,
-                                width * sample,
-                                rows,
-                            )?;
-                        }
-                        times.h2d += st.device.timer_stop()?;
-                        times.bytes_h2d += (rows * width * sample) as u64;
+                        upload_rows(st, pool, d_pool, (batch.slots.start, rows), (c0, width), n_cells, times)?;
                         (d_pool, width)
                     }
                     // one chunk of all cells (checked by the caller): the rows are in place
@@ -362,30 +327,7 @@ impl<D: Device> GpuEngine<D> {
                 times.kernel += st.device.timer_stop()?;
                 times.launches += 1;
             }
-            // results of the chunk: rows (stat, target) of `width` cells
-            st.device.timer_start()?;
-            // SAFETY: `out` is sized n_stats x n_targets x n_cells (and n_targets x n_cells
-            // counts); the device buffers hold the chunk's rows; synchronized in timer_stop.
-            unsafe {
-                st.device.copy_d2h(
-                    out.values.as_mut_ptr().add(c0).cast(),
-                    n_cells * 8,
-                    d_values,
-                    width * 8,
-                    width * 8,
-                    n_stats * n_targets,
-                )?;
-                st.device.copy_d2h(
-                    out.counts.as_mut_ptr().add(c0).cast(),
-                    n_cells * 4,
-                    d_counts,
-                    width * 4,
-                    width * 4,
-                    n_targets,
-                )?;
-            }
-            times.d2h += st.device.timer_stop()?;
-            times.bytes_d2h += (width * n_targets * (n_stats * 8 + 4)) as u64;
+            fetch_results(st, out, (d_values, d_counts), (c0, width), n_cells, (n_stats, n_targets), times)?;
         }
         Ok(())
     }
@@ -549,4 +491,100 @@ impl<D: Device> DeviceEngine for GpuEngine<D> {
     fn probe_bandwidth(&self, bytes: usize, repeats: usize) -> Option<Result<BandwidthProbe, EngineError>> {
         Some(self.measure_bandwidth(bytes, repeats))
     }
+}
+
+/// The kernel's position tables, `[n][percentile]`: each order statistic's lower rank and the
+/// fraction towards the next, for every sample count up to `max_n`.
+fn position_tables(stats: &StatSpec, max_n: usize) -> (Vec<i32>, Vec<f64>) {
+    let n_pct = stats.percentiles.len();
+    let table = stats.position_table(max_n);
+    let mut pos_lo = vec![0i32; (max_n + 1) * n_pct.max(1)];
+    let mut pos_frac = vec![0f64; (max_n + 1) * n_pct.max(1)];
+    for (n, row) in table.iter().enumerate() {
+        for (i, p) in row.iter().enumerate() {
+            pos_lo[n * n_pct + i] = p.lo as i32;
+            pos_frac[n * n_pct + i] = p.frac;
+        }
+    }
+    (pos_lo, pos_frac)
+}
+
+/// An int16 pool's decoding table on the device (without one, a value is its integer).
+fn upload_lut<D: Device>(st: &mut State<D>, decoding: Option<&[f64]>) -> Result<DevPtr, GpuError> {
+    let identity: Vec<f64>;
+    let table = match decoding {
+        Some(t) => t,
+        None => {
+            identity = (0..65536).map(|i| f64::from(i - 32768)).collect();
+            &identity
+        }
+    };
+    st.upload(B_LUT, table)
+}
+
+/// Copy pool rows `first_row..first_row + rows` of the host `pool` (rows of `n_cells` cells),
+/// cells `c0..c0 + width`, into the device buffer `d_pool` (rows of `width`), timed.
+fn upload_rows<D: Device, T>(
+    st: &mut State<D>,
+    pool: &[T],
+    d_pool: DevPtr,
+    (first_row, rows): (usize, usize),
+    (c0, width): (usize, usize),
+    n_cells: usize,
+    times: &mut EngineTimes,
+) -> Result<(), GpuError> {
+    let sample = std::mem::size_of::<T>();
+    st.device.timer_start()?;
+    // SAFETY: the source rows lie inside `pool` (pinned or not) and the device
+    // buffer holds `pool_rows * chunk` samples; we synchronize in timer_stop.
+    unsafe {
+        st.device.copy_h2d(
+            d_pool,
+            width * sample,
+            pool.as_ptr().add(first_row * n_cells + c0).cast(),
+            n_cells * sample,
+            width * sample,
+            rows,
+        )?;
+    }
+    times.h2d += st.device.timer_stop()?;
+    times.bytes_h2d += (rows * width * sample) as u64;
+    Ok(())
+}
+
+/// The results of one chunk, cells `c0..c0 + width`, from the device buffers (rows (stat,
+/// target) of `width` cells) into `out` (rows of `n_cells`), timed.
+fn fetch_results<D: Device>(
+    st: &mut State<D>,
+    out: &mut TileResult,
+    (d_values, d_counts): (DevPtr, DevPtr),
+    (c0, width): (usize, usize),
+    n_cells: usize,
+    (n_stats, n_targets): (usize, usize),
+    times: &mut EngineTimes,
+) -> Result<(), GpuError> {
+    st.device.timer_start()?;
+    // SAFETY: `out` is sized n_stats x n_targets x n_cells (and n_targets x n_cells
+    // counts); the device buffers hold the chunk's rows; synchronized in timer_stop.
+    unsafe {
+        st.device.copy_d2h(
+            out.values.as_mut_ptr().add(c0).cast(),
+            n_cells * 8,
+            d_values,
+            width * 8,
+            width * 8,
+            n_stats * n_targets,
+        )?;
+        st.device.copy_d2h(
+            out.counts.as_mut_ptr().add(c0).cast(),
+            n_cells * 4,
+            d_counts,
+            width * 4,
+            width * 4,
+            n_targets,
+        )?;
+    }
+    times.d2h += st.device.timer_stop()?;
+    times.bytes_d2h += (width * n_targets * (n_stats * 8 + 4)) as u64;
+    Ok(())
 }

@@ -156,17 +156,21 @@ impl Device for HipDevice {
     }
 
     unsafe fn free(&mut self, ptr: DevPtr) {
-        if let Err(e) = check(hip::hipFree(ptr as *mut c_void)) {
+        // SAFETY: `ptr` came from `alloc` and no queued work uses it (the caller's promise).
+        if let Err(e) = check(unsafe { hip::hipFree(ptr as *mut c_void) }) {
             tracing::warn!("{}", self.err("hipFree", e));
         }
     }
 
     unsafe fn register(&mut self, host: *const u8, bytes: usize) -> Result<(), GpuError> {
-        check(hip::hipHostRegister(host as *mut c_void, bytes, 0)).map_err(|e| self.err("hipHostRegister", e))
+        // SAFETY: `host..host+bytes` stays mapped until `unregister` (the caller's promise).
+        check(unsafe { hip::hipHostRegister(host as *mut c_void, bytes, 0) })
+            .map_err(|e| self.err("hipHostRegister", e))
     }
 
     unsafe fn unregister(&mut self, host: *const u8) -> Result<(), GpuError> {
-        check(hip::hipHostUnregister(host as *mut c_void)).map_err(|e| self.err("hipHostUnregister", e))
+        // SAFETY: `host` was registered and no queued copy uses it (the caller's promise).
+        check(unsafe { hip::hipHostUnregister(host as *mut c_void) }).map_err(|e| self.err("hipHostUnregister", e))
     }
 
     unsafe fn copy_h2d(
@@ -244,21 +248,26 @@ impl Device for HipDevice {
             });
         };
         let mut args = [params as *const KernelParams as *mut c_void];
-        check(hip::hipModuleLaunchKernel(
-            f,
-            grid,
-            1,
-            1,
-            block,
-            1,
-            1,
-            smem as u32,
-            self.stream,
-            args.as_mut_ptr(),
-            std::ptr::null_mut(),
-        ))
+        // SAFETY: `f` was loaded on this device; `params` is the kernel's one parameter and holds
+        // valid addresses (the caller's promise); the launch copies it.
+        check(unsafe {
+            hip::hipModuleLaunchKernel(
+                f,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                smem as u32,
+                self.stream,
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
         .map_err(|e| self.err("hipModuleLaunchKernel", e))?;
-        match hip::hipStreamQuery(self.stream) {
+        // SAFETY: the stream belongs to this device for the life of self.
+        match unsafe { hip::hipStreamQuery(self.stream) } {
             hip::hipError_t::hipSuccess | hip::hipError_t::hipErrorNotReady => Ok(()),
             e => Err(self.err("hipModuleLaunchKernel", e)),
         }

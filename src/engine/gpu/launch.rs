@@ -3,14 +3,27 @@
 //! the target days into batches so that everything fits the device memory budget. Pure: the
 //! plans are unit-tested against hand-worked device figures.
 
-use super::device::DeviceInfo;
 use super::limits::{kernel_limits, LaunchError};
 use super::options::{GpuOptions, RingPlace};
 use super::ordered;
 use super::schedule::Batch;
-use crate::engine::StatSpec;
 use crate::pool::Sample;
+use crate::stats::StatSpec;
 use crate::window::WindowPlan;
+
+/// What the driver needs to know of a device to size launches.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// e.g. `CUDA device 0 (NVIDIA H200)`.
+    pub description: String,
+    /// Lanes per warp / wavefront.
+    pub wave: usize,
+    /// Largest dynamic shared memory one block may use (after opting in).
+    pub smem_per_block: usize,
+    /// Shared memory per multiprocessor (all resident blocks together).
+    pub smem_per_sm: usize,
+    pub max_threads_per_sm: usize,
+}
 
 /// Sample types the kernel is instantiated for.
 pub trait GpuSample: Sample {
@@ -128,6 +141,57 @@ pub fn plan_launch<T: GpuSample>(
     plan_launch_kind(info, opts, plan, stats, n_cells, budget, pool_on_device, kind, std::mem::size_of::<T>())
 }
 
+/// Whether the ring of staged groups lives in shared memory (`ring` asks; `Auto` decides) for a
+/// ring of `per_cell_min` bytes a cell at its smallest (`groups` groups of `rows` rows).
+fn ring_in_shared(
+    info: &DeviceInfo,
+    ring: RingPlace,
+    groups: usize,
+    rows: usize,
+    per_cell_min: usize,
+) -> Result<bool, LaunchError> {
+    let shared_ok = info.wave * per_cell_min <= info.smem_per_block;
+    Ok(match ring {
+        RingPlace::Shared if !shared_ok => {
+            return Err(LaunchError::RingTooLarge { groups, rows, smem_per_block: info.smem_per_block })
+        }
+        RingPlace::Shared => true,
+        RingPlace::Global => false,
+        // shared memory only when it keeps enough cells resident to hide latency: on an H200
+        // the reference job's ring (1.5 KB a cell) leaves 4 warps per multiprocessor, and the
+        // device-memory ring (served mostly from L2) measured faster: 37 ms against 44 ms
+        RingPlace::Auto => shared_ok && info.smem_per_sm / per_cell_min >= AUTO_SHARED_MIN_CELLS,
+    })
+}
+
+/// Threads per block: `block` where asked (whole waves), else what keeps the most cells
+/// resident for `smem_per_cell` bytes of shared memory a cell.
+fn launch_block(
+    info: &DeviceInfo,
+    block: Option<usize>,
+    in_shared: bool,
+    smem_per_cell: usize,
+    key: usize,
+) -> Result<usize, LaunchError> {
+    let ring_block =
+        if info.wave >= 64 { 4 * info.wave } else { GLOBAL_RING_BLOCK[usize::from(key > 4)].max(info.wave) };
+    Ok(match block {
+        // whole waves: the kernel votes across a wave's lanes
+        Some(b) if b == 0 || b > 1024 || b % info.wave != 0 => {
+            return Err(LaunchError::BadBlock { block: b, wave: info.wave })
+        }
+        Some(b) => b,
+        // keys in device memory: registers, not shared memory, bound residency. On the H200,
+        // blocks of 64 threads measured best for float32 (13.87 ms against 14.1 ms with 128 for
+        // the reference job) and 128 for float64 (30.0 ms against 31.1 ms with 64; see
+        // docs/experiments.md, launch constants (commit 6858017)); 64-lane AMD waves keep the
+        // four waves a block chosen before (not measured on AMD since)
+        None if !in_shared && ring_block * smem_per_cell <= info.smem_per_block => ring_block,
+        None => choose_block(info, smem_per_cell)
+            .ok_or(LaunchError::NoBlock { wave: info.wave, bytes_per_cell: smem_per_cell })?,
+    })
+}
+
 /// `plan_launch` for kernel family `kind` (name, key bytes) over pool samples of `sample` bytes.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn plan_launch_kind(
@@ -154,18 +218,7 @@ pub(super) fn plan_launch_kind(
     // shared memory: the ring of the whole job if a block of one wave holds it, else batches
     // with the smallest ring (one target's groups)
     let per_cell_min = ring_bytes_per_cell(maxl_needed, rows, key, n_pct);
-    let shared_ok = info.wave * per_cell_min <= info.smem_per_block;
-    let in_shared = match opts.ring {
-        RingPlace::Shared if !shared_ok => {
-            return Err(LaunchError::RingTooLarge { groups: maxl_needed, rows, smem_per_block: info.smem_per_block })
-        }
-        RingPlace::Shared => true,
-        RingPlace::Global => false,
-        // shared memory only when it keeps enough cells resident to hide latency: on an H200
-        // the reference job's ring (1.5 KB a cell) leaves 4 warps per multiprocessor, and the
-        // device-memory ring (served mostly from L2) measured faster: 37 ms against 44 ms
-        RingPlace::Auto => shared_ok && info.smem_per_sm / per_cell_min >= AUTO_SHARED_MIN_CELLS,
-    };
+    let in_shared = ring_in_shared(info, opts.ring, maxl_needed, rows, per_cell_min)?;
     let max_ring = if in_shared && whole.ring > maxl_needed {
         // the largest ring a one-wave block fits
         ((info.smem_per_block / info.wave).saturating_sub(n_pct * key) / (ring_bytes_per_cell(1, rows, key, 0) + n_pct))
@@ -177,23 +230,7 @@ pub(super) fn plan_launch_kind(
     let per_cell = ring_bytes_per_cell(ring_max, rows, key, n_pct);
     // shared memory per cell: the whole ring, or without its keys when they live in device memory
     let smem_per_cell = if in_shared { per_cell } else { small_bytes_per_cell(ring_max, key, n_pct) };
-    let ring_block =
-        if info.wave >= 64 { 4 * info.wave } else { GLOBAL_RING_BLOCK[usize::from(key > 4)].max(info.wave) };
-    let block = match opts.block {
-        // whole waves: the kernel votes across a wave's lanes
-        Some(b) if b == 0 || b > 1024 || b % info.wave != 0 => {
-            return Err(LaunchError::BadBlock { block: b, wave: info.wave })
-        }
-        Some(b) => b,
-        // keys in device memory: registers, not shared memory, bound residency. On the H200,
-        // blocks of 64 threads measured best for float32 (13.87 ms against 14.1 ms with 128 for
-        // the reference job) and 128 for float64 (30.0 ms against 31.1 ms with 64; see
-        // docs/experiments.md, launch constants (commit 6858017)); 64-lane AMD waves keep the
-        // four waves a block chosen before (not measured on AMD since)
-        None if !in_shared && ring_block * smem_per_cell <= info.smem_per_block => ring_block,
-        None => choose_block(info, smem_per_cell)
-            .ok_or(LaunchError::NoBlock { wave: info.wave, bytes_per_cell: smem_per_cell })?,
-    };
+    let block = launch_block(info, opts.block, in_shared, smem_per_cell, key)?;
     let n_targets = plan.targets.len();
     let n_stats = stats.n_stats();
     let max_n = plan.max_capacity();
@@ -260,7 +297,7 @@ pub(super) mod tests {
     use crate::calendar::Calendar;
     use crate::engine::gpu::{check_gpu_limits, LaunchError};
     use crate::engine::EngineError;
-    use crate::percentile::Method;
+    use crate::stats::percentile::Method;
     use crate::window::WindowSpec;
 
     /// An H200 as the driver sees it (also used by `spec`'s tests).

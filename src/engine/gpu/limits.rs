@@ -3,6 +3,7 @@
 //! or a device refuses. The device-independent limits are checked from plain parameters
 //! ([`check_gpu_limits`]), so a job is refused before anything is read.
 
+pub use crate::engine::error::LaunchError;
 use crate::engine::EngineError;
 
 /// Most percentiles one launch handles (`SC_MAX_PCT` in the kernel).
@@ -10,26 +11,6 @@ pub const MAX_PERCENTILES: usize = 8;
 
 /// The kernel instantiations: largest number of groups per target each handles.
 const MAXL_VARIANTS: [usize; 3] = [11, 12, 32];
-
-/// A job (or a tile of it) that the GPU kernel or the device cannot take.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LaunchError {
-    #[error("windows of {days} days exceed the GPU kernel's {max} (use --backend cpu)")]
-    WindowTooLong { days: usize, max: usize },
-    #[error("the GPU kernel computes at most {max} percentiles per run")]
-    TooManyPercentiles { asked: usize, max: usize },
-    /// The kernel multiplies 32-bit rows by a 32-bit stride of at most this many cells.
-    #[error("{cells} cells in one tile exceed the GPU kernel's {max}")]
-    TooManyCells { cells: usize, max: usize },
-    #[error("a ring of {groups} x {rows} keys per cell does not fit shared memory ({smem_per_block} bytes per block)")]
-    RingTooLarge { groups: usize, rows: usize, smem_per_block: usize },
-    #[error("--gpu-block {block} is not a multiple of the wave width {wave} within 1..=1024")]
-    BadBlock { block: usize, wave: usize },
-    #[error("no block of {wave} threads fits {bytes_per_cell} bytes of shared memory")]
-    NoBlock { wave: usize, bytes_per_cell: usize },
-    #[error("device memory budget of {:.2} GB is too small even for {cells} cells", *budget as f64 / 1e9)]
-    BudgetTooSmall { budget: u64, cells: usize },
-}
 
 /// The limits of the GPU kernel that hold on every device, from plain parameters, so that a
 /// job can be refused before any file is read: at most [`MAX_PERCENTILES`] percentiles, and

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::device::{DevPtr, Device, GpuError};
+use crate::engine::BandwidthProbe;
 
 /// A device buffer that remembers its size; freed explicitly by the engine.
 #[derive(Default)]
@@ -150,17 +151,6 @@ pub(super) fn probe<D: Device>(st: &mut State<D>, bytes: usize, repeats: usize) 
         // a copy reads and writes every byte
         d2d_gb_per_s: 2.0 * n as f64 / d / 1e9,
     })
-}
-
-/// Measured copy bandwidths.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct BandwidthProbe {
-    pub bytes: u64,
-    pub h2d_seconds: f64,
-    pub h2d_gb_per_s: f64,
-    pub d2d_seconds: f64,
-    /// Bytes read plus bytes written per second.
-    pub d2d_gb_per_s: f64,
 }
 
 /// The host pool, page-locked for the duration of one compute call when the device allows it.

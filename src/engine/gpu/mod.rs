@@ -24,14 +24,14 @@ pub mod schedule;
 pub mod source;
 pub mod spec;
 
-pub use self::device::{DevPtr, Device, DeviceInfo, GpuError, OpenError, Uploader};
+pub use self::device::{DevPtr, Device, GpuError, OpenError, Uploader};
 pub use self::engine::GpuEngine;
-pub use self::launch::{plan_launch, GpuSample, LaunchPlan};
+pub use self::launch::{plan_launch, DeviceInfo, GpuSample, LaunchPlan};
 pub use self::limits::{check_gpu_limits, LaunchError, MAX_PERCENTILES};
-pub use self::memory::BandwidthProbe;
 pub use self::options::{GpuOptions, RingPlace};
 pub use self::params::KernelParams;
 pub use self::spec::KernelSpec;
+pub use crate::engine::BandwidthProbe;
 
 /// The kernel source, shared by HIP and CUDA, and its headers (source.rs).
 pub use self::source::{kernel_source_inlined, PORT_HEADER, SORT_NETWORK};

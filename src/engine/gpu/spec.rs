@@ -119,8 +119,8 @@ mod tests {
     use crate::calendar::Calendar;
     use crate::engine::gpu::launch::tests::h200;
     use crate::engine::gpu::{plan_launch, GpuOptions};
-    use crate::engine::StatSpec;
-    use crate::percentile::Method;
+    use crate::stats::percentile::Method;
+    use crate::stats::StatSpec;
     use crate::window::WindowSpec;
 
     /// The window plan of `years` x target days 152..=243 with day `missing` absent in every year.

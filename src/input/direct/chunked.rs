@@ -89,6 +89,15 @@ impl Chunked {
         extra_at_zero && at_step && lo < slow.end as u64 && hi > slow.start as u64
     }
 
+    /// The chunk's strides, in elements, per dimension (row-major).
+    fn strides(&self) -> Vec<usize> {
+        let mut stride = vec![1usize; self.chunk.len()];
+        for k in (0..self.chunk.len().saturating_sub(1)).rev() {
+            stride[k] = stride[k + 1] * self.chunk[k + 1] as usize;
+        }
+        stride
+    }
+
     /// Time steps per chunk (1 without a time dimension).
     pub(super) fn step_len(&self, layout: &VarLayout) -> u64 {
         layout.time_axis.and_then(|t| self.chunk.get(t)).map_or(1, |&n| n.max(1))
@@ -129,43 +138,18 @@ pub fn read_chunked_step_into<T: Sample>(
     let (slow, fast_len) =
         if layout.lat_is_slow() { (region.rows.clone(), layout.nlon()) } else { (region.cols.clone(), layout.nlat()) };
     debug_assert_eq!(region.n_cells(), slow.len() * fast_len);
-    let n_t = ch.step_len(layout);
-    let covers = |o: u64| o <= step as u64 && (step as u64) < o.saturating_add(n_t);
-    let mut wanted: Vec<&ChunkLoc> = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow, covers)).collect();
-    wanted.sort_by_key(|c| (c.offset[s], c.offset[f]));
-    if let Some(w) = wanted.windows(2).find(|w| (w[0].offset[s], w[0].offset[f]) == (w[1].offset[s], w[1].offset[f])) {
-        return Err(ChunkError::Fallback(format!("two chunks at {:?} in the index", w[0].offset)));
-    }
-    // chunk strides, in elements
-    let mut stride = vec![1usize; ch.chunk.len()];
-    for k in (0..ch.chunk.len().saturating_sub(1)).rev() {
-        stride[k] = stride[k + 1] * ch.chunk[k + 1] as usize;
-    }
+    let wanted = chunks_at_step(ch, layout, (s, f), &slow, step)?;
+    let stride = ch.strides();
     // (the chunk index bounds this: see h5meta's chunks())
     let chunk_len = ch.chunk.iter().product::<u64>() as usize * size;
     let (cs, cf) = (ch.chunk[s] as usize, ch.chunk[f] as usize);
     // the step's place within its chunks
     let in_step = |c: &ChunkLoc| layout.time_axis.map_or(0, |t| (step - c.offset[t] as usize) * stride[t]);
     // latitude-slow files are assembled one row of chunks at a time; transposed ones whole
-    let groups: Vec<(usize, usize)> = if layout.lat_is_slow() {
-        let mut g = Vec::new();
-        let mut i = 0;
-        while i < wanted.len() {
-            let j = i + wanted[i..].iter().take_while(|c| c.offset[s] == wanted[i].offset[s]).count();
-            g.push((i, j));
-            i = j;
-        }
-        g
-    } else {
-        vec![(0, wanted.len())]
-    };
+    let groups = if layout.lat_is_slow() { chunk_rows(&wanted, s) } else { vec![(0, wanted.len())] };
     // an int16 pool keeps a little-endian int16 file's values as stored: the chunks' lines are
     // unshuffled (or copied) straight into the pool's rows, with no band in between
-    let into_dest = layout.lat_is_slow()
-        && matches!(layout.storage, crate::input::storage::Storage::I16)
-        && order.is_native()
-        && layout.packing.quantize.is_none()
-        && T::as_int16_mut(&mut dest[..0]).is_some();
+    let into_dest = int16_in_place(layout, order, dest);
     let ChunkBuffers { stored, unfilter, band, scratch } = buf;
     let mut stored_total = 0u64;
     let mut done_lines = 0usize;
@@ -228,16 +212,7 @@ pub fn read_chunked_step_into<T: Sample>(
             return Err(ChunkError::Fallback("a chunk the tile needs was never written (fill values)".into()));
         }
         if !into_dest {
-            match order {
-                ByteOrder::Big => band.swap_from_big_endian(),
-                ByteOrder::Little => band.swap_from_little_endian(),
-            }
-            let piece = if layout.lat_is_slow() {
-                Region { rows: lines.clone(), cols: region.cols.clone() }
-            } else {
-                Region { rows: region.rows.clone(), cols: lines.clone() }
-            };
-            decode_region(layout, &piece, band, &mut dest[at..at + cells]);
+            decode_lines(layout, order, region, &lines, band, &mut dest[at..at + cells]);
         }
         done_lines += lines.len();
     }
@@ -245,6 +220,70 @@ pub fn read_chunked_step_into<T: Sample>(
         return Err(ChunkError::Fallback(format!("no chunk stored for line {}", slow.start + done_lines)));
     }
     Ok(stored_total)
+}
+
+/// The chunks holding step `step` of the `slow` lines, sorted along (`s`, `f`); two at one
+/// place is an index the direct reader does not trust.
+fn chunks_at_step<'c>(
+    ch: &'c Chunked,
+    layout: &VarLayout,
+    (s, f): (usize, usize),
+    slow: &std::ops::Range<usize>,
+    step: usize,
+) -> Result<Vec<&'c ChunkLoc>, ChunkError> {
+    let n_t = ch.step_len(layout);
+    let covers = |o: u64| o <= step as u64 && (step as u64) < o.saturating_add(n_t);
+    let mut wanted: Vec<&ChunkLoc> = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, slow, covers)).collect();
+    wanted.sort_by_key(|c| (c.offset[s], c.offset[f]));
+    if let Some(w) = wanted.windows(2).find(|w| (w[0].offset[s], w[0].offset[f]) == (w[1].offset[s], w[1].offset[f])) {
+        return Err(ChunkError::Fallback(format!("two chunks at {:?} in the index", w[0].offset)));
+    }
+    Ok(wanted)
+}
+
+/// Whether an int16 pool (`dest`) keeps a little-endian int16 file's values as stored, so the
+/// chunks' lines go straight into its rows.
+fn int16_in_place<T: Sample>(layout: &VarLayout, order: ByteOrder, dest: &mut [T]) -> bool {
+    layout.lat_is_slow()
+        && matches!(layout.storage, crate::input::storage::Storage::I16)
+        && order.is_native()
+        && layout.packing.quantize.is_none()
+        && T::as_int16_mut(&mut dest[..0]).is_some()
+}
+
+/// The runs of `wanted` (sorted by their offset along dimension `s`) that share one offset
+/// along `s`: one row of chunks each, as (first, end) indices.
+fn chunk_rows(wanted: &[&ChunkLoc], s: usize) -> Vec<(usize, usize)> {
+    let mut g = Vec::new();
+    let mut i = 0;
+    while i < wanted.len() {
+        let j = i + wanted[i..].iter().take_while(|c| c.offset[s] == wanted[i].offset[s]).count();
+        g.push((i, j));
+        i = j;
+    }
+    g
+}
+
+/// Decode the `lines` (along the slow dimension) of `region` held in `band`, in the file's byte
+/// order, into `dest`.
+fn decode_lines<T: Sample>(
+    layout: &VarLayout,
+    order: ByteOrder,
+    region: &Region,
+    lines: &std::ops::Range<usize>,
+    band: &mut RawData,
+    dest: &mut [T],
+) {
+    match order {
+        ByteOrder::Big => band.swap_from_big_endian(),
+        ByteOrder::Little => band.swap_from_little_endian(),
+    }
+    let piece = if layout.lat_is_slow() {
+        Region { rows: lines.clone(), cols: region.cols.clone() }
+    } else {
+        Region { rows: region.rows.clone(), cols: lines.clone() }
+    };
+    decode_region(layout, &piece, band, dest);
 }
 
 /// Read `region` at each of `steps` (all in this file) into `dests` (one row per step), with
@@ -271,10 +310,7 @@ pub fn read_chunked_steps_into<T: Sample>(
     let n_t = ch.step_len(layout);
     let in_chunk = |o: u64, k: usize| o <= k as u64 && (k as u64) < o.saturating_add(n_t);
     let wanted = ch.chunks.iter().filter(|c| ch.wanted(layout, c, s, &slow, |o| steps.iter().any(|&k| in_chunk(o, k))));
-    let mut stride = vec![1usize; ch.chunk.len()];
-    for k in (0..ch.chunk.len().saturating_sub(1)).rev() {
-        stride[k] = stride[k + 1] * ch.chunk[k + 1] as usize;
-    }
+    let stride = ch.strides();
     let chunk_len = ch.chunk.iter().product::<u64>() as usize * size;
     let (cs, cf) = (ch.chunk[s] as usize, ch.chunk[f] as usize);
     let mut covered = vec![0usize; steps.len()];

@@ -45,6 +45,7 @@
 //! paths.
 
 mod chunked;
+mod contiguous;
 mod filters;
 mod library;
 mod parsed;
@@ -70,8 +71,9 @@ use super::format::{ByteOrder, Format, NotDirect};
 pub use chunked::{
     read_chunked_into, read_chunked_step_into, read_chunked_steps_into, ChunkBuffers, ChunkError, Chunked,
 };
+pub use contiguous::{locate_as, Stored};
 pub use filters::{filter_name, fletcher32, unshuffle, unsupported_filter, Unfilter};
-pub(crate) use library::{dataset_storage, with_hdf5_file};
+pub(crate) use library::with_hdf5_file;
 pub use library::{hdf5_attribute_values, hdf5_chunks, hdf5_storage, Hdf5Storage};
 pub use pread::{bytes_of, read_into, read_step_into, DirectBuffer};
 pub use verdict::ChunkVerdict;

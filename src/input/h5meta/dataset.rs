@@ -287,7 +287,7 @@ pub(super) fn data_layout(data: &[u8], sizes: Sizes, ds: &Dataset) -> Result<Lay
 /// A chunked layout: `dims` are the message's chunk dimensions, the dataset's then the
 /// element size.
 fn chunking(mut dims: Vec<u64>, ds: &Dataset, unfiltered_edges: bool, index: ChunkIndex) -> Result<Layout> {
-    if dims.len() != ds.dims.len() + 1 || dims.iter().any(|&d| d == 0) {
+    if dims.len() != ds.dims.len() + 1 || dims.contains(&0) {
         return Err(bad(format!("chunk dimensions {dims:?} for a dataset of dimensions {:?}", ds.dims)));
     }
     let element = dims.pop().unwrap_or(0);

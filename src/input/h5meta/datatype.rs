@@ -25,7 +25,7 @@ pub struct Datatype {
     /// None for VAX-ordered floats and classes without a byte order.
     pub order: Option<ByteOrder>,
     /// Values take all `size` bytes the standard way: IEEE 754 binary32/binary64, or integers of
-    /// full precision at bit 0 (what [`Hdf5Meta::values_f64`] decodes).
+    /// full precision at bit 0 (what [`super::Hdf5Meta::values_f64`] decodes).
     pub standard: bool,
 }
 

@@ -23,12 +23,12 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender};
 
 use super::Finished;
-use crate::engine::TileResult;
 use crate::error::Error;
 use crate::pipeline::context::TileCtx;
 use crate::pipeline::segments::Segment;
 use crate::pipeline::sink::Sink;
 use crate::smooth::{DayAxis, DayRows};
+use crate::stats::TileResult;
 
 /// Batch buffers the days are made into: one being written while the next is made.
 const BATCH_BUFFERS: usize = 2;

@@ -297,6 +297,6 @@ pub fn compare(a: &Path, b: &Path, tolerance: f64) -> Result<Comparison, Compare
 }
 
 /// Write the comparison as JSON.
-pub fn write_json(c: &Comparison, path: &PathBuf) -> Result<(), Error> {
-    crate::report::write_json(c, path).map_err(|cause| Error::Io { path: path.clone(), cause })
+pub fn write_json(c: &Comparison, path: &Path) -> Result<(), Error> {
+    crate::report::write_json(c, path).map_err(|cause| Error::Io { path: path.to_path_buf(), cause })
 }

@@ -40,16 +40,32 @@ pub(super) fn write_file(
     dates: &[Date],
     path: &Path,
 ) -> Result<(), netcdf::Error> {
-    let yearly = args.steps_per_file == StepsPerFile::Year;
-    let time_dim = args.time_dim || yearly;
-    let date = dates[0];
     let tmp = path.with_file_name(format!(
         ".{}.partial",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     ));
     let mut file = netcdf::create(&tmp)?;
+    let dims = define_coords(&mut file, args, field, dates)?;
+    let time_chunk = if args.steps_per_file == StepsPerFile::Year { args.time_chunk.clamp(1, dates.len()) } else { 1 };
+    let name = define_values(&mut file, args, field, &dims, time_chunk)?;
+    write_values(&mut file, args, field, dates, &dims, name, time_chunk)?;
+    file.close()?;
+    std::fs::rename(&tmp, path).map_err(|e| netcdf::Error::Str(e.to_string()))
+}
+
+/// The dimensions, the global attributes and the coordinate variables (time, zlev, lat, lon) of
+/// a file of `dates`; returns the values' dimensions in their order.
+fn define_coords(
+    file: &mut netcdf::FileMut,
+    args: &GenerateOptions,
+    field: &Field,
+    dates: &[Date],
+) -> Result<Vec<&'static str>, netcdf::Error> {
+    let yearly = args.steps_per_file == StepsPerFile::Year;
+    let time_dim = args.time_dim || yearly;
+    let date = dates[0];
     let lat_lon = args.dim_order == DimOrder::LatLon;
-    let mut dims: Vec<&str> = Vec::new();
+    let mut dims: Vec<&'static str> = Vec::new();
     if time_dim {
         file.add_dimension("time", dates.len())?;
         dims.push("time");
@@ -100,29 +116,32 @@ pub(super) fn write_file(
             v.put_values(coords, ..)?;
         }
     }
-    // values arrive in (lat, lon) order; the lon-lat layout stores their transpose
-    let (nlat, nlon) = (field.nlat, field.nlon);
-    let order = |c: usize| {
-        if lat_lon {
-            c
-        } else {
-            (c % nlat) * nlon + c / nlat
-        }
-    };
-    let time_chunk = if yearly { args.time_chunk.clamp(1, dates.len()) } else { 1 };
+    Ok(dims)
+}
+
+/// The values' variable (f64 `sst`, or OSTIA's packed i16 `analysed_sst`) with its storage and
+/// attributes; returns its name.
+fn define_values(
+    file: &mut netcdf::FileMut,
+    args: &GenerateOptions,
+    field: &Field,
+    dims: &[&str],
+    time_chunk: usize,
+) -> Result<&'static str, netcdf::Error> {
+    let lat_lon = args.dim_order == DimOrder::LatLon;
     let name = if args.storage == GenStorage::I16 { "analysed_sst" } else { "sst" };
     match args.storage {
         GenStorage::F64 => {
-            let mut v = file.add_variable::<f64>(name, &dims)?;
-            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon, time_chunk)?;
+            let mut v = file.add_variable::<f64>(name, dims)?;
+            compress(&mut v, args.compression, dims, [field.nlat, field.nlon], lat_lon, time_chunk)?;
             v.set_fill_value(f64::NAN)?;
             v.put_attribute("standard_name", "sea_surface_temperature")?;
             v.put_attribute("long_name", "sea surface temperature")?;
             v.put_attribute("units", "degree_Celsius")?;
         }
         GenStorage::I16 => {
-            let mut v = file.add_variable::<i16>(name, &dims)?;
-            compress(&mut v, args.compression, &dims, [field.nlat, field.nlon], lat_lon, time_chunk)?;
+            let mut v = file.add_variable::<i16>(name, dims)?;
+            compress(&mut v, args.compression, dims, [field.nlat, field.nlon], lat_lon, time_chunk)?;
             v.set_fill_value(-32768i16)?;
             v.put_attribute("standard_name", "sea_surface_foundation_temperature")?;
             v.put_attribute("long_name", "analysed sea surface temperature")?;
@@ -133,6 +152,29 @@ pub(super) fn write_file(
             v.put_attribute("valid_max", 4500i16)?;
         }
     }
+    Ok(name)
+}
+
+/// The values of `dates` into variable `name`, `time_chunk` steps at a time.
+fn write_values(
+    file: &mut netcdf::FileMut,
+    args: &GenerateOptions,
+    field: &Field,
+    dates: &[Date],
+    dims: &[&str],
+    name: &str,
+    time_chunk: usize,
+) -> Result<(), netcdf::Error> {
+    let lat_lon = args.dim_order == DimOrder::LatLon;
+    // values arrive in (lat, lon) order; the lon-lat layout stores their transpose
+    let (nlat, nlon) = (field.nlat, field.nlon);
+    let order = |c: usize| {
+        if lat_lon {
+            c
+        } else {
+            (c % nlat) * nlon + c / nlat
+        }
+    };
     let cells = nlat * nlon;
     let mut values = vec![0.0; cells];
     let mut v = file.variable_mut(name).expect("just added");
@@ -169,8 +211,7 @@ pub(super) fn write_file(
             GenStorage::I16 => v.put_values(&i16s, extents)?,
         }
     }
-    file.close()?;
-    std::fs::rename(&tmp, path).map_err(|e| netcdf::Error::Str(e.to_string()))
+    Ok(())
 }
 
 /// Store `v` (of dimensions `dims`, the last two the grid's) as `c` asks: chunked (time by

@@ -136,51 +136,63 @@ pub fn draw_map(path: &Path, field: &Field) -> Result<(), String> {
                 Rectangle::new([(x0, y0), (x1, y1)], colour(j * nlon + i).filled())
             }))
             .map_err(e)?;
-        // the colour bar: the scale from lo to hi, with the units
-        let (bar, legend) = bar_area.split_vertically(body.dim_in_pixel().1 - 110);
-        let mut scale = ChartBuilder::on(&bar)
-            .margin_top(16)
-            .margin_bottom(12)
-            .margin_right(70)
-            .y_label_area_size(0)
-            .right_y_label_area_size(60)
-            .build_cartesian_2d(0.0..1.0, lo..hi)
-            .map_err(e)?;
-        scale
-            .configure_mesh()
-            .disable_mesh()
-            .disable_x_axis()
-            .y_labels(8)
-            .y_desc(if field.units.is_empty() { "value" } else { &field.units })
-            .label_style(("sans-serif", 13))
-            .axis_desc_style(("sans-serif", 14))
-            .draw()
-            .map_err(e)?;
-        let steps = 200;
-        scale
-            .draw_series((0..steps).map(|k| {
-                let (a, b) = (lo + (hi - lo) * k as f64 / steps as f64, lo + (hi - lo) * (k + 1) as f64 / steps as f64);
-                let [r, g, bl] = turbo((k as f64 + 0.5) / steps as f64);
-                Rectangle::new([(0.0, a), (1.0, b)], RGBColor(r, g, bl).filled())
-            }))
-            .map_err(e)?;
-        // what the colours outside the scale mean
-        let font = ("sans-serif", 13).into_font().color(&BLACK);
-        // (a map of no particular day, such as an events summary over years, has no missing day)
-        let keys: &[(RGBColor, &str)] = if field.day.is_some() {
-            &[(LAND, "never valid (land)"), (MISSING, "no value on this day")]
-        } else {
-            &[(LAND, "never valid (land)")]
-        };
-        for (k, (fill, text)) in keys.iter().enumerate() {
-            let y = 14 + 24 * k as i32;
-            legend.draw(&Rectangle::new([(6, y), (22, y + 14)], fill.filled())).map_err(e)?;
-            legend.draw(&Rectangle::new([(6, y), (22, y + 14)], BLACK.stroke_width(1))).map_err(e)?;
-            legend.draw_text(text, &font, (28, y)).map_err(e)?;
-        }
+        draw_scale(&bar_area, body.dim_in_pixel().1, field, (lo, hi))?;
         root.present().map_err(e)?;
     }
     write_png(path, &rgb, width, height).map_err(|e| e.to_string())
+}
+
+/// The colour bar right of the map: the scale from `lo` to `hi` with the units, and under it
+/// what the colours outside the scale mean. `body_height` is the height below the title.
+fn draw_scale(
+    bar_area: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    body_height: u32,
+    field: &Field,
+    (lo, hi): (f64, f64),
+) -> Result<(), String> {
+    let e = |e: DrawingAreaErrorKind<_>| e.to_string();
+    let (bar, legend) = bar_area.split_vertically(body_height - 110);
+    let mut scale = ChartBuilder::on(&bar)
+        .margin_top(16)
+        .margin_bottom(12)
+        .margin_right(70)
+        .y_label_area_size(0)
+        .right_y_label_area_size(60)
+        .build_cartesian_2d(0.0..1.0, lo..hi)
+        .map_err(e)?;
+    scale
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_labels(8)
+        .y_desc(if field.units.is_empty() { "value" } else { &field.units })
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 14))
+        .draw()
+        .map_err(e)?;
+    let steps = 200;
+    scale
+        .draw_series((0..steps).map(|k| {
+            let (a, b) = (lo + (hi - lo) * k as f64 / steps as f64, lo + (hi - lo) * (k + 1) as f64 / steps as f64);
+            let [r, g, bl] = turbo((k as f64 + 0.5) / steps as f64);
+            Rectangle::new([(0.0, a), (1.0, b)], RGBColor(r, g, bl).filled())
+        }))
+        .map_err(e)?;
+    // what the colours outside the scale mean
+    let font = ("sans-serif", 13).into_font().color(&BLACK);
+    // (a map of no particular day, such as an events summary over years, has no missing day)
+    let keys: &[(RGBColor, &str)] = if field.day.is_some() {
+        &[(LAND, "never valid (land)"), (MISSING, "no value on this day")]
+    } else {
+        &[(LAND, "never valid (land)")]
+    };
+    for (k, (fill, text)) in keys.iter().enumerate() {
+        let y = 14 + 24 * k as i32;
+        legend.draw(&Rectangle::new([(6, y), (22, y + 14)], fill.filled())).map_err(e)?;
+        legend.draw(&Rectangle::new([(6, y), (22, y + 14)], BLACK.stroke_width(1))).map_err(e)?;
+        legend.draw_text(text, &font, (28, y)).map_err(e)?;
+    }
+    Ok(())
 }
 
 /// Encode an RGB buffer as PNG.

@@ -150,9 +150,9 @@ pub fn output_meta(nlat: usize, nlon: usize, doys: &[u16]) -> sstclim::output::O
     use sstclim::input::{Coord, Grid, VarMeta};
     let coord = |dim: &str, n: usize| Coord::new(dim, (0..n).map(|i| i as f64).collect(), true);
     sstclim::output::OutputMeta {
-        stats: sstclim::engine::StatSpec {
+        stats: sstclim::stats::StatSpec {
             percentiles: vec!["90".parse().unwrap()],
-            method: sstclim::percentile::Method::new(5).unwrap(),
+            method: sstclim::stats::percentile::Method::new(5).unwrap(),
             min_samples: 1,
         },
         window: sstclim::window::WindowSpec {

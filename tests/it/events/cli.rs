@@ -373,7 +373,7 @@ fn float32_and_deflated_outputs_hold_the_same_values() {
     ));
     same_values(&small, &banded, &all, false);
     // the storage HDF5 reports
-    use sstclim::output::chunked::locate_chunked;
+    use sstclim::nc::chunked::locate_chunked;
     for (dir, shuffle) in [(&deflated, false), (&small, true), (&banded, true)] {
         let f = dir.join("summary.nc");
         locate_chunked(&f, "total_days", (&[2, NLAT, NLON], &[1, NLAT, NLON]), (true, 4), shuffle).unwrap();

@@ -200,7 +200,7 @@ fn bad_chunk_keys_are_named_on_every_storage_variant() {
             }
         };
         let damages: [(&str, &dyn Fn(&mut Vec<u8>), String); 6] = [
-            ("beyond", &beyond, format!("lies outside the dataset's dimensions")),
+            ("beyond", &beyond, "lies outside the dataset's dimensions".to_string()),
             ("off-grid", &off_grid, format!("is not on the chunk grid {chunk:?}")),
             ("size", &size, format!("({} bytes at byte {}) passes the end of the file", u32::MAX, k0.loc.addr)),
             ("addr", &addr, format!("bytes at byte {file_len}) passes the end of the file")),

@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::common;
-use sstclim::engine::TileResult;
 use sstclim::input::{Coord, Grid, Region};
 use sstclim::output::{OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, WritePath};
+use sstclim::stats::TileResult;
 
 const NLAT: usize = 7;
 const NLON: usize = 12;

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common;
-use sstclim::engine::TileResult;
 use sstclim::input::Region;
 use sstclim::output::{OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, OutputType, WritePath};
+use sstclim::stats::TileResult;
 
 const NLAT: usize = 181;
 const NLON: usize = 360;

@@ -7,11 +7,11 @@
 use std::path::Path;
 
 use crate::common;
-use sstclim::engine::TileResult;
 use sstclim::input::Region;
 use sstclim::output::{
     OutputError, OutputFormat, OutputLayout, OutputMeta, OutputSet, OutputSpec, OutputType, TargetUnits, WritePath,
 };
+use sstclim::stats::TileResult;
 
 const NLAT: usize = 9;
 const NLON: usize = 14;

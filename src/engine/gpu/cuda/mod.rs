@@ -262,10 +262,13 @@ impl CudaDevice {
         };
         self.prefer_l1(func, block[0] * block[1] * block[2], smem)?;
         let (grid, block) = ((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]));
-        result::launch_kernel(func, grid, block, smem as u32, self.stream, args)
+        // SAFETY: `func` was loaded in this context; `args` match its parameters and hold valid
+        // addresses (the caller's promise).
+        unsafe { result::launch_kernel(func, grid, block, smem as u32, self.stream, args) }
             .map_err(|e| self.err("cuLaunchKernel", e))?;
         // launch errors (bad configuration) are reported here; faults at the next sync
-        sys::cuStreamQuery(self.stream).result().or_else(|e| {
+        // SAFETY: the stream belongs to this context for the life of self.
+        unsafe { sys::cuStreamQuery(self.stream) }.result().or_else(|e| {
             if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY {
                 Ok(())
             } else {
@@ -297,17 +300,24 @@ impl Device for CudaDevice {
     }
 
     unsafe fn free(&mut self, ptr: DevPtr) {
-        if let Err(e) = result::free_sync(ptr) {
+        // SAFETY: `ptr` came from `alloc` and no queued work uses it (the caller's promise).
+        if let Err(e) = unsafe { result::free_sync(ptr) } {
             tracing::warn!("{}", self.err("cuMemFree", e));
         }
     }
 
     unsafe fn register(&mut self, host: *const u8, bytes: usize) -> Result<(), GpuError> {
-        sys::cuMemHostRegister_v2(host as *mut c_void, bytes, 0).result().map_err(|e| self.err("cuMemHostRegister", e))
+        // SAFETY: `host..host+bytes` stays mapped until `unregister` (the caller's promise).
+        unsafe { sys::cuMemHostRegister_v2(host as *mut c_void, bytes, 0) }
+            .result()
+            .map_err(|e| self.err("cuMemHostRegister", e))
     }
 
     unsafe fn unregister(&mut self, host: *const u8) -> Result<(), GpuError> {
-        sys::cuMemHostUnregister(host as *mut c_void).result().map_err(|e| self.err("cuMemHostUnregister", e))
+        // SAFETY: `host` was registered and no queued copy uses it (the caller's promise).
+        unsafe { sys::cuMemHostUnregister(host as *mut c_void) }
+            .result()
+            .map_err(|e| self.err("cuMemHostUnregister", e))
     }
 
     fn alloc_host(&mut self, bytes: usize) -> Result<Option<*mut u8>, GpuError> {
@@ -335,7 +345,9 @@ impl Device for CudaDevice {
             return Ok(());
         }
         if (width == spitch && width == dpitch) || height == 1 {
-            return sys::cuMemcpyHtoDAsync_v2(dst, src as *const c_void, width * height, self.stream)
+            // SAFETY: both ranges are valid for the copy until the stream is synchronized (the
+            // caller's promise); the stream belongs to this context.
+            return unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src as *const c_void, width * height, self.stream) }
                 .result()
                 .map_err(|e| self.err("cuMemcpyHtoDAsync", e));
         }
@@ -345,7 +357,10 @@ impl Device for CudaDevice {
             width,
             height,
         );
-        sys::cuMemcpy2DAsync_v2(&copy, self.stream).result().map_err(|e| self.err("cuMemcpy2DAsync (to device)", e))
+        // SAFETY: as above; `copy` describes the same ranges row by row.
+        unsafe { sys::cuMemcpy2DAsync_v2(&copy, self.stream) }
+            .result()
+            .map_err(|e| self.err("cuMemcpy2DAsync (to device)", e))
     }
 
     unsafe fn copy_d2h(
@@ -361,7 +376,9 @@ impl Device for CudaDevice {
             return Ok(());
         }
         if (width == spitch && width == dpitch) || height == 1 {
-            return sys::cuMemcpyDtoHAsync_v2(dst as *mut c_void, src, width * height, self.stream)
+            // SAFETY: both ranges are valid for the copy until the stream is synchronized (the
+            // caller's promise); the stream belongs to this context.
+            return unsafe { sys::cuMemcpyDtoHAsync_v2(dst as *mut c_void, src, width * height, self.stream) }
                 .result()
                 .map_err(|e| self.err("cuMemcpyDtoHAsync", e));
         }
@@ -371,11 +388,18 @@ impl Device for CudaDevice {
             width,
             height,
         );
-        sys::cuMemcpy2DAsync_v2(&copy, self.stream).result().map_err(|e| self.err("cuMemcpy2DAsync (to host)", e))
+        // SAFETY: as above; `copy` describes the same ranges row by row.
+        unsafe { sys::cuMemcpy2DAsync_v2(&copy, self.stream) }
+            .result()
+            .map_err(|e| self.err("cuMemcpy2DAsync (to host)", e))
     }
 
     unsafe fn copy_d2d(&mut self, dst: DevPtr, src: DevPtr, bytes: usize) -> Result<(), GpuError> {
-        sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.stream).result().map_err(|e| self.err("cuMemcpyDtoDAsync", e))
+        // SAFETY: both device ranges hold `bytes` (the caller's promise); the stream belongs to
+        // this context.
+        unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, self.stream) }
+            .result()
+            .map_err(|e| self.err("cuMemcpyDtoDAsync", e))
     }
 
     fn prepare(&mut self, kernel: &KernelSpec, smem: usize) -> Result<(), GpuError> {
@@ -392,7 +416,9 @@ impl Device for CudaDevice {
         params: &KernelParams,
     ) -> Result<(), GpuError> {
         let mut args = [params as *const KernelParams as *mut c_void];
-        self.launch_args(&kernel.key(), [grid, 1, 1], [block, 1, 1], smem, &mut args)
+        // SAFETY: `params` is the kernel's one parameter and holds valid addresses (the caller's
+        // promise); it outlives the call, which copies it.
+        unsafe { self.launch_args(&kernel.key(), [grid, 1, 1], [block, 1, 1], smem, &mut args) }
     }
 
     fn timer_start(&mut self) -> Result<(), GpuError> {

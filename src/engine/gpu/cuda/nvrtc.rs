@@ -40,35 +40,7 @@ impl CudaDevice {
             detail,
         };
         let arch = format!("sm_{}{}", self.arch.0, self.arch.1);
-        let mut options = vec![
-            format!("--gpu-architecture={arch}"),
-            "--fmad=false".to_string(),
-            "--prec-div=true".to_string(),
-            "--ftz=false".to_string(),
-            "--std=c++17".to_string(),
-            "-DSC_SELECT".to_string(),
-            format!("-DSC_WANT_{name}"),
-        ];
-        // launch constants compiled in (spec.rs)
-        options.extend(defines.iter().map(|d| format!("-D{d}")));
-        // a register cap trades registers for occupancy; for measuring
-        if let Some(cap) = crate::util::knobs::cuda_maxrreg() {
-            options.push(format!("--maxrregcount={cap}"));
-        }
-        // ... but launch bounds override that cap: this one sets their minimum blocks per
-        // multiprocessor instead (registers <= 65536 / (256 x N))
-        if let Some(n) = crate::util::knobs::cuda_min_blocks() {
-            options.push(format!("-DSC_MIN_BLOCKS={n}"));
-        }
-        // extra preprocessor definitions (`SSTCLIM_CUDA_DEFINES="A B=1"`), for measuring
-        // kernel variants kept behind #ifdef
-        if let Some(defs) = crate::util::knobs::cuda_defines() {
-            options.extend(defs.split_whitespace().map(|d| format!("-D{d}")));
-        }
-        // source lines in the machine code, for profilers (Nsight Compute's source view)
-        if crate::util::knobs::cuda_lineinfo() {
-            options.push("-lineinfo".to_string());
-        }
+        let options = nvrtc_options(&arch, name, defines);
         let started = std::time::Instant::now();
         let text = source();
         // compiled by an earlier run (kcache.rs): keyed by the source, the options and versions
@@ -131,4 +103,39 @@ impl CudaDevice {
         cache.insert(key, image.clone());
         Ok(image)
     }
+}
+
+/// NVRTC's options for kernel `name` on architecture `arch` (`sm_90`): exact IEEE arithmetic,
+/// only that instantiation, the launch constants `defines`, and the measuring knobs.
+fn nvrtc_options(arch: &str, name: &str, defines: &[String]) -> Vec<String> {
+    let mut options = vec![
+        format!("--gpu-architecture={arch}"),
+        "--fmad=false".to_string(),
+        "--prec-div=true".to_string(),
+        "--ftz=false".to_string(),
+        "--std=c++17".to_string(),
+        "-DSC_SELECT".to_string(),
+        format!("-DSC_WANT_{name}"),
+    ];
+    // launch constants compiled in (spec.rs)
+    options.extend(defines.iter().map(|d| format!("-D{d}")));
+    // a register cap trades registers for occupancy; for measuring
+    if let Some(cap) = crate::util::knobs::cuda_maxrreg() {
+        options.push(format!("--maxrregcount={cap}"));
+    }
+    // ... but launch bounds override that cap: this one sets their minimum blocks per
+    // multiprocessor instead (registers <= 65536 / (256 x N))
+    if let Some(n) = crate::util::knobs::cuda_min_blocks() {
+        options.push(format!("-DSC_MIN_BLOCKS={n}"));
+    }
+    // extra preprocessor definitions (`SSTCLIM_CUDA_DEFINES="A B=1"`), for measuring
+    // kernel variants kept behind #ifdef
+    if let Some(defs) = crate::util::knobs::cuda_defines() {
+        options.extend(defs.split_whitespace().map(|d| format!("-D{d}")));
+    }
+    // source lines in the machine code, for profilers (Nsight Compute's source view)
+    if crate::util::knobs::cuda_lineinfo() {
+        options.push("-lineinfo".to_string());
+    }
+    options
 }

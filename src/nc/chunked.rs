@@ -342,7 +342,7 @@ fn file_of(paths: &[&Path], p: &Path) -> usize {
 /// Copy every stored chunk of `var` in `src` into `var` of `dst` as stored (compressed), `t0`
 /// days further along time: how rank 0 joins ranks' compressed slices of a stacked output
 /// without inflating and deflating them again. `dst`'s variable must have the same chunk shape
-/// and filters (see [`filters`]); returns the bytes copied.
+/// and filters; returns the bytes copied.
 pub fn copy_chunks(src: &Path, dst: &Path, var: &str, t0: usize) -> Result<u64, String> {
     use hdf5_metno_sys::{h5d, h5p};
     let cvar = CString::new(format!("/{var}")).map_err(|e| e.to_string())?;
@@ -431,7 +431,7 @@ pub fn shuffled(path: &Path, var: &str) -> Result<bool, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::encode::OutputType;
+    use crate::nc::encode::OutputType;
 
     fn geometry(region: &Region, rows: usize, cols: usize) -> ChunkGeometry<'_> {
         ChunkGeometry {

@@ -1,6 +1,7 @@
-//! Reading a `climatology.nc` (the `--layout climatology` file of `sstclim run`): its header,
-//! checked against the job (layout, calendar, variable, grid, the threshold asked for), then
-//! the mean and thresholds of a band of latitude rows.
+//! Our climatology file, `climatology.nc` (the `--layout climatology` file of `sstclim run`):
+//! its schema, which the writer (`crate::output::climatology`) and this reader share, and the
+//! reader: its header, checked against the events job (layout, calendar, variable, grid, the
+//! threshold asked for), then the mean and thresholds of a band of latitude rows.
 //!
 //! The format (fixed for the project): dims `doy` then the input's lat and lon dims (row and
 //! column dims, with 2-D latitude and longitude variables, on a curvilinear grid);
@@ -13,10 +14,46 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::EventsError;
+use super::direct::{locate_as, Stored};
+use super::{attr_text, var_text, Grid};
 use crate::calendar::{is_real, Calendar, CfCalendar};
-use crate::input::{attr_text, var_text, Grid};
-use crate::output::encode::OutputType;
+
+/// The file's name in the output directory.
+pub const FILE_NAME: &str = "climatology.nc";
+/// The global attribute naming the layout, and its value in this file.
+pub const LAYOUT_ATTR: &str = "sstclim_layout";
+pub const LAYOUT: &str = "climatology";
+/// The day-of-year dimension and coordinate variable.
+pub const DOY: &str = "doy";
+/// The global attributes saying of which variable, and in which day-of-year convention.
+pub const INPUT_VARIABLE: &str = "input_variable";
+pub const CALENDAR_MODE: &str = "calendar_mode";
+/// The global attributes that say how the climatology was made, which the events' outputs
+/// repeat (as `climatology_*`).
+pub const PROVENANCE: [&str; 6] =
+    ["climatology_years", "window_half_width", "window_edges", "feb29", "smoothing_width", "percentile_method"];
+
+/// The data variable of statistic `stat` (`mean`, `p90`) of input variable `input_var`:
+/// `sst_mean`, `sst_p90`.
+pub fn stat_var(input_var: &str, stat: &str) -> String {
+    format!("{input_var}_{stat}")
+}
+
+/// What can be wrong with a climatology file for a job. Every message is one line naming the
+/// file (and the variable).
+#[derive(Debug, thiserror::Error)]
+pub enum ClimatologyError {
+    #[error("{}: cannot open the climatology: {cause}", path.display())]
+    Open { path: PathBuf, cause: netcdf::Error },
+    #[error("{}: not a climatology file: {detail} (write one with `sstclim run --layout climatology`)", path.display())]
+    NotClimatology { path: PathBuf, detail: String },
+    #[error("{}: variable {var}: {detail}", path.display())]
+    BadVariable { path: PathBuf, var: String, detail: String },
+    #[error("{}: the climatology's {what} does not match the input's ({detail})", path.display())]
+    Mismatch { path: PathBuf, what: &'static str, detail: String },
+    #[error("{}: cannot read {var}: {cause}", path.display())]
+    Read { path: PathBuf, var: String, cause: netcdf::Error },
+}
 
 /// What a climatology file holds, once checked against the job.
 #[derive(Debug)]
@@ -43,17 +80,17 @@ fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
 /// The calendar the climatology was computed in (its `time` variable's `calendar`, CF's
 /// `standard` where it has none) against the input's `cf`: the same, or both Gregorian
 /// (`standard` and `proleptic_gregorian` have the same days since 1582-10-15).
-fn check_calendar(file: &netcdf::File, path: &Path, cf: CfCalendar) -> Result<(), EventsError> {
+fn check_calendar(file: &netcdf::File, path: &Path, cf: CfCalendar) -> Result<(), ClimatologyError> {
     let attr = file.variable("time").and_then(|t| var_text(&t, "calendar"));
     let gregorian = |c: CfCalendar| matches!(c, CfCalendar::Standard | CfCalendar::ProlepticGregorian);
-    let theirs = CfCalendar::parse(attr.as_deref()).map_err(|e| EventsError::NotClimatology {
+    let theirs = CfCalendar::parse(attr.as_deref()).map_err(|e| ClimatologyError::NotClimatology {
         path: path.into(),
         detail: format!("its time variable's calendar: {e}"),
     })?;
     if theirs == cf || (gregorian(theirs) && gregorian(cf)) {
         return Ok(());
     }
-    Err(EventsError::Mismatch {
+    Err(ClimatologyError::Mismatch {
         path: path.into(),
         what: "calendar",
         detail: format!(
@@ -76,42 +113,42 @@ impl ClimFile {
         calendar: Calendar,
         cf: CfCalendar,
         stat: &str,
-    ) -> Result<ClimFile, EventsError> {
-        let file = netcdf::open(path).map_err(|cause| EventsError::Open { path: path.into(), cause })?;
-        let not = |detail: String| EventsError::NotClimatology { path: path.into(), detail };
-        match text_attr(&file, "sstclim_layout") {
-            Some(l) if l == "climatology" => {}
+    ) -> Result<ClimFile, ClimatologyError> {
+        let file = netcdf::open(path).map_err(|cause| ClimatologyError::Open { path: path.into(), cause })?;
+        let not = |detail: String| ClimatologyError::NotClimatology { path: path.into(), detail };
+        match text_attr(&file, LAYOUT_ATTR) {
+            Some(l) if l == LAYOUT => {}
             Some(l) => return Err(not(format!("its sstclim_layout is '{l}', not 'climatology'"))),
             None => return Err(not("it has no global attribute sstclim_layout".into())),
         }
-        let mode = text_attr(&file, "calendar_mode").ok_or_else(|| not("it has no calendar_mode".into()))?;
+        let mode = text_attr(&file, CALENDAR_MODE).ok_or_else(|| not("it has no calendar_mode".into()))?;
         let file_calendar = match mode.as_str() {
             "hobday366" => Calendar::Hobday366,
             "ordinal" => Calendar::Ordinal,
             other => return Err(not(format!("its calendar_mode '{other}' is not hobday366 or ordinal"))),
         };
         if file_calendar != calendar {
-            return Err(EventsError::Mismatch {
+            return Err(ClimatologyError::Mismatch {
                 path: path.into(),
                 what: "calendar",
                 detail: format!("calendar_mode {mode}, the job asks for {}", calendar.name()),
             });
         }
         check_calendar(&file, path, cf)?;
-        if let Some(v) = text_attr(&file, "input_variable") {
+        if let Some(v) = text_attr(&file, INPUT_VARIABLE) {
             if v != var {
-                return Err(EventsError::Mismatch {
+                return Err(ClimatologyError::Mismatch {
                     path: path.into(),
                     what: "variable",
                     detail: format!("a climatology of {v}, the input's variable is {var} (pass --var {v}?)"),
                 });
             }
         }
-        let mean_var = format!("{var}_mean");
-        let thresh_var = format!("{var}_{stat}");
+        let mean_var = stat_var(var, "mean");
+        let thresh_var = stat_var(var, stat);
         let mut lat_lon = None;
         for name in [&mean_var, &thresh_var] {
-            let v = file.variable(name).ok_or_else(|| EventsError::BadVariable {
+            let v = file.variable(name).ok_or_else(|| ClimatologyError::BadVariable {
                 path: path.into(),
                 var: name.clone(),
                 detail: format!(
@@ -120,8 +157,8 @@ impl ClimFile {
                 ),
             })?;
             let dims: Vec<(String, usize)> = v.dimensions().iter().map(|d| (d.name(), d.len())).collect();
-            if dims.len() != 3 || dims[0].0 != "doy" {
-                return Err(EventsError::BadVariable {
+            if dims.len() != 3 || dims[0].0 != DOY {
+                return Err(ClimatologyError::BadVariable {
                     path: path.into(),
                     var: name.clone(),
                     detail: format!("dimensions {dims:?}, not (doy, lat, lon)"),
@@ -131,20 +168,20 @@ impl ClimFile {
         }
         let (n_doy, (lat_dim, nlat), (lon_dim, nlon)) = lat_lon.expect("two variables checked");
         // every day of the year, in order: position d holds day of year d + 1
-        let doys: Option<Vec<i32>> = match file.variable("doy") {
-            Some(v) => Some(v.get_values(..).map_err(|cause| EventsError::Read {
+        let doys: Option<Vec<i32>> = match file.variable(DOY) {
+            Some(v) => Some(v.get_values(..).map_err(|cause| ClimatologyError::Read {
                 path: path.into(),
-                var: "doy".into(),
+                var: DOY.into(),
                 cause,
             })?),
             None => None,
         };
-        let in_order = doys.as_ref().is_none_or(|d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
+        let in_order = doys.as_ref().map_or(true, |d| d.iter().enumerate().all(|(i, &x)| x == i as i32 + 1));
         // the year of the input's calendar: 366 days in the real calendars (day 366 of
         // leap years, or day 60 under hobday366), 360 in `360_day`, 365 in `noleap`
         let year = if is_real(cf) { 366 } else { usize::from(cf.days_in_year(2001)) };
         if n_doy < year || (!is_real(cf) && n_doy != year) || !in_order {
-            return Err(EventsError::BadVariable {
+            return Err(ClimatologyError::BadVariable {
                 path: path.into(),
                 var: mean_var,
                 detail: format!(
@@ -155,7 +192,7 @@ impl ClimFile {
             });
         }
         if (nlat, nlon) != (grid.nlat(), grid.nlon()) {
-            return Err(EventsError::Mismatch {
+            return Err(ClimatologyError::Mismatch {
                 path: path.into(),
                 what: "grid",
                 detail: format!("{nlon}x{nlat} cells, the input has {}x{}", grid.nlon(), grid.nlat()),
@@ -163,10 +200,13 @@ impl ClimFile {
         }
         for (dim, mine) in [(&lat_dim, &grid.lat.values), (&lon_dim, &grid.lon.values)] {
             let Some(v) = file.variable(dim) else { continue };
-            let theirs: Vec<f64> =
-                v.get_values(..).map_err(|cause| EventsError::Read { path: path.into(), var: dim.clone(), cause })?;
+            let theirs: Vec<f64> = v.get_values(..).map_err(|cause| ClimatologyError::Read {
+                path: path.into(),
+                var: dim.clone(),
+                cause,
+            })?;
             if let Some(i) = (0..mine.len()).find(|&i| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0)) {
-                return Err(EventsError::Mismatch {
+                return Err(ClimatologyError::Mismatch {
                     path: path.into(),
                     what: "grid",
                     detail: format!("{dim}[{i}] is {} in the climatology, {} in the input", theirs[i], mine[i]),
@@ -175,11 +215,11 @@ impl ClimFile {
         }
         // a curvilinear grid: the 2-D latitude and longitude, stored as the input stores them
         for aux in grid.aux.iter().flatten() {
-            let mismatch = |detail: String| EventsError::Mismatch { path: path.into(), what: "grid", detail };
+            let mismatch = |detail: String| ClimatologyError::Mismatch { path: path.into(), what: "grid", detail };
             let Some(v) = file.variable(&aux.name) else {
                 return Err(mismatch(format!("the input's 2-D {} is not in the climatology", aux.name)));
             };
-            let theirs: Vec<f64> = v.get_values(..).map_err(|cause| EventsError::Read {
+            let theirs: Vec<f64> = v.get_values(..).map_err(|cause| ClimatologyError::Read {
                 path: path.into(),
                 var: aux.name.clone(),
                 cause,
@@ -196,19 +236,15 @@ impl ClimFile {
                 )));
             }
         }
-        let provenance =
-            ["climatology_years", "window_half_width", "window_edges", "feb29", "smoothing_width", "percentile_method"]
-                .iter()
-                .filter_map(|a| text_attr(&file, a).map(|v| (a.to_string(), v)))
-                .collect();
+        let provenance = PROVENANCE.iter().filter_map(|a| text_attr(&file, a).map(|v| (a.to_string(), v))).collect();
         Ok(ClimFile { path: path.into(), file, calendar, n_doy, nlat, mean_var, thresh_var, provenance })
     }
 
     /// Variable `name` (the mean or a threshold) of latitude rows `rows` (all longitudes), in the
     /// file's layout `[doy][cell of the band]`, unpacked, NaN where missing.
-    pub fn read_rows(&self, name: &str, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, EventsError> {
+    pub fn read_rows(&self, name: &str, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, ClimatologyError> {
         let v = self.file.variable(name).expect("checked when opened");
-        let err = |cause| EventsError::Read { path: self.path.clone(), var: name.to_string(), cause };
+        let err = |cause| ClimatologyError::Read { path: self.path.clone(), var: name.to_string(), cause };
         let mut raw = match self.read_direct(name, rows.clone(), nlon) {
             Some(raw) => raw,
             None => v.get_values([0..self.n_doy, rows, 0..nlon]).map_err(err)?,
@@ -238,7 +274,7 @@ impl ClimFile {
     fn read_direct(&self, name: &str, rows: Range<usize>, nlon: usize) -> Option<Vec<f64>> {
         use std::os::unix::fs::FileExt;
         let shape = [self.n_doy, self.nlat, nlon];
-        let offset = crate::output::direct::locate(&self.path, name, shape, OutputType::F64).ok()?;
+        let offset = locate_as(&self.path, name, &shape, Stored::Float(8)).ok()?;
         let file = std::fs::File::open(&self.path).ok()?;
         let per_doy = rows.len() * nlon;
         let mut raw = vec![0.0f64; self.n_doy * per_doy];

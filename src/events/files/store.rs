@@ -6,16 +6,16 @@
 //! summaries are mostly NaN: a cell has an event in few years), and writing them took longer
 //! than reading the inputs (bench-results/runs/2026-12-02-h200-events-s36). Compressed
 //! summaries go through the project's own chunk coder, the one `run`'s compressed outputs use
-//! ([`crate::output::chunked`]: chunks encoded, shuffled and deflated on every thread, handed
+//! ([`crate::nc::chunked`]: chunks encoded, shuffled and deflated on every thread, handed
 //! to HDF5 already filtered), never through libnetcdf's compressor.
 
 use std::path::Path;
 
-use super::summary::STATS;
-use super::EventsError;
+use crate::events::summary::STATS;
+use crate::events::EventsError;
 use crate::input::Region;
-use crate::output::chunked::{self, ChunkFailure, ChunkGeometry, ChunkPlan, Field, Partial, Values};
-use crate::output::encode::{chunk_shape, Encoding, OutputType};
+use crate::nc::chunked::{self, ChunkFailure, ChunkGeometry, ChunkPlan, Field, Partial, Values};
+use crate::nc::encode::{chunk_shape, Encoding, OutputType};
 
 /// The outputs' storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

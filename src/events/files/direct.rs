@@ -4,9 +4,9 @@
 //! Why: through libnetcdf the catalogue is written one variable at a time, on one thread, along
 //! an unlimited (chunked) dimension. Once every event is found the count is known, so the file
 //! is created with a fixed `event` dimension and every column contiguous, allocated at creation
-//! and never filled (as `crate::output::direct` does for climatologies); each column's offset is
+//! and never filled (as `crate::nc::direct` does for climatologies); each column's offset is
 //! checked through HDF5 once, and the columns are written with `pwrite` from every thread. The
-//! variables, attributes and values are those of [`super::write::EventsFile`] (only the
+//! variables, attributes and values are those of [`super::events_file::EventsFile`] (only the
 //! dimension is fixed and the storage contiguous); a file HDF5 does not confirm is written
 //! through libnetcdf instead.
 
@@ -15,94 +15,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::columns::{EventColumns, N_INTS};
-use super::metrics::FLOAT_FIELDS;
-use super::write::{define_events, EventsFile, Meta, INT_FIELDS};
-use super::{Days, EventsError};
+use super::events_file::EventsFile;
+use super::schema::{define_events, Column, Meta};
+use crate::events::columns::EventColumns;
+use crate::events::{Days, EventsError};
+use crate::input::direct::{locate_as, Stored};
 use crate::input::Grid;
-use crate::output::direct::{locate_as, Stored};
-
-/// One variable of `events.nc` and where its values come from.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Column {
-    Lat,
-    Lon,
-    LatIndex,
-    LonIndex,
-    /// `time_start`, `time_end`, `time_peak`: the epoch day of `index_start/end/peak`.
-    Time(usize),
-    Int(usize),
-    Float(usize),
-    Category,
-}
-
-impl Column {
-    pub(super) fn all() -> Vec<Column> {
-        let mut all = vec![Column::Lat, Column::Lon, Column::LatIndex, Column::LonIndex];
-        all.extend((0..3).map(Column::Time));
-        all.extend((0..N_INTS).map(Column::Int));
-        all.extend((0..FLOAT_FIELDS.len()).map(Column::Float));
-        all.push(Column::Category);
-        all
-    }
-
-    pub(super) fn name(self) -> String {
-        match self {
-            Column::Lat => "lat".into(),
-            Column::Lon => "lon".into(),
-            Column::LatIndex => "lat_index".into(),
-            Column::LonIndex => "lon_index".into(),
-            Column::Time(k) => ["time_start", "time_end", "time_peak"][k].into(),
-            Column::Int(k) => INT_FIELDS[k].into(),
-            Column::Float(k) => FLOAT_FIELDS[k].into(),
-            Column::Category => "category".into(),
-        }
-    }
-
-    /// How the column is stored (`float32`: the float fields as float32, `--output-type f32`).
-    pub(super) fn stored(self, float32: bool) -> Stored {
-        match self {
-            Column::Float(_) if float32 => Stored::Float(4),
-            Column::Lat | Column::Lon | Column::Float(_) => Stored::Float(8),
-            Column::Category => Stored::Int(1),
-            _ => Stored::Int(4),
-        }
-    }
-
-    pub(super) fn size(self, float32: bool) -> usize {
-        match self.stored(float32) {
-            Stored::Float(n) | Stored::Int(n) => n,
-        }
-    }
-
-    /// Append the little-endian bytes of this column's values for the events `r` of `c`, as
-    /// [`EventsFile::append`] computes them.
-    pub(super) fn encode(
-        self,
-        c: &EventColumns,
-        r: std::ops::Range<usize>,
-        (grid, days): (&Grid, &Days),
-        float32: bool,
-        out: &mut Vec<u8>,
-    ) {
-        let nlon = grid.nlon();
-        let cell = &c.cell[r.clone()];
-        match self {
-            Column::Lat => out.extend(cell.iter().flat_map(|&i| grid.lat_at(i).to_le_bytes())),
-            Column::Lon => out.extend(cell.iter().flat_map(|&i| grid.lon_at(i).to_le_bytes())),
-            Column::LatIndex => out.extend(cell.iter().flat_map(|&i| ((i / nlon) as i32).to_le_bytes())),
-            Column::LonIndex => out.extend(cell.iter().flat_map(|&i| ((i % nlon) as i32).to_le_bytes())),
-            Column::Time(k) => out
-                .extend(c.ints[k][r.clone()].iter().flat_map(|&i| (days.epoch_days[i as usize] as i32).to_le_bytes())),
-            Column::Int(k) => out.extend(c.ints[k][r.clone()].iter().flat_map(|v| v.to_le_bytes())),
-            Column::Float(k) if float32 => {
-                out.extend(c.floats[k][r.clone()].iter().flat_map(|&v| (v as f32).to_le_bytes()))
-            }
-            Column::Float(k) => out.extend(c.floats[k][r.clone()].iter().flat_map(|v| v.to_le_bytes())),
-            Column::Category => out.extend(c.category[r].iter().flat_map(|v| v.to_le_bytes())),
-        }
-    }
-}
 
 /// Events per `pwrite` at most (a float64 column's 8 MB).
 const PIECE: usize = 1 << 20;
@@ -185,6 +103,8 @@ fn create_allocated(path: &Path, meta: &Meta, grid: &Grid, n: usize, columns: &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::columns::N_INTS;
+    use crate::events::metrics::FLOAT_FIELDS;
 
     /// Every column of the catalogue has a variable of the same name and type in the file the
     /// libnetcdf path defines, and nothing else is there.

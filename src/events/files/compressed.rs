@@ -1,13 +1,13 @@
 //! Writing `events.nc` compressed (`--deflate`) when the whole catalogue is in memory (one
 //! band): every column chunked along `event`, each chunk encoded, shuffled and deflated on
-//! every thread by the project's chunk coder (`crate::output::encode::zlib_planes`, as `run`'s
+//! every thread by the project's chunk coder (`crate::nc::encode::zlib_planes`, as `run`'s
 //! compressed outputs and the compressed summaries) and handed to HDF5 already filtered
 //! (`H5Dwrite_chunk`) by one writer thread.
 //!
 //! Why: the catalogue is most of the outputs once the summaries are compressed, and its columns
 //! compress well (sorted by cell: the coordinates and indices are long runs; days and durations
 //! are small integers): about 2.4x on the VM's job (bench-results/runs/2026-12-02-vm-events-s37).
-//! The variables, attributes and values are those of [`super::write_direct`]'s file; only the
+//! The variables, attributes and values are those of [`super::direct`]'s file; only the
 //! storage differs. A file HDF5 does not confirm is written through libnetcdf instead.
 
 use std::ops::Range;
@@ -16,19 +16,15 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 
-use super::columns::EventColumns;
-use super::write::{define_events, EventsFile, Meta};
-use super::write_direct::Column;
-use super::{Days, EventsError};
+use super::events_file::EventsFile;
+use super::schema::{define_events, Column, Meta, EVENT_CHUNK};
+use crate::events::columns::EventColumns;
+use crate::events::{Days, EventsError};
+use crate::input::direct::Stored;
 use crate::input::Grid;
-use crate::output::chunk_files::Files;
-use crate::output::chunked::locate_chunked;
-use crate::output::direct::Stored;
-use crate::output::encode::{shuffle, zlib_planes};
-
-/// Events per chunk of a column (1 MB of a float32 or int32 column): many chunks to share
-/// among threads, each large enough for deflate.
-pub(super) const EVENT_CHUNK: usize = 1 << 18;
+use crate::nc::chunk_files::Files;
+use crate::nc::chunked::locate_chunked;
+use crate::nc::encode::{shuffle, zlib_planes};
 
 /// Write `events.nc` at `path`, compressed at deflate level `level` (shuffled where the job
 /// asks), holding the events of `chunks` in order, on the calling rayon pool.
