@@ -5,6 +5,7 @@
 //! this module imports it.
 
 pub mod args;
+pub(crate) mod entry;
 pub mod demo;
 pub mod events;
 pub mod run;
