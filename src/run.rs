@@ -279,51 +279,7 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.targets.len(),
         job.window.slots.len()
     );
-    let on_device = <dyn Engine>::is_device(engine.as_ref());
-    let pool = plan.pool.unwrap_or_else(|| crate::plan::default_pool(on_device, job.layout.storage));
-    let computed = match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
-        PoolType::I16 => {
-            let decoding = match (plan.pack, job.layout.storage) {
-                (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
-                    return Err(Error::PackStored {
-                        var: job.layout.name.clone(),
-                        path: job.first.clone(),
-                        storage: job.layout.storage.name(),
-                    });
-                }
-                (Some(q), _) => {
-                    job.layout.packing.quantize = Some(q);
-                    q.decoding()
-                }
-                (None, Storage::I16 | Storage::I8 | Storage::U8) => {
-                    let packing = &job.layout.packing;
-                    int16_decoding(|stored| packing.decode(stored))
-                }
-                (None, storage) => {
-                    return Err(Error::PoolNeedsIntegers {
-                        var: job.layout.name.clone(),
-                        path: job.first.clone(),
-                        storage: storage.name(),
-                    });
-                }
-            };
-            let again = timer.clone();
-            match run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall) {
-                // the int16 pool decodes every file with the first file's packing: where files
-                // are packed differently, the default gives way to a float pool
-                Err(e) if plan.pool.is_none() && packing_differs(&e) => {
-                    info!("{e}: using a float pool instead");
-                    match on_device {
-                        true => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, again, wall),
-                        false => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, again, wall),
-                    }
-                }
-                r => r,
-            }
-        }
-    }?;
+    let computed = compute_in_pool(plan, &mut job, engine.as_ref(), ui, timer, wall)?;
     let crate::pipeline::Computed { mut report, outputs } = computed;
     // releasing a device (its memory and context) takes a noticeable part of a short run
     let released = Instant::now();
@@ -357,6 +313,64 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         Err(e) => {
             remove_reports();
             Err(e.into())
+        }
+    }
+}
+
+/// Run the tiles in the pool type the plan or the defaults choose: an int16 pool decodes the
+/// input's integers (or `--pack-scale`'s), and gives way to a float pool where files are packed
+/// unlike the first.
+fn compute_in_pool(
+    plan: &JobPlan,
+    job: &mut Job,
+    engine: &dyn Engine,
+    ui: &Ui,
+    timer: StageTimer,
+    wall: Instant,
+) -> Result<crate::pipeline::Computed, Error> {
+    let on_device = engine.is_device();
+    let pool = plan.pool.unwrap_or_else(|| crate::plan::default_pool(on_device, job.layout.storage));
+    match pool {
+        PoolType::F64 => run_tiles::<f64>(plan, job, engine, None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, job, engine, None, ui, timer, wall),
+        PoolType::I16 => {
+            let decoding = match (plan.pack, job.layout.storage) {
+                (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
+                    return Err(Error::PackStored {
+                        var: job.layout.name.clone(),
+                        path: job.first.clone(),
+                        storage: job.layout.storage.name(),
+                    });
+                }
+                (Some(q), _) => {
+                    job.layout.packing.quantize = Some(q);
+                    q.decoding()
+                }
+                (None, Storage::I16 | Storage::I8 | Storage::U8) => {
+                    let packing = &job.layout.packing;
+                    int16_decoding(|stored| packing.decode(stored))
+                }
+                (None, storage) => {
+                    return Err(Error::PoolNeedsIntegers {
+                        var: job.layout.name.clone(),
+                        path: job.first.clone(),
+                        storage: storage.name(),
+                    });
+                }
+            };
+            let again = timer.clone();
+            match run_tiles::<i16>(plan, job, engine, Some(decoding), ui, timer, wall) {
+                // the int16 pool decodes every file with the first file's packing: where files
+                // are packed differently, the default gives way to a float pool
+                Err(e) if plan.pool.is_none() && packing_differs(&e) => {
+                    info!("{e}: using a float pool instead");
+                    match on_device {
+                        true => run_tiles::<f32>(plan, job, engine, None, ui, again, wall),
+                        false => run_tiles::<f64>(plan, job, engine, None, ui, again, wall),
+                    }
+                }
+                r => r,
+            }
         }
     }
 }

@@ -119,13 +119,18 @@ pub(super) fn run_tile<T: Sample>(
         held.spare.extend(back_rx.try_iter());
         (outputs, first_failure(read, uploaded, set_up, computed, written, totals))
     });
-    if let Some(bytes) = device.and_then(|d| d.device_memory()) {
+    release(ctx, held, totals);
+    run.map(|()| outputs)
+}
+
+/// After a tile: the device memory it took noted, its result buffers unpinned and freed.
+fn release(ctx: &TileCtx<'_>, held: Held<'_>, totals: &mut Totals) {
+    if let Some(bytes) = ctx.engine.device().and_then(|d| d.device_memory()) {
         totals.device_memory = Some(totals.device_memory.unwrap_or(0).max(bytes));
     }
     let Held { guard, spare } = held;
-    trace.span("unpin-results", tile, None, || (drop(guard), 0));
+    ctx.trace.span("unpin-results", ctx.tile, None, || (drop(guard), 0));
     drop(spare);
-    run.map(|()| outputs)
 }
 
 /// Children that need no pool are forked before it exists (no copy-on-write of its pages):
