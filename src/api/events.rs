@@ -174,7 +174,6 @@ impl Events {
         if self.kind == EventKind::Both && self.percentile.is_some() {
             return Err(bad("--percentile goes with one kind of event, not --both".into()));
         }
-        let resolved = compute.resolve().map_err(|e| bad(e.to_string()))?;
         let (climatology, clim_memory, computed_from) = match against {
             Against::File(path) => (path, None, None),
             Against::Memory(values) => (PathBuf::new(), Some(values), None),
@@ -206,7 +205,8 @@ impl Events {
             both: self.kind == EventKind::Both,
             calendar: self.calendar,
             max_mem: compute.max_mem,
-            threads: resolved.threads,
+            // (any budget and thread count, as `sstclim events` has always taken them)
+            threads: compute.threads.unwrap_or_else(crate::plan::default_threads),
             allow_missing: compute.allow_missing,
             overwrite,
             store,
