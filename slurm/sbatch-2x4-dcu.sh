@@ -30,7 +30,7 @@ JOB_ARGS=(
     run
     --input '/public/data/sst/sst_{year}_{doy}.nc'
     --output "${OUTPUT_DIR:-$PWD/clim-${SLURM_JOB_ID:-dry}}"
-    --years 1991-2020 --doys 152-243 --half-window 5
+    --baseline 1991-2020 --doys 152-243 --half-window 5
     --percentile 90 --method 5
     --backend hip
     --timing-json "${TIMING_JSON:-$PWD/timing-${SLURM_JOB_ID:-dry}.json}"

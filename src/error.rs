@@ -31,6 +31,12 @@ pub enum Error {
     Backend(#[from] BackendError),
     #[error("none of the {0} input files the job needs exist")]
     NoInputs(usize),
+    #[error("memory source '{name}': {missing} of the days the job needs are not in the series (first: {}); allow missing days to treat them as missing values", first.display())]
+    MemoryDates { name: String, missing: usize, first: std::path::PathBuf },
+    #[error("the job kept no results in memory (a bug in sstclim)")]
+    NoMemoryResults,
+    #[error(transparent)]
+    Source(#[from] crate::source::SourceError),
     #[error(
         "no year of {years} has day of year {doys} in the {calendar} calendar, so the job needs no input file{hint}"
     )]

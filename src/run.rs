@@ -17,12 +17,14 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::input::{self, Grid, Storage, VarLayout};
 use crate::output;
+use crate::pipeline::sink::Sink;
 use crate::pipeline::{run_tiles, Job, RunOutcome};
-use crate::plan::JobPlan;
+use crate::plan::{JobPlan, Results};
 use crate::pool::{int16_decoding, PoolType};
 use crate::report::progress::Ui;
 use crate::report::timing::{Stage, StageTimer};
 use crate::smooth::DayRules;
+use crate::source::{MemorySeries, Source};
 use crate::window::{WindowPlan, WindowSpec};
 
 /// A job's input files, and the variable's layout and grid as the first file has them.
@@ -46,11 +48,15 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     let required = |cf: CfCalendar| DayRules { cf, ..plan.rules }.required_dates(spec);
     // extended windows reach into the input where it has the days (marineHeatWaves')
     let extended = (plan.rules.edges == crate::window::WindowEdges::Extend).then(|| plan.window.years.clone());
-    let inputs = discover_extending(&plan.input, plan.var.as_deref(), &required, plan.allow_missing, extended)?;
+    let (input, var) = match &plan.source {
+        Source::Files { input, var } => (input, var.as_deref()),
+        Source::Memory(series) => return in_memory(plan, spec, series, &required).map(Some),
+    };
+    let inputs = discover_extending(input, var, &required, plan.allow_missing, extended)?;
     // no report onto an input, before any is opened
     let mut files: Vec<&std::path::Path> = inputs.files.values().map(|s| s.path.as_path()).collect();
     files.dedup();
-    crate::plan::reports::check_inputs(&crate::plan::reports::reports(plan), &plan.input, &files)?;
+    crate::plan::reports::check_inputs(&crate::plan::reports::reports(plan), input, &files)?;
     // days asked for that the input's year does not have (the default 1-366 is trimmed)
     let max = plan.window.calendar.max_doy(inputs.calendar);
     if let Some(&day) = plan.window.doys.iter().find(|&&d| d > max).filter(|_| plan.doys_given) {
@@ -83,10 +89,56 @@ pub fn find_inputs_or_past(plan: &JobPlan, spec: &WindowSpec) -> Result<Option<F
     // a damaged header can crash libnetcdf/libhdf5 or panic in the netcdf crate: a child
     // reads it first, and only a header it came through is read again here
     input::contain::survives(&first, "reading the header", || {
-        let _ = inspect_first(&first, plan.var.as_deref());
+        let _ = inspect_first(&first, var);
     })?;
-    let (layout, grid) = inspect_first(&first, plan.var.as_deref())?;
+    let (layout, grid) = inspect_first(&first, var)?;
     Ok(Some(FoundInputs { inputs, first, layout, grid }))
+}
+
+/// The days of `spec` a memory series holds, as discovery finds files: every date the windows
+/// may take (those of `required`, and the series' other dates, which extended windows reach);
+/// a required date the series lacks is an error unless missing days are allowed.
+fn in_memory(
+    plan: &JobPlan,
+    spec: &WindowSpec,
+    series: &MemorySeries,
+    required: &dyn Fn(CfCalendar) -> Vec<crate::calendar::Date>,
+) -> Result<FoundInputs, Error> {
+    let cf = series.calendar();
+    let mut wanted = required(cf);
+    wanted.extend_from_slice(series.dates());
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut inputs = series.inputs(&wanted);
+    let held: std::collections::BTreeSet<_> = series.dates().iter().collect();
+    let mut lacking: Vec<crate::calendar::Date> = required(cf).into_iter().filter(|d| !held.contains(d)).collect();
+    if plan.rules.edges == crate::window::WindowEdges::Extend {
+        // as discovery does (`discover_extending`): windows that extend past the years stop at
+        // the series' end where it has none of that side's days
+        let years = &plan.window.years;
+        let required = required(cf);
+        for before in [true, false] {
+            let beyond =
+                |d: &crate::calendar::Date| if before { d.year < *years.start() } else { d.year > *years.end() };
+            let side: Vec<_> = required.iter().filter(|d| beyond(d)).collect();
+            if !side.is_empty() && side.iter().all(|d| !held.contains(d)) {
+                lacking.retain(|d| !beyond(d));
+            }
+        }
+    }
+    let lacking: Vec<PathBuf> = lacking.iter().map(|d| PathBuf::from(d.to_string())).collect();
+    if !lacking.is_empty() && !plan.allow_missing {
+        return Err(Error::MemoryDates {
+            name: series.name.clone(),
+            missing: lacking.len(),
+            first: lacking[0].clone(),
+        });
+    }
+    inputs.missing = lacking;
+    if inputs.files.is_empty() {
+        return Err(no_days(spec));
+    }
+    Ok(FoundInputs { inputs, first: series.path(), layout: series.layout(), grid: series.grid().clone() })
 }
 
 /// `plan` for inputs in calendar `cf`: windows and smoothing run over its days, and the days
@@ -186,11 +238,14 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
     let wall = Instant::now();
     let startup = crate::report::timing::since_process_start();
     let mut timer = StageTimer::default();
-    output::prepare_dir(&plan.output.dir)?;
+    let to_files = plan.results == Results::Files;
+    if to_files {
+        output::prepare_dir(&plan.output.dir)?;
+    }
     // one job at a time in an output directory (MPI ranks: rank 0 holds it for the job, see
     // `dist`); taken before anything is staged
     let _lock = match plan.rank.1 {
-        1 => Some(output::lock::JobLock::acquire(&plan.output.dir, &plan.command_line)?),
+        1 if to_files => Some(output::lock::JobLock::acquire(&plan.output.dir, &plan.command_line)?),
         _ => None,
     };
     // the engine starts (a GPU context takes a good part of a second) while inputs are found,
@@ -224,11 +279,60 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
         job.window.targets.len(),
         job.window.slots.len()
     );
-    let on_device = <dyn Engine>::is_device(engine.as_ref());
+    let computed = compute_in_pool(plan, &mut job, engine.as_ref(), ui, timer, wall)?;
+    let crate::pipeline::Computed { mut report, outputs } = computed;
+    // releasing a device (its memory and context) takes a noticeable part of a short run
+    let released = Instant::now();
+    drop(engine);
+    report.teardown_seconds = released.elapsed().as_secs_f64();
+    report.startup_seconds = startup;
+    (report.wall_shares.device_release, report.wall_shares.startup) = (report.teardown_seconds, startup);
+    // the reports go first, so that a failure writing one publishes nothing; a failure to
+    // publish takes them back
+    let remove_reports = || {
+        for path in plan.timing_json.iter().chain(&plan.trace_json) {
+            let _ = std::fs::remove_file(path);
+        }
+    };
+    if let Some(path) = &plan.timing_json {
+        if let Err(cause) = report.write_json(path) {
+            remove_reports();
+            return Err(Error::Io { path: path.clone(), cause });
+        }
+    }
+    let publishing = Instant::now();
+    let files = match outputs {
+        Sink::Files(files) => files,
+        Sink::Memory(values) => return Ok(RunOutcome { report, outputs: Vec::new(), memory: Some(values) }),
+    };
+    match files.finish() {
+        Ok(outputs) => {
+            report.wall_shares.publish = publishing.elapsed().as_secs_f64();
+            Ok(RunOutcome { report, outputs, memory: None })
+        }
+        Err(e) => {
+            remove_reports();
+            Err(e.into())
+        }
+    }
+}
+
+/// Run the tiles in the pool type the plan or the defaults choose: an int16 pool decodes the
+/// input's integers (or `--pack-scale`'s), and gives way to a float pool where files are packed
+/// unlike the first.
+fn compute_in_pool(
+    plan: &JobPlan,
+    job: &mut Job,
+    engine: &dyn Engine,
+    ui: &Ui,
+    timer: StageTimer,
+    wall: Instant,
+) -> Result<crate::pipeline::Computed, Error> {
+    let on_device = engine.is_device();
     let pool = plan.pool.unwrap_or_else(|| crate::plan::default_pool(on_device, job.layout.storage));
-    let computed = match pool {
-        PoolType::F64 => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, timer, wall),
-        PoolType::F32 => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, timer, wall),
+    match pool {
+        PoolType::F64 => run_tiles::<f64>(plan, job, engine, None, ui, timer, wall),
+        PoolType::F32 => run_tiles::<f32>(plan, job, engine, None, ui, timer, wall),
         PoolType::I16 => {
             let decoding = match (plan.pack, job.layout.storage) {
                 (Some(_), Storage::I16 | Storage::I8 | Storage::U8) => {
@@ -255,49 +359,18 @@ pub fn run(plan: &JobPlan, ui: &Ui) -> Result<RunOutcome, Error> {
                 }
             };
             let again = timer.clone();
-            match run_tiles::<i16>(plan, &job, engine.as_ref(), Some(decoding), ui, timer, wall) {
+            match run_tiles::<i16>(plan, job, engine, Some(decoding), ui, timer, wall) {
                 // the int16 pool decodes every file with the first file's packing: where files
                 // are packed differently, the default gives way to a float pool
                 Err(e) if plan.pool.is_none() && packing_differs(&e) => {
                     info!("{e}: using a float pool instead");
                     match on_device {
-                        true => run_tiles::<f32>(plan, &job, engine.as_ref(), None, ui, again, wall),
-                        false => run_tiles::<f64>(plan, &job, engine.as_ref(), None, ui, again, wall),
+                        true => run_tiles::<f32>(plan, job, engine, None, ui, again, wall),
+                        false => run_tiles::<f64>(plan, job, engine, None, ui, again, wall),
                     }
                 }
                 r => r,
             }
-        }
-    }?;
-    let crate::pipeline::Computed { mut report, outputs } = computed;
-    // releasing a device (its memory and context) takes a noticeable part of a short run
-    let released = Instant::now();
-    drop(engine);
-    report.teardown_seconds = released.elapsed().as_secs_f64();
-    report.startup_seconds = startup;
-    (report.wall_shares.device_release, report.wall_shares.startup) = (report.teardown_seconds, startup);
-    // the reports go first, so that a failure writing one publishes nothing; a failure to
-    // publish takes them back
-    let remove_reports = || {
-        for path in plan.timing_json.iter().chain(&plan.trace_json) {
-            let _ = std::fs::remove_file(path);
-        }
-    };
-    if let Some(path) = &plan.timing_json {
-        if let Err(cause) = report.write_json(path) {
-            remove_reports();
-            return Err(Error::Io { path: path.clone(), cause });
-        }
-    }
-    let publishing = Instant::now();
-    match outputs.finish() {
-        Ok(outputs) => {
-            report.wall_shares.publish = publishing.elapsed().as_secs_f64();
-            Ok(RunOutcome { report, outputs })
-        }
-        Err(e) => {
-            remove_reports();
-            Err(e.into())
         }
     }
 }

@@ -72,10 +72,10 @@ cat "$data"/sst_*.nc >/dev/null   # every tool starts from a warm page cache
 
 # --- a. sstclim ----------------------------------------------------------------------------
 for i in $(seq 1 "$reps"); do
-    run "sstclim-$i" "$bin" run --input "$data" --output "$work/out-sstclim" --years 1991-2020 --doys 152-243 \
+    run "sstclim-$i" "$bin" run --input "$data" --output "$work/out-sstclim" --baseline 1991-2020 --doys 152-243 \
         --half-window 5 --percentile 90 --method 5 --backend cpu --overwrite --timing-json "$raw/sstclim-$i.json"
 done
-run sstclim-hobday366 "$bin" run --input "$data" --output "$work/out-sstclim-hobday366" --years 1991-2020 \
+run sstclim-hobday366 "$bin" run --input "$data" --output "$work/out-sstclim-hobday366" --baseline 1991-2020 \
     --doys 153-243 --calendar hobday366 --half-window 5 --percentile 90 --method 5 --backend cpu --overwrite \
     --timing-json "$raw/sstclim-hobday366.json"
 
@@ -94,7 +94,7 @@ run cdo-pctl-default cdo -O -P 2 ydrunpctl,90,11 "$c/merged.nc" "$c/min.nc" "$c/
 
 # --- c. xclim, d. numpy --------------------------------------------------------------------------
 run xclim python3 scripts/bench/peers_xclim.py "$data" "$work/out-xclim" --doys 152-243 --lat-chunk 10
-run numpy python3 scripts/bench/peers_numpy.py "$data" "$work/out-numpy" --years 1991-2020 --doys 152-243
+run numpy python3 scripts/bench/peers_numpy.py "$data" "$work/out-numpy" --baseline 1991-2020 --doys 152-243
 
 # --- differences, machine, report ---------------------------------------------------------------
 log "comparing"

@@ -38,14 +38,14 @@ drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null && echo cold 
 run demo "$bin" demo --dir "$work/demo"
 run gen360 "$bin" generate --output "$work/d360" --grid 360x181 --years 1991-2020 --doys 147-248
 for m in 5 7; do
-    run run360-type$m "$bin" run --input "$work/d360" --output "$work/o360-$m" --years 1991-2020 --doys 152-243 \
+    run run360-type$m "$bin" run --input "$work/d360" --output "$work/o360-$m" --baseline 1991-2020 --doys 152-243 \
         --method $m --verify --overwrite --timing-json "$raw/run360-type$m.json"
 done
 if ((full)); then
     run gen1440 "$bin" generate --output "$work/full" --grid 1440x721 --years 1991-2020 --doys 147-248
     cache=$(drop_caches)
     echo "$cache" >"$raw/run1440.cache"
-    run run1440 "$bin" run --input "$work/full" --output "$work/out-full" --years 1991-2020 --doys 152-243 \
+    run run1440 "$bin" run --input "$work/full" --output "$work/out-full" --baseline 1991-2020 --doys 152-243 \
         --overwrite --timing-json "$raw/run1440.json"
 fi
 {

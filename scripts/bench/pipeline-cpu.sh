@@ -36,7 +36,7 @@ fi
   "$S" --version
 } > "$OUT/machine.txt"
 evict
-"$S" bench-read --input "$DATA" --years 1991-2020 --doys 152-243 --repeats 3 --json "$OUT/read-floor.json" > "$OUT/read-floor.txt"
+"$S" bench-read --input "$DATA" --baseline 1991-2020 --doys 152-243 --repeats 3 --json "$OUT/read-floor.json" > "$OUT/read-floor.txt"
 : > "$OUT/runs.txt"
 for i in $(seq 1 "$REPEATS"); do
   for r in "${SETTINGS[@]}"; do
@@ -46,7 +46,7 @@ for i in $(seq 1 "$REPEATS"); do
     if [ "$r" = auto ]; then SEG_ARGS=(); fi
     evict
     t0=$(date +%s.%N)
-    "$S" -q run --input "$DATA" --years 1991-2020 --doys 152-243 --backend cpu "${SEG_ARGS[@]}" "${RATES_ARGS[@]}" \
+    "$S" -q run --input "$DATA" --baseline 1991-2020 --doys 152-243 --backend cpu "${SEG_ARGS[@]}" "${RATES_ARGS[@]}" \
       --output "$WORK/out-r$r" --timing-json "$OUT/run-r$r-$i.json" --trace-json "$OUT/trace-r$r.json" > /dev/null
     t1=$(date +%s.%N)
     echo "R=$r repeat=$i $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s" | tee -a "$OUT/runs.txt"

@@ -21,7 +21,7 @@ BACKEND=${3:-cuda}
 WORK=$(dirname "$DATA")
 mkdir -p "$OUT" "$WORK"
 . "$(dirname "$0")/cuda-env.sh"
-JOB=(--input "$DATA" --years 1991-2020 --doys 152-243 --half-window 5)
+JOB=(--input "$DATA" --baseline 1991-2020 --doys 152-243 --half-window 5)
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -81,7 +81,7 @@ fi
 log "dataset: $(find "$data" -name '*.nc' | wc -l) files, $(du -sh "$data" | cut -f1); warming the page cache"
 find "$data" -name '*.nc' -print0 | xargs -0 -P 8 cat >/dev/null
 log "read+inflate floor (one process, all cores)"
-"$bin" bench-read --input "$data" --years 1982-2022 --doys 1-366 --half-window 0 --repeats 2 --inflate \
+"$bin" bench-read --input "$data" --baseline 1982-2022 --doys 1-366 --half-window 0 --repeats 2 --inflate \
     >"$out/read-floor.txt" 2>&1
 tail -2 "$out/read-floor.txt" | tee -a "$summary"
 
@@ -92,7 +92,7 @@ one() {
     local mpi=(mpirun --oversubscribe --bind-to none -np "$np" -x LD_LIBRARY_PATH -x HDF5_USE_FILE_LOCKING -x SSTCLIM_RATES)
     local cmd
     case $job in
-        year) cmd=("$bin" -q run --input "$data" --output "$dest" --years 1991-2020 --doys 1-366 --percentile 10,90
+        year) cmd=("$bin" -q run --input "$data" --output "$dest" --baseline 1991-2020 --doys 1-366 --percentile 10,90
                 --calendar hobday366 --smooth 31 --backend "$backend" --overwrite --timing-json "$out/$name.json") ;;
         events) cmd=("$bin" events --input "$data" --output "$dest" --years 1982-2022 --baseline 1983-2012 --overwrite
                 --progress json) ;;

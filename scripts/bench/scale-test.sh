@@ -79,7 +79,7 @@ for np in $ranks; do
         name="np$np-run$i"
         # shellcheck disable=SC2206
         cmd=(mpirun --oversubscribe $mpirun_flags -np "$np" "$bin" -q run --input "$data" --output "$work/out-np$np"
-            --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5
+            --baseline 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5
             --backend "$backend" --overwrite --timing-json "$out/$name.json" "${extra[@]}")
         log "$name: ${cmd[*]}"
         echo "$name load before: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/load.txt"

@@ -1,17 +1,18 @@
 //! `sstclim demo`: the climatology job on its dataset ([`crate::tools::demo`]), then the
 //! marine heatwaves and cold spells of a year-round dataset found by `sstclim events
-//! --baseline`, run from the flags a user would type (so the demo shows the command, and runs
-//! it through the same validation), and a map of the mean annual heatwave days.
+//! --baseline`, run through the library's options that command's flags build (the demo shows the
+//! command), and a map of the mean annual heatwave days.
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use std::path::PathBuf;
 
-use super::events::EventsArgs;
 use super::tools::DemoArgs;
+use crate::api::{Against, Climatology, Compute, Events, EventsOut};
 use crate::dist::comm::Comm;
 use crate::report::progress::Ui;
+use crate::source::Source;
 use crate::tools::demo::{events_dataset, EVENT_YEARS};
 
 /// Run the demo and print what it did.
@@ -34,29 +35,27 @@ pub fn demo(args: &DemoArgs, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> {
 /// read) into `dir/events`, and the map of its mean annual heatwave days (`dir/mhw_days.png`).
 fn events(data: &Path, dir: &Path, comm: &Comm, ui: &Ui) -> anyhow::Result<std::path::PathBuf> {
     let out = dir.join("events");
-    let years = format!("{}-{}", EVENT_YEARS.0, EVENT_YEARS.1);
-    let (input, output) = (data.display().to_string(), out.display().to_string());
-    let argv = [
-        "events",
-        "--input",
-        &input,
-        "--output",
-        &output,
-        "--years",
-        &years,
-        "--baseline",
-        &years,
-        "--both",
-        "--overwrite",
-    ];
-    let command_line = format!("sstclim {}", argv.join(" "));
+    let (y0, y1) = EVENT_YEARS;
+    let years = format!("{y0}-{y1}");
+    let command_line = format!(
+        "sstclim events --input {} --output {} --years {years} --baseline {years} --both --overwrite",
+        data.display(),
+        out.display()
+    );
     eprintln!("demo: {command_line}");
-    let matches = EventsArgs::augment_args(clap::Command::new("events")).try_get_matches_from(argv)?;
-    let flags = EventsArgs::from_arg_matches(&matches)?;
-    let opts = flags.options(command_line.clone())?;
-    let Some((plan, given)) = flags.baseline_plan(&command_line)? else {
-        anyhow::bail!("the demo's events job has a baseline");
+    // the library's options, as `sstclim events` builds them from those flags
+    let events = Events::hobday().both().years(y0..=y1);
+    let source = Source::files(data.display().to_string(), None);
+    let compute = Compute {
+        rates: crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env),
+        ..Compute::auto()
     };
+    let plan = events.baseline_plan(&source, Climatology::hobday().baseline(y0..=y1), &compute, &command_line)?;
+    let against =
+        Against::Computed { file: PathBuf::new(), from: format!("computed in this run from --baseline {years}") };
+    let written = EventsOut { overwrite: true, command_line, ..EventsOut::new(out.clone()) };
+    let opts = events.options(source, against, Some(&written), &Compute::auto())?;
+    let given = crate::dist::Given { threads: false, max_mem: false, device: false };
     let done = crate::run_events::events_with_baseline(&opts, &plan, given, comm, ui)?;
     println!(
         "events: {} heatwaves and cold spells in {} cells, {years}, in {:.1} s (climatology {:.1} s); files in {}",

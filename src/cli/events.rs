@@ -5,19 +5,20 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
-use super::headings::{INPUT, JOB, OUTPUT, PERFORMANCE};
-use super::run::RunArgs;
+use super::args::{InputArgs, ResourceArgs};
+use super::headings::{JOB, OUTPUT};
+use crate::api::{Against, Climatology, Compute, EventKind, Events, EventsOut};
 use crate::calendar::Calendar;
 use crate::dist::Given;
 use crate::events::files::store::Store;
-use crate::events::Params;
 use crate::output::OutputType;
-use crate::plan::values::{ByteSize, YearRange};
+use crate::plan::values::YearRange;
 use crate::plan::JobPlan;
 use crate::run_events::EventsOptions;
 use crate::smooth::Feb29;
+use crate::source::Source;
 use crate::stats::percentile::{Method, Percentile};
 use crate::window::WindowEdges;
 
@@ -36,7 +37,7 @@ pub struct EventsArgs {
 
     /// Compute the climatology of these years (1983-2012) in this run, as marineHeatWaves.
     ///
-    /// marineHeatWaves' defaults unless the flags below say otherwise: the same job as `sstclim run --layout climatology --years BASELINE --calendar hobday366
+    /// marineHeatWaves' defaults unless the flags below say otherwise: the same job as `sstclim run --layout climatology --baseline BASELINE --calendar hobday366
     /// --half-window 5 --method 7 --window-edges extend --feb29 interpolate --smooth 31
     /// --percentile P` (P the threshold's), written into a hidden directory of the output
     /// directory and removed once the events are written.
@@ -106,18 +107,8 @@ pub struct EventsArgs {
     #[arg(long, requires = "baseline", help_heading = JOB)]
     pub min_samples: Option<usize>,
 
-    /// Input: a directory, files, a glob, @list.txt, or a template (as for `run`).
-    #[arg(long, short, required = true, num_args = 1.., help_heading = INPUT)]
-    pub input: Vec<String>,
-
-    /// Input variable (default: analysed_sst, sst, or the only gridded variable).
-    #[arg(long, help_heading = INPUT)]
-    pub var: Option<String>,
-
-    /// Treat missing input files of the analysis years as missing values (they take the
-    /// climatological mean, as marineHeatWaves fills gaps) instead of failing.
-    #[arg(long, help_heading = INPUT)]
-    pub allow_missing: bool,
+    #[command(flatten)]
+    pub inputs: InputArgs,
 
     /// Output directory: events.nc and summary.nc (events_cold.nc and summary_cold.nc with --cold;
     /// all four with --both).
@@ -146,23 +137,47 @@ pub struct EventsArgs {
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = OUTPUT, hide_short_help = true)]
     pub shuffle: Option<bool>,
 
-    /// Memory budget for a band of cells' series (default: half the available memory).
-    #[arg(long, help_heading = PERFORMANCE)]
-    pub max_mem: Option<ByteSize>,
-
-    /// Worker threads (default: every core).
-    #[arg(long, help_heading = PERFORMANCE)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub resources: ResourceArgs,
 }
 
 impl EventsArgs {
-    /// The job these flags ask for, or a one-line error. With --baseline the climatology is
-    /// still to be computed ([`EventsArgs::baseline_plan`]); `climatology` is then empty.
-    pub fn options(&self, command_line: String) -> anyhow::Result<EventsOptions> {
-        if self.min_duration == 0 {
-            anyhow::bail!("--min-duration must be at least 1");
+    /// The library's events options these flags ask for.
+    pub fn events(&self) -> Events {
+        let kind = match (self.both, self.cold) {
+            (true, _) => EventKind::Both,
+            (false, true) => EventKind::Cold,
+            (false, false) => EventKind::Heat,
+        };
+        Events {
+            years: self.years.0.clone(),
+            kind,
+            percentile: self.percentile.clone(),
+            min_duration: self.min_duration,
+            max_gap: (!self.no_join).then_some(self.max_gap),
+            calendar: self.calendar,
         }
-        let store = self.store()?;
+    }
+
+    /// Where the values come from (one input per line, see discover).
+    pub fn source(&self) -> Source {
+        self.inputs.source()
+    }
+
+    /// How the job computes: the threads, memory and missing days these flags give.
+    pub fn compute(&self) -> Compute {
+        Compute {
+            threads: self.resources.threads,
+            max_mem: self.resources.max_mem.as_ref().map(|m| m.0),
+            allow_missing: self.inputs.allow_missing,
+            ..Compute::auto()
+        }
+    }
+
+    /// The job's options: the library's [`Events`] from these flags against the climatology
+    /// file, or (with --baseline) against the one still to be computed
+    /// ([`EventsArgs::baseline_plan`]; its path is set once it exists).
+    pub fn options(&self, command_line: String) -> anyhow::Result<EventsOptions> {
         // clap lets a flag's `requires` go when the required flag conflicts with a given one
         if self.baseline.is_none() {
             let given = [
@@ -177,37 +192,18 @@ impl EventsArgs {
                 anyhow::bail!("{flag} applies to --baseline only (a climatology file was computed with its own)");
             }
         }
-        let (climatology, computed_from) = match (&self.climatology, &self.baseline) {
-            (Some(path), _) => (path.clone(), None),
-            (None, Some(years)) => {
-                (PathBuf::new(), Some(format!("computed in this run from --baseline {}", year_text(years))))
-            }
+        let against = match (&self.climatology, &self.baseline) {
+            (Some(path), _) => Against::File(path.clone()),
+            (None, Some(years)) => Against::Computed {
+                file: PathBuf::new(),
+                from: format!("computed in this run from --baseline {}", year_text(years)),
+            },
             (None, None) => anyhow::bail!(
                 "events need a climatology: --climatology FILE (written by `sstclim run --layout climatology`) or --baseline YEARS to compute it in this run"
             ),
         };
-        Ok(EventsOptions {
-            input: self.input.join("\n"),
-            output: self.output.clone(),
-            var: self.var.clone(),
-            years: self.years.0.clone(),
-            climatology,
-            computed_from,
-            percentile: self.threshold(),
-            params: Params {
-                min_duration: self.min_duration,
-                max_gap: (!self.no_join).then_some(self.max_gap),
-                cold: self.cold,
-            },
-            both: self.both,
-            calendar: self.calendar,
-            max_mem: self.max_mem.as_ref().map(|m| m.0),
-            threads: self.threads.unwrap_or_else(crate::plan::default_threads),
-            allow_missing: self.allow_missing,
-            overwrite: self.overwrite,
-            store,
-            command_line,
-        })
+        let out = EventsOut { dir: self.output.clone(), overwrite: self.overwrite, store: self.store()?, command_line };
+        Ok(self.events().options(self.source(), against, Some(&out), &self.compute())?)
     }
 
     /// How the outputs are stored: --output-type (f64 or f32), --deflate and --shuffle.
@@ -217,59 +213,40 @@ impl EventsArgs {
             OutputType::F32 => true,
             OutputType::I16 => anyhow::bail!("--output-type of events is f64 or f32 (int16 packing is for `run`)"),
         };
-        if let Some(level) = self.deflate {
-            if !(1..=9).contains(&level) {
-                anyhow::bail!("--deflate must be 1-9, got {level}");
-            }
-        } else if self.shuffle.is_some() {
+        if self.deflate.is_none() && self.shuffle.is_some() {
             anyhow::bail!("--shuffle shapes compressed outputs: it needs --deflate");
         }
         Ok(Store { float32, deflate: self.deflate, shuffle: self.shuffle.unwrap_or(true) })
     }
 
-    /// The threshold's percentile: --percentile, else 90 (10 with --cold).
-    fn threshold(&self) -> Percentile {
-        match &self.percentile {
-            Some(p) => p.clone(),
-            None => (if self.cold { "10" } else { "90" }).parse().expect("a valid percentile"),
-        }
-    }
-
     /// With --baseline, the `run --layout climatology` job that computes the climatology (its
-    /// output directory is set by the events job: a hidden directory it removes), validated as
-    /// `run`'s flags are, with marineHeatWaves' defaults for the flags not given; `None` without.
+    /// output directory is set by the events job: a hidden directory it removes): the
+    /// library's [`Climatology::hobday`] with the flags given, validated as `run`'s flags are;
+    /// `None` without.
     pub fn baseline_plan(&self, command_line: &str) -> anyhow::Result<Option<(JobPlan, Given)>> {
         let Some(years) = &self.baseline else { return Ok(None) };
-        // `run`'s own defaults for everything events has no flag for (engine, pool, output type)
-        let argv = [
-            "run".to_string(),
-            "--input=-".into(),
-            "--output=.".into(),
-            format!("--years={}", year_text(years)),
-            "--layout=climatology".into(),
-        ];
-        let matches = RunArgs::augment_args(clap::Command::new("run")).try_get_matches_from(argv)?;
-        let mut run = RunArgs::from_arg_matches(&matches)?;
-        run.input = self.input.clone();
-        run.var = self.var.clone();
-        run.allow_missing = self.allow_missing;
-        run.window.calendar = self.calendar;
-        run.window.half_window = self.half_window.unwrap_or(5);
-        run.window.window_edges = self.window_edges.unwrap_or(WindowEdges::Extend);
-        run.window.feb29 = self.feb29.unwrap_or(Feb29::Interpolate);
-        run.window.smooth = self.smooth.unwrap_or(31);
-        run.percentile = if self.both {
-            // the cold spells' threshold, then the heatwaves' (both computed in one job)
-            vec!["10".parse().expect("a valid percentile"), "90".parse().expect("a valid percentile")]
-        } else {
-            vec![self.threshold()]
+        let hobday = Climatology::hobday();
+        let clim = Climatology {
+            baseline: years.0.clone(),
+            half_window: self.half_window.unwrap_or(hobday.half_window),
+            window_edges: self.window_edges.unwrap_or(hobday.window_edges),
+            feb29: self.feb29.unwrap_or(hobday.feb29),
+            smooth: self.smooth.unwrap_or(hobday.smooth),
+            method: self.method.unwrap_or(hobday.method),
+            min_samples: self.min_samples.unwrap_or(hobday.min_samples),
+            ..hobday
         };
-        run.method = self.method.unwrap_or(Method::LINEAR);
-        run.min_samples = self.min_samples.unwrap_or(1);
-        run.threads = self.threads;
-        run.max_mem = self.max_mem;
-        let given = Given { threads: run.threads.is_some(), max_mem: run.max_mem.is_some(), device: false };
-        let plan = super::validate::plan(&run, format!("{command_line} (the climatology of --baseline)"))?;
+        // `run`'s own defaults for everything events has no flag for (engine, pool, rates)
+        let compute = Compute {
+            rates: crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env),
+            ..self.compute()
+        };
+        let plan = self.events().baseline_plan(&self.source(), clim, &compute, command_line)?;
+        let given = Given {
+            threads: self.resources.threads.is_some(),
+            max_mem: self.resources.max_mem.is_some(),
+            device: false,
+        };
         Ok(Some((plan, given)))
     }
 }

@@ -4,6 +4,8 @@
 //! flags into a [`crate::plan::JobPlan`]; the tools' into their option structs). Nothing below
 //! this module imports it.
 
+pub mod args;
+pub(crate) mod entry;
 pub mod demo;
 pub mod events;
 pub mod run;
@@ -105,9 +107,47 @@ pub enum Command {
     Bench(crate::bench::BenchCommand),
 }
 
+/// The command line, parsed; a flag renamed since an earlier version gets its new name in the
+/// error (`run --years` is `run --baseline`: `--years` names only `events`' analysis years).
+pub fn parse() -> Cli {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match Cli::try_parse_from(&argv) {
+        Ok(cli) => cli,
+        Err(e) => {
+            if let Some(hint) = renamed(&argv) {
+                eprintln!("error: {hint}");
+                std::process::exit(2);
+            }
+            e.exit()
+        }
+    }
+}
+
+/// The message for a renamed flag in `argv`, if it has one.
+fn renamed(argv: &[std::ffi::OsString]) -> Option<String> {
+    let words: Vec<&str> = argv.iter().filter_map(|a| a.to_str()).collect();
+    let sub = words.iter().skip(1).find(|w| !w.starts_with('-'))?;
+    let years = words.iter().any(|w| *w == "--years" || w.starts_with("--years="));
+    (*sub == "run" && years).then(|| {
+        "sstclim run --years is now --baseline (the climatology's baseline years, as in `sstclim events --baseline`; \
+         `sstclim events --years` names the analysis years)"
+            .to_string()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_renamed_flag_is_named_in_the_error() {
+        let argv = |w: &[&str]| w.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        let hint = renamed(&argv(&["sstclim", "run", "-i", "x", "--years", "1991-2020"])).unwrap();
+        assert!(hint.starts_with("sstclim run --years is now --baseline"), "{hint}");
+        assert!(renamed(&argv(&["sstclim", "events", "-i", "x", "--years", "1991-2020"])).is_none());
+        assert!(Cli::try_parse_from(["sstclim", "run", "-i", "x", "-o", "o", "--years", "1991-2020"]).is_err());
+        assert!(Cli::try_parse_from(["sstclim", "run", "-i", "x", "-o", "o", "--baseline", "1991-2020"]).is_ok());
+    }
 
     #[test]
     fn command_line_is_well_formed() {

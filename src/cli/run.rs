@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::args::{InputArgs, ResourceArgs};
 use super::headings::{DIAGNOSTICS, INPUT, JOB, OUTPUT, PERFORMANCE};
 use crate::engine::{Backend, RingPlace};
 use crate::output::{ChunkShape, OutputLayout, OutputType, TargetUnits, WritePath};
@@ -36,22 +37,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, help_heading = JOB)]
     pub min_samples: usize,
 
-    /// Input: a directory, files, a glob, @list.txt, or a {year}{doy} template.
-    ///
-    /// A directory is scanned (a few levels deep) for NetCDF files named by date or holding
-    /// time series (dates from their CF time axes); a glob such as 'data/*.nc' (quoted);
-    /// several paths (`-i a.nc b.nc`, or --input repeated); `@list.txt` names one input per
-    /// line; a template such as 'data/sst_{year}_{doy}.nc' names one file per day.
-    #[arg(long, short, required = true, num_args = 1.., help_heading = INPUT)]
-    pub input: Vec<String>,
-
-    /// Input variable (default: analysed_sst, sst, or the only gridded one).
-    #[arg(long, help_heading = INPUT)]
-    pub var: Option<String>,
-
-    /// Skip missing input files (the report counts them).
-    #[arg(long, help_heading = INPUT)]
-    pub allow_missing: bool,
+    #[command(flatten)]
+    pub inputs: InputArgs,
 
     /// How input files are read.
     ///
@@ -165,15 +152,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, help_heading = PERFORMANCE, hide_possible_values = true)]
     pub pool: Option<PoolType>,
 
-    /// Worker threads (default: all cores).
-    #[arg(long, help_heading = PERFORMANCE)]
-    pub threads: Option<usize>,
-
-    /// Host memory budget (default: half the free memory).
-    ///
-    /// For the pools and results of a tile; a job that needs more is split into tiles of cells.
-    #[arg(long, visible_alias = "max-host-mem", help_heading = PERFORMANCE)]
-    pub max_mem: Option<ByteSize>,
+    #[command(flatten)]
+    pub resources: ResourceArgs,
 
     /// Pack float input into the int16 pool (lossy, opt-in), with step SCALE.
     ///

@@ -203,6 +203,6 @@ mod tests {
                 assert!(listed, "{flag} has no entry");
             }
         }
-        assert!(page.contains("- `--years <YEARS>` (required)"), "{page}");
+        assert!(page.contains("- `--baseline <YEARS>` (required)"), "{page}");
     }
 }

@@ -4,26 +4,18 @@
 //! outputs and for writing, so that a bad one stops the job before it reads anything; see
 //! `plan::reports`).
 
+use crate::api::{Climatology, Compute, Dest, FilesOut};
 use crate::cli::run::RunArgs;
-use crate::engine::{self, Backend, EngineError, GpuOptions};
-use crate::output::{OutputFormat, OutputSpec, OutputType};
-use crate::plan::{default_threads, memory, reports, JobPlan, PlanError};
-use crate::pool::{PoolType, Quantize};
-use crate::stats::StatSpec;
-use crate::window::WindowPlan;
+use crate::engine::GpuOptions;
+use crate::output::{OutputFormat, OutputType};
+use crate::plan::{JobPlan, PlanError};
+use crate::pool::Quantize;
+use crate::source::Source;
 
-/// The job `args` describe; `command_line` goes into the outputs' `history` attribute.
+/// The job `args` describe; `command_line` goes into the outputs' `history` attribute. The
+/// flags become the library's options ([`Climatology`], [`Compute`], [`FilesOut`]), which
+/// validate into the plan a library caller gets for the same options.
 pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> {
-    memory::fit_allocator_to_address_limit();
-    if args.window.half_window > 182 {
-        return Err(PlanError::HalfWindow(args.window.half_window));
-    }
-    check_rules(args)?;
-    for (i, p) in args.percentile.iter().enumerate() {
-        if args.percentile[..i].contains(p) {
-            return Err(PlanError::DuplicatePercentile(p.to_string()));
-        }
-    }
     if let Some(day) = args.quicklook {
         let doys = &args.window.doys();
         if !doys.contains(&day) {
@@ -31,135 +23,74 @@ pub fn plan(args: &RunArgs, command_line: String) -> Result<JobPlan, PlanError> 
             return Err(PlanError::QuicklookDay { day, doys: crate::tools::quicklook::day_ranges(&doys) });
         }
     }
-    if args.min_samples == 0 {
-        return Err(PlanError::MinSamples);
+    let out = files_out(args, command_line)?;
+    climatology(args).plan(source(args), &compute(args), Dest::Files(&out))
+}
+
+/// Where `run` reads (one input per line, see discover).
+pub fn source(args: &RunArgs) -> Source {
+    args.inputs.source()
+}
+
+/// What `run` computes.
+pub fn climatology(args: &RunArgs) -> Climatology {
+    let w = &args.window;
+    Climatology {
+        baseline: w.years.0.clone(),
+        doys: w.doys.as_ref().map(|d| d.0.clone()),
+        half_window: w.half_window,
+        calendar: w.calendar,
+        window_edges: w.window_edges,
+        feb29: w.feb29,
+        smooth: w.smooth,
+        percentiles: args.percentile.clone(),
+        method: args.method,
+        min_samples: args.min_samples,
     }
-    if let Some(level) = args.deflate {
-        if !(1..=9).contains(&level) {
-            return Err(PlanError::Deflate(level));
-        }
-    }
-    let format = output_format(args)?;
-    let threads = match args.threads {
-        Some(0) => return Err(PlanError::Threads),
-        Some(n) => n,
-        None => default_threads(),
-    };
-    let max_mem = match args.max_mem {
-        Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxMem(m.0)),
-        Some(m) => m.0,
-        None => memory::default_max_mem(),
-    };
-    let plan = JobPlan {
-        // one input per line (see discover)
-        input: args.input.join("\n"),
-        var: args.var.clone(),
-        window: args.window.spec(),
-        doys_given: args.window.doys.is_some(),
-        rules: args.window.rules(),
-        stats: StatSpec { percentiles: args.percentile.clone(), method: args.method, min_samples: args.min_samples },
-        output: OutputSpec {
-            dir: args.output.clone(),
-            layout: args.layout,
-            deflate: args.deflate,
-            fill_value: args.fill_value.unwrap_or(crate::plan::DEFAULT_FILL_VALUE),
-            overwrite: args.overwrite,
-            write_path: args.write_path,
-            write_threads: match args.write_threads {
-                Some(0) => return Err(PlanError::WriteThreads),
-                n => n,
-            },
-            format,
-        },
-        allow_missing: args.allow_missing,
+}
+
+/// How `run` computes.
+pub fn compute(args: &RunArgs) -> Compute {
+    Compute {
         backend: args.backend,
-        pool: match (args.pack_scale, args.pool) {
-            (Some(_), None) => Some(PoolType::I16),
-            (Some(_), Some(p)) if p != PoolType::I16 => return Err(PlanError::PackPool),
-            (_, p) => p,
-        },
-        pack: match args.pack_scale {
-            Some(scale) if !(scale > 0.0 && scale.is_finite() && args.pack_offset.is_finite()) => {
-                return Err(PlanError::PackScale(scale.to_string(), args.pack_offset.to_string()))
-            }
-            Some(scale) => Some(Quantize { scale, offset: args.pack_offset }),
-            None => None,
-        },
         device: args.device.unwrap_or(0),
+        threads: args.resources.threads,
+        max_mem: args.resources.max_mem.as_ref().map(|m| m.0),
+        pool: args.pool,
+        pack: args.pack_scale.map(|scale| Quantize { scale, offset: args.pack_offset }),
         gpu: GpuOptions {
-            max_device_mem: match args.max_device_mem {
-                Some(m) if m.0 < 1 << 20 => return Err(PlanError::MaxDeviceMem(m.0)),
-                m => m.map(|m| m.0),
-            },
+            max_device_mem: args.max_device_mem.as_ref().map(|m| m.0),
             ring: args.gpu_ring,
             hints: !args.gpu_no_hints,
             block: args.gpu_block,
             device_wraps: false,
             ..GpuOptions::default()
         },
-        threads,
-        max_mem,
-        verify: args.verify,
-        timing_json: args.timing_json.clone(),
-        trace_json: args.trace_json.clone(),
-        rank: (0, 1),
-        read_path: args.read_path,
-        readers: match args.readers {
-            Some(0) => return Err(PlanError::Readers),
-            Some(n) => n,
-            None => threads,
-        },
-        segments: match args.segments {
-            Some(0) => return Err(PlanError::Segments),
-            n => n,
-        },
-        rates: crate::pipeline::tuning::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
         gpu_pool: args.gpu_pool,
-        command_line,
-    };
-    // reports: onto no file of the job nor each other, then writable (see `plan::reports`)
-    reports::check_before_reading(&plan)?;
-    for (flag, path) in [("--timing-json", &plan.timing_json), ("--trace-json", &plan.trace_json)] {
-        if let Some(path) = path {
-            reports::check_writable(flag, path)?;
-        }
+        allow_missing: args.inputs.allow_missing,
+        read_path: args.read_path,
+        readers: args.readers,
+        segments: args.segments,
+        rates: crate::pipeline::tuning::rates::resolve(args.rates.as_deref(), crate::util::knobs::location_env),
+        verify: args.verify,
     }
-    check_gpu_limits(&plan)?;
-    Ok(plan)
 }
 
-/// The Hobday climatology's flags (`--smooth`, `--feb29`, `--layout climatology`) against the
-/// calendar and the days asked for.
-fn check_rules(args: &RunArgs) -> Result<(), PlanError> {
-    let w = &args.window;
-    let n = crate::smooth::year_length(w.calendar, &w.years.0);
-    if w.smooth % 2 == 0 || w.smooth > n {
-        return Err(PlanError::Smooth(w.smooth, n));
-    }
-    if w.feb29 == crate::smooth::Feb29::Interpolate && w.calendar != crate::calendar::Calendar::Hobday366 {
-        return Err(PlanError::Feb29Calendar);
-    }
-    // (without --doys the job takes the days its years have: 1-365 here)
-    if w.smooth > 1 && n == 365 && w.doys.as_ref().is_some_and(|d| d.0.contains(&366)) {
-        return Err(PlanError::SmoothDay366(w.smooth));
-    }
-    // a climatology holds every day of the input's year: 1-360, 1-365 or 1-366 by its calendar
-    // (checked against it once the inputs are found, see `run::find_inputs`)
-    let whole_year = |d: &[u16]| [360, 365, 366].iter().any(|&k| d.iter().copied().eq(1..=k));
-    if args.layout == crate::output::OutputLayout::Climatology
-        && args.window.doys.is_some()
-        && !(w.doys().iter().copied().eq(1..=n) || whole_year(&w.doys()))
-    {
-        let doys = w.doys();
-        let (first, last) = (doys.first().copied().unwrap_or(0), doys.last().copied().unwrap_or(0));
-        let doys = if doys.len() == usize::from(last - first + 1) {
-            format!("{first}-{last}")
-        } else {
-            format!("({} days)", doys.len())
-        };
-        return Err(PlanError::ClimatologyDoys(format!("{doys}, not 1-{n}")));
-    }
-    Ok(())
+/// Where and how `run` writes.
+pub fn files_out(args: &RunArgs, command_line: String) -> Result<FilesOut, PlanError> {
+    Ok(FilesOut {
+        dir: args.output.clone(),
+        layout: args.layout,
+        deflate: args.deflate,
+        fill_value: args.fill_value.unwrap_or(crate::plan::DEFAULT_FILL_VALUE),
+        overwrite: args.overwrite,
+        write_path: args.write_path,
+        write_threads: args.write_threads,
+        format: output_format(args)?,
+        timing_json: args.timing_json.clone(),
+        trace_json: args.trace_json.clone(),
+        command_line,
+    })
 }
 
 /// How the statistics are stored: `--output-type`, its packing, the chunks and shuffle of
@@ -203,33 +134,17 @@ fn output_format(args: &RunArgs) -> Result<OutputFormat, PlanError> {
     Ok(format)
 }
 
-/// A job that asks for a GPU backend by name and exceeds what its kernel takes on any device
-/// (percentiles, window length) is refused here, before anything is read. `auto` may fall
-/// back to the CPU engine, which has no such limits, so it is checked when the engine starts.
-fn check_gpu_limits(plan: &JobPlan) -> Result<(), PlanError> {
-    let backend = match plan.backend {
-        Backend::Cuda => "cuda",
-        Backend::Hip => "hip",
-        _ => return Ok(()),
-    };
-    // missing files (--allow-missing) only shorten windows: every date present is the bound
-    let windows = WindowPlan::build(&plan.window, |_| true);
-    let window_days = windows.targets.iter().map(|t| t.groups.len()).max().unwrap_or(0);
-    match engine::check_gpu_limits(backend, plan.stats.percentiles.len(), window_days) {
-        Err(EngineError::Launch { cause, .. }) => Err(PlanError::GpuLimits { backend, cause }),
-        _ => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
     use crate::output::WritePath;
+    use crate::pool::PoolType;
     use clap::Parser;
 
     fn run_args(extra: &[&str]) -> RunArgs {
-        let mut argv = vec!["sstclim", "run", "--input", "x_{year}_{doy}.nc", "--output", "o", "--years", "1991-2020"];
+        let mut argv =
+            vec!["sstclim", "run", "--input", "x_{year}_{doy}.nc", "--output", "o", "--baseline", "1991-2020"];
         argv.extend_from_slice(extra);
         let Command::Run(args) = Cli::try_parse_from(argv).unwrap().command else { unreachable!() };
         args
@@ -239,21 +154,17 @@ mod tests {
         super::plan(&run_args(extra), String::new())
     }
 
-    /// `JobPlan::new` (the demo's plan) has the defaults of the flags left out.
+    /// The flags left out are the library's defaults: `run` with only its required flags
+    /// is [`Climatology::reference`] (over the years given), [`Compute::auto`] and
+    /// [`FilesOut::new`].
     #[test]
-    fn the_plans_defaults_are_the_flags_defaults() {
-        let args = run_args(&["--max-mem", "1G"]);
-        let mut validated = super::plan(&args, "c".into()).unwrap();
-        validated.rates = None;
-        let mut new = JobPlan::new(
-            args.input.join("\n"),
-            args.output.clone(),
-            args.window.spec(),
-            validated.stats.clone(),
-            "c".into(),
-        );
-        new.max_mem = 1 << 30;
-        assert_eq!(format!("{validated:?}"), format!("{new:?}"));
+    fn the_flags_defaults_are_the_librarys() {
+        let args = run_args(&[]);
+        assert_eq!(climatology(&args), Climatology::reference().baseline(1991..=2020));
+        let mut c = compute(&args);
+        c.rates = None;
+        assert_eq!(c, Compute::auto());
+        assert_eq!(files_out(&args, "c".into()).unwrap(), FilesOut { command_line: "c".into(), ..FilesOut::new("o") });
     }
 
     /// The output flags: int16 needs a scale (positive, finite) and takes an offset; scale and

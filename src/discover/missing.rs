@@ -64,7 +64,7 @@ impl MissingSummary {
             )
         } else if dates.iter().all(|d| !found_years.contains(&d.year)) {
             format!(
-                "the dataset holds years {} and the job asks for {}: check --years",
+                "the dataset holds years {} and the job asks for {}: check the years asked for (run's --baseline, events' --years)",
                 ranges(found_years.iter().copied()),
                 ranges(required.iter().map(|d| d.year))
             )

@@ -49,6 +49,8 @@ pub enum Origin {
     Template(Template),
     /// Files whose dates are on their time axes.
     Series { first: PathBuf, count: usize },
+    /// A caller's array in memory (`crate::source::MemorySeries`) of `steps` steps.
+    Memory { name: String, steps: usize },
 }
 
 impl fmt::Display for Origin {
@@ -57,6 +59,7 @@ impl fmt::Display for Origin {
             Origin::Template(t) => t.fmt(f),
             Origin::Series { first, count: 1 } => write!(f, "{}", first.display()),
             Origin::Series { first, count } => write!(f, "{} and {} more files", first.display(), count - 1),
+            Origin::Memory { name, steps } => write!(f, "memory:{name} ({steps} steps)"),
         }
     }
 }

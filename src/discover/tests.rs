@@ -100,7 +100,7 @@ fn a_long_missing_list_is_summarised_with_its_cause() {
         (1994..=1994).flat_map(|y| (121..=130).map(move |d| Date::from_ordinal(y, d).unwrap())).collect();
     let both = [&required[5..10], &later[..]].concat();
     let err = discover(dir.path().to_str().unwrap(), None, &|_| both.clone(), false).unwrap_err().to_string();
-    assert!(err.contains("the dataset holds years 1991 and the job asks for 1991, 1994: check --years"), "{err}");
+    assert!(err.contains("the dataset holds years 1991 and the job asks for 1991, 1994: check the years asked for (run's --baseline, events' --years)"), "{err}");
     let err = discover(dir.path().join("x_{year}_{doy}.nc").to_str().unwrap(), None, &|_| later.clone(), false)
         .unwrap_err()
         .to_string();

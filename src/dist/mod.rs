@@ -329,7 +329,7 @@ impl<'a> Ranks<'a> {
                 (0..self.size).map(|r| ("--trace-json", crate::pipeline::trace::rank_path(trace, r))).collect();
             let mut files: Vec<&Path> = inputs.files.values().map(|s| s.path.as_path()).collect();
             files.dedup();
-            crate::plan::reports::check_inputs(&paths, &plan.input, &files)?;
+            crate::plan::reports::check_inputs(&paths, &plan.source.describe(), &files)?;
         }
         for path in inputs.files.values().skip(1).map(|s| &s.path) {
             if precheck::look(path) == precheck::Look::Plausible {

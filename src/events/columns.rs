@@ -27,6 +27,18 @@ impl EventColumns {
         self.cell.len()
     }
 
+    /// `other`'s events after these.
+    pub fn append(&mut self, other: &EventColumns) {
+        self.cell.extend_from_slice(&other.cell);
+        for (a, b) in self.ints.iter_mut().zip(&other.ints) {
+            a.extend_from_slice(b);
+        }
+        for (a, b) in self.floats.iter_mut().zip(&other.floats) {
+            a.extend_from_slice(b);
+        }
+        self.category.extend_from_slice(&other.category);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.cell.is_empty()
     }

@@ -42,11 +42,11 @@ pub use forked::{
     read_forked, read_forked_into, read_forked_steps_into, ChildFile, ReaderError, ReaderEvent, ReaderOptions,
     SharedRows, SlotStep,
 };
-pub use grid::{Coord, Grid};
+pub use grid::{Attr, Aux, Coord, Grid};
 pub use layout::{VarLayout, VarMeta};
 pub use open::{open, silence_hdf5};
 pub use packing::{AttrValue, Packing};
-pub use read::{decode_region, read_canonical, read_region, read_region_at, RawData, Region};
+pub use read::{decode_region, decode_stored, read_canonical, read_region, read_region_at, RawData, Region};
 pub use storage::Storage;
 pub use text_attr::{as_char, attr_text, global_text, var_text};
 pub use timeval::{header_facts, HeaderFacts, TimeRead};

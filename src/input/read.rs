@@ -214,6 +214,24 @@ pub fn decode_region<T: Sample>(layout: &VarLayout, region: &Region, raw: &RawDa
     }
 }
 
+/// Decode the values `at` of `raw` (a caller's array held in memory, `[row][col]` order, a
+/// memory source's step) into `dest` with `packing`: the same decoding a file's values take, so
+/// that a job over values in memory equals the job over the same values in files.
+pub fn decode_stored<T: Sample>(
+    raw: &RawData,
+    at: Range<usize>,
+    packing: &Packing,
+    nr: usize,
+    nc: usize,
+    dest: &mut [T],
+) {
+    match raw {
+        // an int16 pool keeps int16 values as they are (its table decodes them)
+        RawData::I16(v) if packing.quantize.is_none() && T::copy_int16(&v[at.clone()], dest) => {}
+        _ => each_raw!(raw, v => decode_slab(&v[at], packing, false, nr, nc, dest)),
+    }
+}
+
 /// Decode one 2-D slab. Stored order is `[nr][nc]`, or `[nc][nr]` when `transpose`.
 fn decode_slab<R: Copy + Into<f64>, T: Sample>(
     raw: &[R],

@@ -18,6 +18,8 @@ use crate::window::WindowPlan;
 pub struct RunOutcome {
     pub report: RunReport,
     pub outputs: Vec<PathBuf>,
+    /// The results, where the job kept them in memory (a library call).
+    pub memory: Option<super::sink::ClimatologyResult>,
 }
 
 /// The resolved job: files, their layout and grid, and the window plan.

@@ -45,6 +45,7 @@ pub mod readers;
 mod results;
 pub mod segments;
 mod setup;
+pub(crate) mod sink;
 pub mod stage;
 mod tile;
 pub mod trace;
@@ -69,11 +70,13 @@ use crate::error::Error;
 use crate::input::direct::DirectLayout;
 use crate::output::{utc_timestamp, OutputMeta, OutputSet};
 use crate::plan::JobPlan;
+use crate::plan::Results;
 use crate::plan::{GpuPool, ReadPath};
 use crate::pool::{Decoding, Sample};
 use crate::report::progress::Ui;
 use crate::report::shares::WallShares;
 use crate::report::timing::{peak_rss_bytes, RunReport, Stage, StageTimer};
+use sink::Sink;
 
 /// Whether files are read by forked reader processes (into a shared pool).
 fn reads_forked(path: ReadPath, direct: bool) -> bool {
@@ -96,6 +99,9 @@ fn device_pool_allowed(plan: &JobPlan, on_device: bool, forked: bool) -> bool {
 /// How a job's files are read: the direct path's layout where the first file allows it, whether
 /// forked processes read (the rest), and the name of the path for reports and rates.
 fn read_path(plan: &JobPlan, job: &Job) -> Result<(Option<DirectLayout>, bool, &'static str), Error> {
+    if plan.source.memory().is_some() {
+        return Ok((None, false, "memory"));
+    }
     let direct = match plan.read_path {
         ReadPath::Library | ReadPath::Forked => None,
         ReadPath::Auto => match crate::input::contain::probe_direct(&job.first, &job.layout)? {
@@ -168,10 +174,7 @@ pub(crate) fn run_tiles<T: Sample>(
         device: plan.gpu.max_device_mem.filter(|_| device_pool).map(|max| (pool_bytes, max)),
     };
     let meta = output_meta(plan, job);
-    // checked now, created by forked processes (before any pool exists, so none of its pages
-    // are copied on write) while a device starts and the first files are read
-    let mut outputs = OutputSet::plan(&plan.output, &meta)?;
-    let mut creators = fork_output_creators(&mut outputs, &plan.output, &meta);
+    let (mut outputs, mut creators) = sink(plan, job, &meta)?;
     let key = |location: &str| RatesKey {
         engine: engine.name().into(),
         device: engine.describe(),
@@ -212,8 +215,69 @@ pub(crate) fn run_tiles<T: Sample>(
     timer.time(Stage::Write, || trace.span("sync-outputs", 0, None, || (outputs.sync(), 0)))?;
     let paths = outputs.paths();
     add_stage_times(&mut timer, &trace, &totals);
+    let facts = Facts { plan, job, engine, totals: &totals, timer: &timer, trace: &trace, wall };
+    let report = run_report::<T>(&facts, &choice, reason, (regions.len(), segments.len()), paths.len());
+    if let Some(path) = &plan.trace_json {
+        trace.write_json(path, plan.rank.0, plan.rank.1).map_err(|cause| Error::Io { path: path.clone(), cause })?;
+    }
+    let mut report = report;
+    if let (Some(path), false) = (&plan.rates, plan.verify) {
+        // what this run measured, for the next one to choose its segments from
+        let cells: Vec<usize> = regions.iter().map(|r| r.n_cells()).collect();
+        let staged: Vec<usize> = segments.iter().map(|s| SegShape::of(s).staged).collect();
+        let observed = tuning::observed::Observed::from_spans(&trace.spans(), &cells, &staged, !on_device);
+        let location = if totals.device_pool { "device" } else { "host" };
+        report.rates_recorded = record_rates(path, &key(location), &observed);
+    }
+    Ok(Computed { report, outputs })
+}
+
+/// Where the results go: the output files, checked now and created by forked processes (before
+/// any pool exists, so none of its pages are copied on write) while a device starts and the
+/// first files are read; or arrays in memory.
+fn sink(
+    plan: &JobPlan,
+    job: &Job,
+    meta: &OutputMeta,
+) -> Result<(Sink, Vec<crate::input::child::Child>), Error> {
+    Ok(match plan.results {
+        Results::Files => {
+            let mut files = OutputSet::plan(&plan.output, meta)?;
+            let creators = fork_output_creators(&mut files, &plan.output, meta);
+            (Sink::Files(files), creators)
+        }
+        Results::Memory => {
+            let (doys, grid) = (plan.window.doys.clone(), (job.grid.nlat(), job.grid.nlon()));
+            let calendars = (plan.window.calendar, job.inputs.calendar);
+            (Sink::memory(plan.stats.names(), doys, grid, calendars), Vec::new())
+        }
+    })
+}
+
+/// What a run's report is made from.
+struct Facts<'a> {
+    plan: &'a JobPlan,
+    job: &'a Job,
+    engine: &'a dyn Engine,
+    totals: &'a Totals,
+    timer: &'a StageTimer,
+    trace: &'a Trace,
+    wall: Instant,
+}
+
+/// The run's report: what it read, computed and wrote, and where the time went (`shape`: its
+/// tiles and segments).
+fn run_report<T: Sample>(
+    f: &Facts<'_>,
+    choice: &tuning::model::Choice,
+    reason: String,
+    shape: (usize, usize),
+    outputs: usize,
+) -> RunReport {
+    let Facts { plan, job, engine, totals, timer, trace, wall } = *f;
+    let ((tiles, segments), n_slots) = (shape, job.window.slots.len());
     let wall_seconds = wall.elapsed().as_secs_f64();
-    let report = RunReport {
+    RunReport {
         sstclim_version: env!("CARGO_PKG_VERSION"),
         backend: engine.name().into(),
         device: engine.describe(),
@@ -226,17 +290,17 @@ pub(crate) fn run_tiles<T: Sample>(
         grid: [job.grid.nlon(), job.grid.nlat()],
         cells: job.grid.n_cells(),
         target_days: job.window.targets.len(),
-        tiles: regions.len(),
-        segments: segments.len(),
+        tiles,
+        segments,
         pool_location: if totals.device_pool { "device" } else { "host" },
         files_read: n_slots,
         files_missing: job.inputs.missing.len(),
-        file_reads: n_slots * regions.len(),
+        file_reads: n_slots * tiles,
         files_direct: totals.read.direct_files,
         files_library: totals.read.library_files,
         bytes_read: totals.read.bytes,
         bytes_decompressed: totals.read.inflated,
-        outputs: paths.len(),
+        outputs,
         verified: plan.verify,
         stage_seconds: RunReport::stage_seconds(&timer),
         wall_seconds,
@@ -254,20 +318,7 @@ pub(crate) fn run_tiles<T: Sample>(
         segments_predicted_seconds: choice.predicted.clone(),
         rates_file: plan.rates.as_ref().map(|p| p.display().to_string()),
         rates_recorded: false,
-    };
-    if let Some(path) = &plan.trace_json {
-        trace.write_json(path, plan.rank.0, plan.rank.1).map_err(|cause| Error::Io { path: path.clone(), cause })?;
     }
-    let mut report = report;
-    if let (Some(path), false) = (&plan.rates, plan.verify) {
-        // what this run measured, for the next one to choose its segments from
-        let cells: Vec<usize> = regions.iter().map(|r| r.n_cells()).collect();
-        let staged: Vec<usize> = segments.iter().map(|s| SegShape::of(s).staged).collect();
-        let observed = tuning::observed::Observed::from_spans(&trace.spans(), &cells, &staged, !on_device);
-        let location = if totals.device_pool { "device" } else { "host" };
-        report.rates_recorded = record_rates(path, &key(location), &observed);
-    }
-    Ok(Computed { report, outputs })
 }
 
 /// Log the segments and tiles chosen, and how files will be read.
@@ -321,7 +372,7 @@ fn add_stage_times(timer: &mut StageTimer, trace: &Trace, totals: &Totals) {
 /// A run's report and its outputs, complete in their staging directory but not published.
 pub(crate) struct Computed {
     pub report: RunReport,
-    pub outputs: OutputSet,
+    pub outputs: Sink,
 }
 
 /// Fork the processes that create the output files (libhdf5 work that would otherwise hold the

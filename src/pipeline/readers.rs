@@ -33,6 +33,7 @@ use crate::input::{
     SharedRows, SlotStep, VarLayout,
 };
 use crate::pool::{Decoding, PoolView, Sample};
+use crate::source::MemorySeries;
 
 /// The rows of a pool being filled by readers while engines read finished rows: a host pool,
 /// or (GPU engines) a device-resident pool reached through staging rows.
@@ -139,6 +140,8 @@ pub struct ReadJob<'a> {
     /// Reader processes at a time.
     pub readers: usize,
     pub tile: usize,
+    /// The values are a caller's array in memory (`files` then name its steps).
+    pub memory: Option<&'a MemorySeries>,
 }
 
 /// What the readers did.
@@ -168,131 +171,19 @@ pub fn read_all<T: Sample>(
     stop: &AtomicBool,
     done: &Sender<(usize, u64)>,
 ) -> Result<ReadStats, Error> {
-    let mut stats = ReadStats::default();
-    let mut library: Vec<usize> = (0..job.files.len()).collect();
-    if let Some(dl) = job.direct {
-        // all threads read; each file is located by the reader itself (parsed headers) or by
-        // the locating processes (through libhdf5); slots of one file that share chunks are
-        // read together, and a file of many steps is located once (see `super::units`)
-        let fallback = Mutex::new(Vec::new());
-        let corrupt: Mutex<Option<InputError>> = Mutex::new(None);
-        let failed = |c: &Mutex<Option<InputError>>| c.lock().unwrap_or_else(|e| e.into_inner()).is_some();
-        let inflated = AtomicU64::new(0);
-        let bytes = AtomicUsize::new(0);
-        let next = AtomicUsize::new(0);
-        let units = match locating {
-            None => Units::plan(job.files, job.steps, dl.step_block),
-            Some(_) => Units::plan(&[], &[], 1),
-        };
-        let (tx, rx) = crossbeam_channel::bounded::<LocatedSlot>(4 * job.threads);
-        let grid = job.check_grid.then_some(job.grid);
-        std::thread::scope(|s| {
-            let fallback_ref = &fallback;
-            let in_thread = locating.is_none();
-            match locating {
-                Some(locating) => {
-                    std::thread::Builder::new()
-                        .name("locate".into())
-                        .spawn_scoped(s, move || {
-                            locating.collect(job.files, &tx, fallback_ref, trace, job.tile);
-                            drop(tx);
-                        })
-                        .expect("spawning the locating thread");
-                }
-                None => drop(tx),
-            }
-            for t in 0..job.threads.max(1) {
-                let (fallback, bytes, rx, next, units) = (&fallback, &bytes, rx.clone(), &next, &units);
-                let (corrupt, inflated, failed) = (&corrupt, &inflated, &failed);
-                std::thread::Builder::new()
-                    .name(format!("read-{t}"))
-                    .spawn_scoped(s, move || {
-                        lower_priority(reader_nice());
-                        let mut bufs = Buffers::<T>::default();
-                        let to_library = |slots: &mut dyn Iterator<Item = usize>| {
-                            fallback.lock().unwrap_or_else(|e| e.into_inner()).extend(slots);
-                        };
-                        // read one located unit; false stops this reader
-                        let mut read_one = |slots: &[(usize, usize)], file: &File, located: &Located| {
-                            let mut report = |slot: usize, n: u64| done.send((slot, n)).is_ok();
-                            let read = trace.span_cpu("read", job.tile, Some(slots[0].0), || {
-                                let r = read_unit(job, dl, rows, slots, file, located, &mut bufs, &mut report);
-                                let n = r.as_ref().map_or(0, |r| r.0);
-                                (r, n)
-                            });
-                            match read {
-                                Ok((n, more)) => {
-                                    bytes.fetch_add(n as usize, Ordering::Relaxed);
-                                    more
-                                }
-                                Err((ChunkError::Fallback(_), finished)) => {
-                                    to_library(&mut slots[finished..].iter().map(|s| s.0));
-                                    true
-                                }
-                                Err((ChunkError::Corrupt(problem), _)) => {
-                                    // libnetcdf fails on it too: the job stops with this error
-                                    let e = InputError::BadVariable {
-                                        path: job.files[slots[0].0].clone(),
-                                        var: job.layout.name.clone(),
-                                        problem,
-                                    };
-                                    corrupt.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-                                    false
-                                }
-                            }
-                        };
-                        if in_thread {
-                            // the next unit in date order, its file located here (or by
-                            // another unit of the file)
-                            while !stop.load(Ordering::Relaxed) && !failed(corrupt) {
-                                let Some(unit) = units.units.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-                                let path = units.paths[unit.file];
-                                let located = units.locate(unit, || {
-                                    trace.span_cpu("locate", job.tile, Some(unit.slots[0].0), || {
-                                        (direct::locate_file(path, dl, job.layout, grid), 0)
-                                    })
-                                });
-                                let more = match located {
-                                    Ok((file, located)) => read_one(&unit.slots, &file, &located),
-                                    Err(_) => {
-                                        to_library(&mut unit.slots.iter().map(|s| s.0));
-                                        true
-                                    }
-                                };
-                                if !more {
-                                    break;
-                                }
-                            }
-                        } else {
-                            for l in rx {
-                                let located = Located { place: Place::Contiguous(l.offset), steps: l.steps };
-                                let step = job.steps.get(l.slot).copied().unwrap_or(0);
-                                if stop.load(Ordering::Relaxed)
-                                    || failed(corrupt)
-                                    || !read_one(&[(l.slot, step)], &l.file, &located)
-                                {
-                                    break;
-                                }
-                            }
-                        }
-                        inflated.fetch_add(bufs.chunks.inflated(), Ordering::Relaxed);
-                    })
-                    .expect("spawning a reader thread");
-            }
-            drop(rx);
-        });
-        if let Some(e) = corrupt.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            return Err(e.into());
-        }
-        stats.inflated = inflated.into_inner();
-        library = fallback.into_inner().unwrap_or_else(|e| e.into_inner());
-        library.sort_unstable();
-        stats.bytes = bytes.into_inner() as u64;
-        stats.direct_files = job.files.len() - library.len();
-        if stop.load(Ordering::Relaxed) {
-            return Ok(stats);
-        }
+    if let Some(series) = job.memory {
+        return Ok(read_memory(job, series, rows, trace, stop, done));
     }
+    let (mut stats, library) = match job.direct {
+        Some(dl) => {
+            let (stats, library) = read_direct(job, dl, locating, rows, trace, stop, done)?;
+            if stop.load(Ordering::Relaxed) {
+                return Ok(stats);
+            }
+            (stats, library)
+        }
+        None => (ReadStats::default(), (0..job.files.len()).collect()),
+    };
     if !library.is_empty() {
         if job.direct.is_some() {
             tracing::info!("{} file(s) not stored like the first file: reading them with libnetcdf", library.len());
@@ -307,6 +198,181 @@ pub fn read_all<T: Sample>(
         stats.library_files = library.len();
     }
     Ok(stats)
+}
+
+/// The direct path: all threads read; each file is located by the reader itself (parsed
+/// headers) or by the locating processes (through libhdf5); slots of one file that share chunks
+/// are read together, and a file of many steps is located once (see `super::units`). Returns
+/// what was read and the slots left to libnetcdf (files not stored like the first).
+fn read_direct<T: Sample>(
+    job: &ReadJob<'_>,
+    dl: &DirectLayout,
+    locating: Option<Locating>,
+    rows: &Rows<'_, T>,
+    trace: &Trace,
+    stop: &AtomicBool,
+    done: &Sender<(usize, u64)>,
+) -> Result<(ReadStats, Vec<usize>), Error> {
+    let units = match locating {
+        None => Units::plan(job.files, job.steps, dl.step_block),
+        Some(_) => Units::plan(&[], &[], 1),
+    };
+    let d = Direct {
+        job,
+        dl,
+        rows,
+        trace,
+        stop,
+        done,
+        grid: job.check_grid.then_some(job.grid),
+        units,
+        next: AtomicUsize::new(0),
+        fallback: Mutex::new(Vec::new()),
+        corrupt: Mutex::new(None),
+        inflated: AtomicU64::new(0),
+        bytes: AtomicUsize::new(0),
+    };
+    let (tx, rx) = crossbeam_channel::bounded::<LocatedSlot>(4 * job.threads);
+    let in_thread = locating.is_none();
+    std::thread::scope(|s| {
+        let fallback = &d.fallback;
+        match locating {
+            Some(locating) => {
+                std::thread::Builder::new()
+                    .name("locate".into())
+                    .spawn_scoped(s, move || {
+                        locating.collect(job.files, &tx, fallback, trace, job.tile);
+                        drop(tx);
+                    })
+                    .expect("spawning the locating thread");
+            }
+            None => drop(tx),
+        }
+        for t in 0..job.threads.max(1) {
+            let (d, rx) = (&d, rx.clone());
+            std::thread::Builder::new()
+                .name(format!("read-{t}"))
+                .spawn_scoped(s, move || d.reader(in_thread, rx))
+                .expect("spawning a reader thread");
+        }
+        drop(rx);
+    });
+    if let Some(e) = d.corrupt.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e.into());
+    }
+    let mut library = d.fallback.into_inner().unwrap_or_else(|e| e.into_inner());
+    library.sort_unstable();
+    let stats = ReadStats {
+        bytes: d.bytes.into_inner() as u64,
+        inflated: d.inflated.into_inner(),
+        direct_files: job.files.len() - library.len(),
+        library_files: 0,
+    };
+    Ok((stats, library))
+}
+
+/// What the direct path's reader threads share.
+struct Direct<'a, 'r, T> {
+    job: &'a ReadJob<'a>,
+    dl: &'a DirectLayout,
+    rows: &'a Rows<'r, T>,
+    trace: &'a Trace,
+    stop: &'a AtomicBool,
+    done: &'a Sender<(usize, u64)>,
+    /// The grid every file is checked against (first tile only).
+    grid: Option<&'a Grid>,
+    units: Units<'a>,
+    /// The next unit to read (readers that locate their files).
+    next: AtomicUsize,
+    /// Slots left to libnetcdf.
+    fallback: Mutex<Vec<usize>>,
+    /// Damage found: the job stops with it.
+    corrupt: Mutex<Option<InputError>>,
+    inflated: AtomicU64,
+    bytes: AtomicUsize,
+}
+
+impl<T: Sample> Direct<'_, '_, T> {
+    /// One reader thread: units in date order, located here (`in_thread`), or files the
+    /// locating processes hand over on `rx`.
+    fn reader(&self, in_thread: bool, rx: crossbeam_channel::Receiver<LocatedSlot>) {
+        let (job, stop) = (self.job, self.stop);
+        lower_priority(reader_nice());
+        let mut bufs = Buffers::<T>::default();
+        if in_thread {
+            // the next unit in date order, its file located here (or by another unit of the file)
+            while !stop.load(Ordering::Relaxed) && !self.failed() {
+                let Some(unit) = self.units.units.get(self.next.fetch_add(1, Ordering::Relaxed)) else { break };
+                let path = self.units.paths[unit.file];
+                let located = self.units.locate(unit, || {
+                    self.trace.span_cpu("locate", job.tile, Some(unit.slots[0].0), || {
+                        (direct::locate_file(path, self.dl, job.layout, self.grid), 0)
+                    })
+                });
+                let more = match located {
+                    Ok((file, located)) => self.read_one(&unit.slots, &file, &located, &mut bufs),
+                    Err(_) => {
+                        self.to_library(&mut unit.slots.iter().map(|s| s.0));
+                        true
+                    }
+                };
+                if !more {
+                    break;
+                }
+            }
+        } else {
+            for l in rx {
+                let located = Located { place: Place::Contiguous(l.offset), steps: l.steps };
+                let step = job.steps.get(l.slot).copied().unwrap_or(0);
+                if stop.load(Ordering::Relaxed)
+                    || self.failed()
+                    || !self.read_one(&[(l.slot, step)], &l.file, &located, &mut bufs)
+                {
+                    break;
+                }
+            }
+        }
+        self.inflated.fetch_add(bufs.chunks.inflated(), Ordering::Relaxed);
+    }
+
+    /// Read one located unit; false stops this reader.
+    fn read_one(&self, slots: &[(usize, usize)], file: &File, located: &Located, bufs: &mut Buffers<T>) -> bool {
+        let job = self.job;
+        let mut report = |slot: usize, n: u64| self.done.send((slot, n)).is_ok();
+        let read = self.trace.span_cpu("read", job.tile, Some(slots[0].0), || {
+            let r = read_unit(job, self.dl, self.rows, slots, file, located, bufs, &mut report);
+            let n = r.as_ref().map_or(0, |r| r.0);
+            (r, n)
+        });
+        match read {
+            Ok((n, more)) => {
+                self.bytes.fetch_add(n as usize, Ordering::Relaxed);
+                more
+            }
+            Err((ChunkError::Fallback(_), finished)) => {
+                self.to_library(&mut slots[finished..].iter().map(|s| s.0));
+                true
+            }
+            Err((ChunkError::Corrupt(problem), _)) => {
+                // libnetcdf fails on it too: the job stops with this error
+                let e = InputError::BadVariable {
+                    path: job.files[slots[0].0].clone(),
+                    var: job.layout.name.clone(),
+                    problem,
+                };
+                self.corrupt.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                false
+            }
+        }
+    }
+
+    fn to_library(&self, slots: &mut dyn Iterator<Item = usize>) {
+        self.fallback.lock().unwrap_or_else(|e| e.into_inner()).extend(slots);
+    }
+
+    fn failed(&self) -> bool {
+        self.corrupt.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
 }
 
 /// Read `slots` with libnetcdf in forked reader processes, straight into the shared pool.
@@ -472,6 +538,52 @@ type Failed = (ChunkError, usize);
 /// reports its rows); `report` answers false when nobody listens any more. Returns the stored
 /// bytes read and whether to go on.
 #[allow(clippy::too_many_arguments)]
+/// Fill every slot from a caller's array in memory, on every thread, decoding as a file's
+/// values are decoded (see [`crate::source`]).
+fn read_memory<T: Sample>(
+    job: &ReadJob<'_>,
+    series: &MemorySeries,
+    rows: &Rows<'_, T>,
+    trace: &Trace,
+    stop: &AtomicBool,
+    done: &Sender<(usize, u64)>,
+) -> ReadStats {
+    let next = AtomicUsize::new(0);
+    let bytes = (job.region.n_cells() * job.layout.storage.size()) as u64;
+    std::thread::scope(|s| {
+        for t in 0..job.threads.max(1) {
+            let next = &next;
+            std::thread::Builder::new()
+                .name(format!("read-{t}"))
+                .spawn_scoped(s, move || loop {
+                    let slot = next.fetch_add(1, Ordering::Relaxed);
+                    if slot >= job.files.len() || stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    trace
+                        .span_cpu("read", job.tile, Some(slot), || {
+                            let step = job.steps[slot];
+                            // SAFETY: each slot is taken by one thread (the counter), once.
+                            let filled = unsafe {
+                                rows.fill(slot, bytes, |row| {
+                                    series.decode_into(step, job.region, &job.layout.packing, row);
+                                    Ok::<(), std::convert::Infallible>(())
+                                })
+                            };
+                            (filled, bytes)
+                        })
+                        .unwrap_or_else(|never| match never {});
+                    if !rows.is_staged() && done.send((slot, bytes)).is_err() {
+                        return;
+                    }
+                })
+                .expect("spawning a reader thread");
+        }
+    });
+    let n = job.files.len();
+    ReadStats { bytes: bytes * n as u64, inflated: 0, direct_files: n, library_files: 0 }
+}
+
 fn read_unit<T: Sample>(
     job: &ReadJob<'_>,
     dl: &DirectLayout,

@@ -13,8 +13,8 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::context::TileCtx;
 use super::segments::Segment;
+use super::sink::Sink;
 use crate::error::Error;
-use crate::output::OutputSet;
 use crate::stats::TileResult;
 
 /// Result buffers a tile reuses: the compute thread fills one while the writer writes
@@ -88,11 +88,11 @@ pub(super) struct Finished {
 /// results as they arrive and hand each buffer `back`. Returns the outputs and the time spent.
 pub(super) fn write_segments(
     ctx: &TileCtx<'_>,
-    mut outputs: OutputSet,
+    mut outputs: Sink,
     creators: Vec<crate::input::child::Child>,
     results: Receiver<Finished>,
     back: Sender<TileResult>,
-) -> (OutputSet, Result<Duration, Error>) {
+) -> (Sink, Result<Duration, Error>) {
     let (trace, tile) = (ctx.trace, ctx.tile);
     crate::input::silence_hdf5();
     let start = Instant::now();
@@ -101,10 +101,7 @@ pub(super) fn write_segments(
         // one is waited for (none is left writing a file this thread may make again)
         let forked_ok = !creators.is_empty()
             && creators.into_iter().map(crate::input::child::Child::wait).fold(true, |all, ok| all & ok);
-        if forked_ok {
-            outputs.mark_created();
-        }
-        (outputs.create_files(&ctx.plan.output, ctx.meta), 0)
+        (outputs.create(forked_ok, &ctx.plan.output, ctx.meta), 0)
     });
     let mut spent = start.elapsed();
     if let Err(e) = created {

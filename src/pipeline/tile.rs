@@ -14,10 +14,10 @@ use super::locate::Locating;
 use super::readers::{read_all, ReadJob, ReadStats, Rows};
 use super::results::{commit_result_buffers, write_segments, Finished};
 use super::setup::{device_setup, Held, SetUpThread};
+use super::sink::Sink;
 use super::stage::Staging;
 use crate::engine::{DeviceEngine, EngineError};
 use crate::error::Error;
-use crate::output::OutputSet;
 use crate::pool::{Pool, Sample};
 use crate::stats::TileResult;
 
@@ -25,10 +25,10 @@ use crate::stats::TileResult;
 /// (first tile), which the writer waits for before its first write.
 pub(super) fn run_tile<T: Sample>(
     ctx: &TileCtx<'_>,
-    outputs: OutputSet,
+    outputs: Sink,
     creators: Vec<crate::input::child::Child>,
     totals: &mut Totals,
-) -> Result<OutputSet, Error> {
+) -> Result<Sink, Error> {
     let (trace, tile) = (ctx.trace, ctx.tile);
     let n_cells = ctx.region.n_cells();
     // forked readers fill a shared mapping; every other reader writes from this process
@@ -119,13 +119,18 @@ pub(super) fn run_tile<T: Sample>(
         held.spare.extend(back_rx.try_iter());
         (outputs, first_failure(read, uploaded, set_up, computed, written, totals))
     });
-    if let Some(bytes) = device.and_then(|d| d.device_memory()) {
+    release(ctx, held, totals);
+    run.map(|()| outputs)
+}
+
+/// After a tile: the device memory it took noted, its result buffers unpinned and freed.
+fn release(ctx: &TileCtx<'_>, held: Held<'_>, totals: &mut Totals) {
+    if let Some(bytes) = ctx.engine.device().and_then(|d| d.device_memory()) {
         totals.device_memory = Some(totals.device_memory.unwrap_or(0).max(bytes));
     }
     let Held { guard, spare } = held;
-    trace.span("unpin-results", tile, None, || (drop(guard), 0));
+    ctx.trace.span("unpin-results", ctx.tile, None, || (drop(guard), 0));
     drop(spare);
-    run.map(|()| outputs)
 }
 
 /// Children that need no pool are forked before it exists (no copy-on-write of its pages):
@@ -206,6 +211,7 @@ fn read_job<'a>(ctx: &TileCtx<'a>, forked: bool) -> ReadJob<'a> {
         forked,
         readers: plan.readers,
         tile: ctx.tile,
+        memory: plan.source.memory(),
     }
 }
 

@@ -12,17 +12,18 @@ use std::path::PathBuf;
 
 use crate::engine::{Backend, GpuOptions};
 use crate::input::Storage;
-use crate::output::{OutputFormat, OutputLayout, OutputSpec, WritePath};
+use crate::output::OutputSpec;
 use crate::pool::{PoolType, Quantize};
 use crate::smooth::DayRules;
+use crate::source::Source;
 use crate::stats::StatSpec;
 use crate::window::WindowSpec;
 
 /// A validated `run` job: what the job layer (`run`, `dist`) and the pipeline take.
 #[derive(Clone, Debug)]
 pub struct JobPlan {
-    pub input: String,
-    pub var: Option<String>,
+    /// Where the values come from: files or memory.
+    pub source: Source,
     pub window: WindowSpec,
     /// `--doys` was given (not its default 1-366, every day of the input's year): days past
     /// the input calendar's year are an error rather than left out.
@@ -32,6 +33,8 @@ pub struct JobPlan {
     pub rules: DayRules,
     pub stats: StatSpec,
     pub output: OutputSpec,
+    /// Whether the results are written (`output`) or kept in memory.
+    pub results: Results,
     pub allow_missing: bool,
     pub backend: Backend,
     /// `None`: chosen once the engine and the input's storage are known.
@@ -62,6 +65,15 @@ pub struct JobPlan {
     pub gpu_pool: GpuPool,
     /// The command line, for the outputs' `history` attribute.
     pub command_line: String,
+}
+
+/// Where a job's results go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Results {
+    /// Files, as the plan's `OutputSpec` says, published when complete.
+    Files,
+    /// Arrays in memory, returned to the caller (a library call).
+    Memory,
 }
 
 /// How input files are read (`--read-path`).
@@ -108,51 +120,6 @@ pub fn default_pool(on_device: bool, storage: Storage) -> PoolType {
 /// Every worker thread the machine offers (the default of `--threads`).
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-impl JobPlan {
-    /// The job `sstclim run` runs for this input, output, window and statistics with every
-    /// other flag left out (a test in `cli::validate` holds the two to the same defaults).
-    /// The rates file is off: the caller that wants the measured rates names the file.
-    pub fn new(input: String, output: PathBuf, window: WindowSpec, stats: StatSpec, command_line: String) -> JobPlan {
-        let threads = default_threads();
-        JobPlan {
-            input,
-            var: None,
-            window,
-            doys_given: false,
-            rules: DayRules::default(),
-            stats,
-            output: OutputSpec {
-                dir: output,
-                layout: OutputLayout::PerDoy,
-                deflate: None,
-                fill_value: DEFAULT_FILL_VALUE,
-                overwrite: false,
-                write_path: WritePath::Auto,
-                write_threads: None,
-                format: OutputFormat::default(),
-            },
-            allow_missing: false,
-            backend: Backend::Auto,
-            pool: None,
-            pack: None,
-            device: 0,
-            gpu: GpuOptions::default(),
-            threads,
-            max_mem: memory::default_max_mem(),
-            verify: false,
-            timing_json: None,
-            trace_json: None,
-            rank: (0, 1),
-            read_path: ReadPath::Auto,
-            readers: threads,
-            segments: None,
-            rates: None,
-            gpu_pool: GpuPool::Device,
-            command_line,
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

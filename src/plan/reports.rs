@@ -84,7 +84,7 @@ pub fn check_before_reading(plan: &JobPlan) -> Result<(), PlanError> {
             return Err(bad("is a NetCDF/HDF5 file: the report would overwrite it".into()));
         }
     }
-    check_inputs(&reports, &plan.input, &[])
+    check_inputs(&reports, &plan.source.describe(), &[])
 }
 
 /// No report path names an input of the job: a file of `inputs`, or a list of inputs of

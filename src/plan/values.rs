@@ -14,13 +14,13 @@ use crate::window::{WindowEdges, WindowSpec};
 /// (under the help heading "Job", the command line's `cli::headings::JOB`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct WindowArgs {
-    /// Climatology years: 1991-2020.
-    #[arg(long, help_heading = "Job")]
+    /// Baseline years of the climatology: 1991-2020 (`events --years` names analysis years).
+    #[arg(long = "baseline", value_name = "YEARS", help_heading = "Job")]
     pub years: YearRange,
 
     /// Target days of year: 152-243, or 1-59,61-366 [default: every day of the input's year].
     ///
-    /// 1-366 for the real calendars (1-365 under ordinal where none of --years is a leap
+    /// 1-366 for the real calendars (1-365 under ordinal where none of --baseline is a leap
     /// year), 1-365 for noleap, 1-360 for 360_day; days past the input calendar's year are an
     /// error.
     #[arg(long, help_heading = "Job")]

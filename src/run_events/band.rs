@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use tracing::info;
 
-use super::{EventsJobError, Prepared};
+use super::{EventsJobError, KindValues, Prepared};
 use crate::error::Error;
 use crate::events::band::{bytes_per_cell, plan_bands};
 use crate::events::codes::Codes;
@@ -19,12 +19,12 @@ use crate::events::files::compressed::write_events as write_compressed;
 use crate::events::files::direct::write_events;
 use crate::events::files::events_file::EventsFile;
 use crate::events::files::summary_file::SummaryFile;
-use crate::events::scan::{detect_band, BandInput, Kind};
+use crate::events::scan::{detect_band, BandInput, Found, Kind};
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
 use crate::pipeline::readers::{read_all, ReadJob, Rows};
 use crate::pipeline::trace::Trace;
-use crate::pool::{any_unheld, int16_decoding, Pool, Sample};
+use crate::pool::{any_unheld, int16_decoding, Decoding, Pool, Sample};
 use crate::report::progress::Ui;
 
 /// What a rank's share took.
@@ -37,41 +37,136 @@ pub struct Share {
     pub write_seconds: f64,
 }
 
+/// Where a share's events and summaries go: files (events, summary; two per kind), or each
+/// kind's arrays in memory.
+pub enum Into<'a> {
+    Files(&'a [PathBuf]),
+    Memory(&'a mut Vec<KindValues>),
+}
+
 /// Detect and measure the events of latitude rows `rows`, of every kind the job asks for,
-/// writing them to `parts` (events, summary; two per kind) band by band.
+/// writing them `into` files or memory band by band.
 pub fn compute_share(
     opts: &super::EventsOptions,
     p: &Prepared,
     rows: Range<usize>,
-    parts: &[PathBuf],
+    into: Into<'_>,
     ui: &Ui,
 ) -> Result<Share, EventsJobError> {
-    let (layout, grid, days) = (&p.layout, &p.grid, &p.days);
-    let direct = match crate::input::contain::probe_direct(&p.first, layout).map_err(Error::from)? {
+    let memory = opts.source.memory();
+    let direct = match memory {
+        Some(_) => None,
+        None => read_directly(p)?,
+    };
+    let held = Held::of(&p.layout);
+    let bands = share_bands(opts, p, rows, held.value_bytes)?;
+    let (parts, mut kept) = match into {
+        Into::Files(parts) => (parts, None),
+        Into::Memory(kept) => (&[][..], Some(kept)),
+    };
+    // one band: the whole catalogue is known before events.nc is written, which then goes
+    // directly to its contiguous columns, or its compressed chunks with --deflate; several:
+    // appended band by band
+    let mut files = Vec::new();
+    for (k, meta) in p.metas.iter().enumerate().filter(|_| kept.is_none()) {
+        let events = match bands.len() {
+            1 => None,
+            _ => Some(EventsFile::create(&parts[2 * k], meta, &p.grid)?),
+        };
+        files.push((events, SummaryFile::create(&parts[2 * k + 1], meta, &p.grid, true)?));
+    }
+    let threads = opts.threads.max(1);
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Io { path: opts.output.clone(), cause: std::io::Error::other(e) })?;
+    let trace = Trace::new(Instant::now());
+    let progress = ui.bar(bands.len() as u64, "bands");
+    let mut share = Share { bands: bands.len(), ..Share::default() };
+    let reading = Reading {
+        files: &p.files,
+        steps: &p.steps,
+        layout: &p.layout,
+        first: &p.first,
+        grid: &p.grid,
+        direct: direct.as_ref(),
+        forked: direct.is_none() && memory.is_none(),
+        threads,
+        trace: &trace,
+        memory,
+    };
+    let ctx = BandCtx { p, reading: &reading, held: &held, workers: &workers };
+    for (b, band) in bands.iter().enumerate() {
+        let found = ctx.detect(b, band.clone(), &mut share)?;
+        let t = Instant::now();
+        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
+        match kept.as_deref_mut() {
+            Some(kept) => keep_band(kept, &found, band.clone(), p.days.n_years),
+            None => ctx.write(&found, band.clone(), parts, &mut files)?,
+        }
+        share.write_seconds += t.elapsed().as_secs_f64();
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    let t = Instant::now();
+    for (events_file, summary_file) in files {
+        if let Some(file) = events_file {
+            file.finish()?;
+        }
+        summary_file.finish()?;
+    }
+    share.write_seconds += t.elapsed().as_secs_f64();
+    Ok(share)
+}
+
+/// The direct read path's layout where the first file allows it, else `None` (forked
+/// libnetcdf readers).
+fn read_directly(p: &Prepared) -> Result<Option<DirectLayout>, EventsJobError> {
+    Ok(match crate::input::contain::probe_direct(&p.first, &p.layout).map_err(Error::from)? {
         Ok(d) => Some(d),
         Err(why) => {
-            info!("reading with libnetcdf in forked readers: {} in {} {why}", layout.name, p.first.display());
+            info!("reading with libnetcdf in forked readers: {} in {} {why}", p.layout.name, p.first.display());
             None
         }
-    };
-    let forked = direct.is_none();
-    // the series in float64, decoded as `run`'s float64 pool decodes them (the climatology's
-    // precision): int16 files keep their integers in the pool (2 bytes a day) and decode through
-    // one float64 table when scanned, unpacked float32 files stay float32 (exact in float64), the
-    // rest (float32 with a scale or offset, whose decoded values need not be float32) are held
-    // as float64
-    let table = (layout.storage == Storage::I16 && layout.packing.quantize.is_none())
-        .then(|| int16_decoding(|stored| layout.packing.decode(stored)));
-    let codes = table.as_deref().and_then(Codes::of);
-    let unpacked = layout.packing.scale == 1.0 && layout.packing.offset == 0.0;
-    let value_bytes = match (&table, layout.storage) {
-        (Some(_), _) => 2,
-        (None, Storage::F32) if unpacked => 4,
-        _ => 8,
-    };
+    })
+}
+
+/// How the series are held: in float64, decoded as `run`'s float64 pool decodes them (the
+/// climatology's precision). int16 files keep their integers in the pool (2 bytes a day) and
+/// decode through one float64 table when scanned, unpacked float32 files stay float32 (exact in
+/// float64), the rest (float32 with a scale or offset, whose decoded values need not be
+/// float32) are held as float64.
+struct Held {
+    table: Option<Decoding>,
+    codes: Option<Codes>,
+    value_bytes: usize,
+}
+
+impl Held {
+    fn of(layout: &VarLayout) -> Held {
+        let table = (layout.storage == Storage::I16 && layout.packing.quantize.is_none())
+            .then(|| int16_decoding(|stored| layout.packing.decode(stored)));
+        let codes = table.as_deref().and_then(Codes::of);
+        let unpacked = layout.packing.scale == 1.0 && layout.packing.offset == 0.0;
+        let value_bytes = match (&table, layout.storage) {
+            (Some(_), _) => 2,
+            (None, Storage::F32) if unpacked => 4,
+            _ => 8,
+        };
+        Held { table, codes, value_bytes }
+    }
+}
+
+/// Latitude rows `rows` cut into bands whose series fit `--max-mem`.
+fn share_bands(
+    opts: &super::EventsOptions,
+    p: &Prepared,
+    rows: Range<usize>,
+    value_bytes: usize,
+) -> Result<Vec<Range<usize>>, EventsJobError> {
+    let (grid, days) = (&p.grid, &p.days);
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
-    let n_doy = p.clims[0].n_doy;
-    let per_cell = bytes_per_cell(days.len(), value_bytes, n_doy, days.n_years, p.kinds.len());
+    let per_cell = bytes_per_cell(days.len(), value_bytes, p.clims[0].n_doy(), days.n_years, p.kinds.len());
     let nlon = grid.nlon();
     let bands: Vec<Range<usize>> = if rows.is_empty() {
         Vec::new()
@@ -92,46 +187,30 @@ pub fn compute_share(
         bands.iter().map(|b| b.len()).max().unwrap_or(0),
         budget >> 20
     );
-    // one band: the whole catalogue is known before events.nc is written, which then goes
-    // directly to its contiguous columns (`write_direct`), or its compressed chunks with
-    // --deflate (`write_compressed`); several: appended band by band
-    let single = bands.len() == 1;
-    let mut files = Vec::new();
-    for (k, meta) in p.metas.iter().enumerate() {
-        let events = if single { None } else { Some(EventsFile::create(&parts[2 * k], meta, grid)?) };
-        files.push((events, SummaryFile::create(&parts[2 * k + 1], meta, grid, true)?));
-    }
-    let threads = opts.threads.max(1);
-    let workers = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Io { path: opts.output.clone(), cause: std::io::Error::other(e) })?;
-    let trace = Trace::new(Instant::now());
-    let progress = ui.bar(bands.len() as u64, "bands");
-    let mut share = Share { bands: bands.len(), ..Share::default() };
-    let reading = Reading {
-        files: &p.files,
-        steps: &p.steps,
-        layout,
-        first: &p.first,
-        grid,
-        direct: direct.as_ref(),
-        forked,
-        threads,
-        trace: &trace,
-    };
-    for (b, band) in bands.iter().enumerate() {
+    Ok(bands)
+}
+
+/// What every band of a share reads, detects and writes with.
+struct BandCtx<'a> {
+    p: &'a Prepared,
+    reading: &'a Reading<'a>,
+    held: &'a Held,
+    workers: &'a rayon::ThreadPool,
+}
+
+impl BandCtx<'_> {
+    /// Band `b` (latitude rows `band`) read and every kind's events detected in it; the time
+    /// taken is added to `share`.
+    fn detect(&self, b: usize, band: Range<usize>, share: &mut Share) -> Result<Vec<Found>, EventsJobError> {
+        let (p, workers) = (self.p, self.workers);
+        let nlon = p.grid.nlon();
         let region = Region { rows: band.clone(), cols: 0..nlon };
         let t = Instant::now();
         // the climatology in its file's layout: the mean once, a threshold per kind
-        let clim = &p.clims[0];
         let (mean, thresholds) = workers.install(|| -> Result<_, EventsJobError> {
-            let mean = clim.read_rows(&clim.mean_var, band.clone(), nlon)?;
-            let thresholds = p
-                .clims
-                .iter()
-                .map(|c| c.read_rows(&c.thresh_var, band.clone(), nlon))
-                .collect::<Result<Vec<_>, _>>()?;
+            let mean = p.clims[0].mean_rows(band.clone(), nlon)?;
+            let thresholds =
+                p.clims.iter().map(|c| c.thresh_rows(band.clone(), nlon)).collect::<Result<Vec<_>, _>>()?;
             Ok((mean, thresholds))
         })?;
         let kinds: Vec<Kind> =
@@ -152,36 +231,46 @@ pub fn compute_share(
                 codes: None,
             }
         }
-        let (found, t_detect) = match (&table, value_bytes) {
+        let (found, t_detect) = match (&self.held.table, self.held.value_bytes) {
             (Some(table), _) => {
-                let pool = reading.pool::<i16>(b, &region)?;
+                let pool = self.reading.pool::<i16>(b, &region)?;
                 let t = detect(t, &mut read_s);
                 let value = |v: i16| table[(i32::from(v) + 32768) as usize];
                 // compared as stored where the table orders the values
                 let band = BandInput {
-                    codes: codes.as_ref().map(|c| (c, pool.as_slice())),
+                    codes: self.held.codes.as_ref().map(|c| (c, pool.as_slice())),
                     ..input(pool.as_slice(), p, &mean)
                 };
                 (workers.install(|| detect_band(&band, value, &kinds, cell0)), t)
             }
             (None, 4) => {
-                let pool = reading.pool::<f32>(b, &region)?;
+                let pool = self.reading.pool::<f32>(b, &region)?;
                 let t = detect(t, &mut read_s);
                 (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), f64::from, &kinds, cell0)), t)
             }
             _ => {
-                let pool = reading.pool::<f64>(b, &region)?;
+                let pool = self.reading.pool::<f64>(b, &region)?;
                 let t = detect(t, &mut read_s);
                 (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), |v: f64| v, &kinds, cell0)), t)
             }
         };
-        drop((mean, thresholds));
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
-        let t = Instant::now();
-        // every file at once (each kind's events and summary): one file's coding overlaps
-        // another's writes, and a compressed file's HDF5 calls (one at a time) the others' work
-        let written: Vec<Result<(), EventsJobError>> = workers.install(|| {
+        Ok(found)
+    }
+
+    /// A band's events and summaries into the files: every file at once (each kind's events
+    /// and summary), so one file's coding overlaps another's writes, and a compressed file's
+    /// HDF5 calls (one at a time) the others' work.
+    fn write(
+        &self,
+        found: &[Found],
+        band: Range<usize>,
+        parts: &[PathBuf],
+        files: &mut [(Option<EventsFile>, SummaryFile)],
+    ) -> Result<(), EventsJobError> {
+        let (p, grid, days) = (self.p, &self.p.grid, &self.p.days);
+        let written: Vec<Result<(), EventsJobError>> = self.workers.install(|| {
             use rayon::prelude::*;
             found
                 .par_iter()
@@ -207,20 +296,25 @@ pub fn compute_share(
                 .collect()
         });
         written.into_iter().collect::<Result<Vec<()>, _>>()?;
-        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
-        share.write_seconds += t.elapsed().as_secs_f64();
-        progress.inc(1);
+        Ok(())
     }
-    progress.finish_and_clear();
-    let t = Instant::now();
-    for (events_file, summary_file) in files {
-        if let Some(file) = events_file {
-            file.finish()?;
+}
+
+/// A band's events and summaries into each kind's arrays in memory (bands come in row order,
+/// so the catalogue is in the order the files hold it).
+fn keep_band(kept: &mut [KindValues], found: &[Found], rows: Range<usize>, n_years: usize) {
+    for (k, f) in kept.iter_mut().zip(found) {
+        for chunk in &f.events {
+            k.events.append(chunk);
         }
-        summary_file.finish()?;
+        // the band's `[stat][year][cell of the band]` into `[stat][year][cell]`
+        let (n_cells, band) = (k.nlat * k.nlon, rows.start * k.nlon..rows.end * k.nlon);
+        for (i, part) in f.summary.chunks(band.len()).enumerate() {
+            let at = i * n_cells + band.start;
+            k.summary[at..at + band.len()].copy_from_slice(part);
+        }
+        debug_assert_eq!(f.summary.len(), crate::events::summary::STATS.len() * n_years * band.len());
     }
-    share.write_seconds += t.elapsed().as_secs_f64();
-    Ok(share)
 }
 
 /// How a band's files are read (the same for every band).
@@ -235,6 +329,7 @@ struct Reading<'a> {
     forked: bool,
     threads: usize,
     trace: &'a Trace,
+    memory: Option<&'a crate::source::MemorySeries>,
 }
 
 impl Reading<'_> {
@@ -263,6 +358,7 @@ impl Reading<'_> {
             forked: self.forked,
             readers: self.threads,
             tile: b,
+            memory: self.memory,
         };
         // the readers stop when nobody listens: keep the receiver until they are done
         let (done, _listening) = crossbeam_channel::unbounded();

@@ -16,6 +16,7 @@
 
 mod band;
 mod baseline;
+mod clim;
 mod ranks;
 
 pub use baseline::events_with_baseline;
@@ -36,17 +37,26 @@ use crate::input::climatology::{ClimFile, ClimatologyError};
 use crate::input::{self, Grid, VarLayout};
 use crate::output::lock::JobLock;
 use crate::output::publish;
+use crate::pipeline::sink::ClimatologyResult;
+use crate::plan::Results;
 use crate::report::progress::Ui;
+use crate::source::Source;
 use crate::stats::percentile::Percentile;
+use clim::Clim;
+use std::sync::Arc;
 
 /// What `sstclim events` was asked to do.
 #[derive(Clone, Debug)]
 pub struct EventsOptions {
-    pub input: String,
+    /// Where the values come from: files or memory.
+    pub source: Source,
     pub output: PathBuf,
-    pub var: Option<String>,
     pub years: RangeInclusive<i32>,
     pub climatology: PathBuf,
+    /// The climatology already in memory (a library caller's; `climatology` is then unused).
+    pub clim_memory: Option<Arc<ClimatologyResult>>,
+    /// Whether the events and summaries are written (to `output`) or kept in memory.
+    pub results: Results,
     /// Where the climatology came from when this run computed it (`--baseline`): what the
     /// outputs' `climatology_file` attribute says instead of the temporary file's path.
     pub computed_from: Option<String>,
@@ -81,6 +91,21 @@ pub struct EventsOutcome {
     pub write_seconds: f64,
     pub seconds: f64,
     pub peak_rss: u64,
+    /// Each kind's events and summaries, where the job kept them in memory ([`kinds`]' order).
+    pub memory: Option<Vec<KindValues>>,
+}
+
+/// One kind of event's results in memory: its catalogue and `summary[stat][year][cell]`
+/// (statistics as `summary.nc` names them, [`crate::events::summary::STATS`]; NaN where a cell
+/// has no value).
+#[derive(Clone, Debug)]
+pub struct KindValues {
+    pub cold: bool,
+    pub events: crate::events::columns::EventColumns,
+    pub summary: Vec<f32>,
+    pub years: RangeInclusive<i32>,
+    pub nlat: usize,
+    pub nlon: usize,
 }
 
 /// The job's errors: the shared stages' and the events stage's, and the few of its own.
@@ -98,6 +123,8 @@ pub enum EventsJobError {
     Exists { path: PathBuf },
     #[error("{0}")]
     Ranks(String),
+    #[error("{0}")]
+    Options(String),
     #[error("computing the climatology of --baseline {years}: {message}")]
     Baseline { years: String, message: String },
     #[error("--max-mem {budget} bytes cannot hold one row of cells ({need} bytes: every day of every analysis year); raise --max-mem or shorten --years")]
@@ -153,7 +180,7 @@ pub(crate) struct Prepared {
     /// Per kind of event ([`kinds`]): its rules, climatology (mean and threshold) and the
     /// outputs' metadata.
     kinds: Vec<Params>,
-    clims: Vec<ClimFile>,
+    clims: Vec<Clim>,
     metas: Vec<Meta>,
     /// The outputs' final paths, two per kind (events, summary).
     targets: Vec<PathBuf>,
@@ -163,22 +190,41 @@ pub(crate) struct Prepared {
 /// it against them, and check the outputs: every failure of the job's inputs happens here.
 fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     let (days, dates, inputs) = find_analysis(opts)?;
-    let Some(first) = inputs.first().map(PathBuf::from) else {
-        return Err(Error::NoInputs(dates.len()).into());
+    let (first, layout, grid) = match &opts.source {
+        Source::Memory(series) => (series.path(), series.layout(), series.grid().clone()),
+        Source::Files { var, .. } => {
+            let Some(first) = inputs.first().map(PathBuf::from) else {
+                return Err(Error::NoInputs(dates.len()).into());
+            };
+            // a damaged header can crash the libraries: a child reads it first
+            input::contain::survives(&first, "reading the header", || {
+                let _ = inspect(&first, var.as_deref());
+            })
+            .map_err(Error::from)?;
+            let (layout, grid) = inspect(&first, var.as_deref())?;
+            (first, layout, grid)
+        }
     };
-    // a damaged header can crash the libraries: a child reads it first
-    input::contain::survives(&first, "reading the header", || {
-        let _ = inspect(&first, opts.var.as_deref());
-    })
-    .map_err(Error::from)?;
-    let (layout, grid) = inspect(&first, opts.var.as_deref())?;
     let mut clims = Vec::new();
     for (_, percentile) in kinds(opts) {
         let stat = percentile.stat_name();
-        clims.push(ClimFile::open(&opts.climatology, &layout.name, &grid, opts.calendar, inputs.calendar, &stat)?);
+        clims.push(match &opts.clim_memory {
+            Some(values) => Clim::memory(values, &grid, opts.calendar, inputs.calendar, &stat)?,
+            None => Clim::File(ClimFile::open(
+                &opts.climatology,
+                &layout.name,
+                &grid,
+                opts.calendar,
+                inputs.calendar,
+                &stat,
+            )?),
+        });
     }
     // outputs: refuse to replace unless asked, before anything is read
-    let targets = check_targets(opts)?;
+    let targets = match opts.results {
+        Results::Files => check_targets(opts)?,
+        Results::Memory => Vec::new(),
+    };
     let slot_of_day: Vec<Option<usize>> = {
         let mut next = 0;
         dates
@@ -202,7 +248,7 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
             params,
             threshold: percentile.stat_name(),
             climatology: opts.computed_from.clone().unwrap_or_else(|| opts.climatology.display().to_string()),
-            provenance: clim.provenance.clone(),
+            provenance: clim.provenance(),
             history: history.clone(),
             calendar: inputs.calendar,
             store: opts.store,
@@ -220,8 +266,17 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
 /// year in `360_day`, 365 in `noleap`, with days of year as `run` numbers them there.
 fn find_analysis(opts: &EventsOptions) -> Result<(Days, Vec<Date>, crate::discover::Inputs), EventsJobError> {
     let years = opts.years.clone();
-    let inputs = discover(&opts.input, opts.var.as_deref(), &|cf| dates_of_years_in(cf, years.clone()), true)
-        .map_err(Error::from)?;
+    let inputs = match &opts.source {
+        Source::Files { input, var } => {
+            discover(input, var.as_deref(), &|cf| dates_of_years_in(cf, years.clone()), true).map_err(Error::from)?
+        }
+        Source::Memory(series) => {
+            let mut inputs = series.inputs(&dates_of_years_in(series.calendar(), years.clone()));
+            // (a path per missing date: its date, as for a series of files)
+            inputs.missing.iter_mut().for_each(|d| *d = series.path().join(&*d));
+            inputs
+        }
+    };
     let days = Days::of_years_in(opts.years.clone(), opts.calendar, inputs.calendar);
     let dates = dates_of_years_in(inputs.calendar, opts.years.clone());
     if !inputs.missing.is_empty() && !opts.allow_missing {
@@ -252,6 +307,42 @@ fn check_targets(opts: &EventsOptions) -> Result<Vec<PathBuf>, EventsJobError> {
 /// ranks) and publishes them. A single rank writes the staged outputs directly.
 pub fn events(opts: &EventsOptions, comm: &Comm, ui: &Ui) -> Result<EventsOutcome, EventsJobError> {
     events_locked(opts, comm, ui, None)
+}
+
+/// The events of `opts` with their results kept in memory, in this process alone (a library
+/// call): nothing is written, so there is no output directory, lock or staging.
+pub fn events_in_memory(opts: &EventsOptions, ui: &Ui) -> Result<EventsOutcome, EventsJobError> {
+    let t0 = Instant::now();
+    let prepared = prepare(opts)?;
+    let (nlat, nlon) = (prepared.grid.nlat(), prepared.grid.nlon());
+    let n_summary = crate::events::summary::STATS.len() * prepared.days.n_years * nlat * nlon;
+    let mut kept: Vec<KindValues> = prepared
+        .kinds
+        .iter()
+        .map(|k| KindValues {
+            cold: k.cold,
+            events: crate::events::columns::EventColumns::default(),
+            summary: vec![f32::NAN; n_summary],
+            years: opts.years.clone(),
+            nlat,
+            nlon,
+        })
+        .collect();
+    let share = band::compute_share(opts, &prepared, 0..nlat, band::Into::Memory(&mut kept), ui)?;
+    Ok(EventsOutcome {
+        events: share.events,
+        cells: prepared.grid.n_cells(),
+        bands: share.bands,
+        files_read: prepared.files.len(),
+        outputs: Vec::new(),
+        baseline_seconds: 0.0,
+        read_seconds: share.read_seconds,
+        detect_seconds: share.detect_seconds,
+        write_seconds: share.write_seconds,
+        seconds: t0.elapsed().as_secs_f64(),
+        peak_rss: crate::report::timing::peak_rss_bytes(),
+        memory: Some(kept),
+    })
 }
 
 /// [`events`], with the output directory's lock already held by rank 0 when `lock` is given
@@ -293,7 +384,7 @@ fn events_locked(
         }
     };
     let rows = split::share(prepared.grid.nlat(), size, rank);
-    let share = band::compute_share(opts, &prepared, rows, &parts(rank), ui);
+    let share = band::compute_share(opts, &prepared, rows, band::Into::Files(&parts(rank)), ui);
     let shares = agree(comm, share)?;
     let published = if rank == 0 {
         (|| {
@@ -324,6 +415,7 @@ fn events_locked(
         write_seconds: mine.write_seconds + join_s,
         seconds: t0.elapsed().as_secs_f64(),
         peak_rss: crate::report::timing::peak_rss_bytes(),
+        memory: None,
     })
 }
 

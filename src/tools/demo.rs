@@ -6,17 +6,14 @@
 
 use std::path::PathBuf;
 
-use crate::calendar::Calendar;
+use crate::api::{Climatology, Compute, Dest, FilesOut};
 use crate::error::Error;
 use crate::pipeline::RunOutcome;
 use crate::plan::values::GridSize;
-use crate::plan::JobPlan;
 use crate::report::progress::Ui;
 use crate::run::run;
-use crate::stats::percentile::Method;
-use crate::stats::StatSpec;
+use crate::source::Source;
 use crate::tools::generate::{DimOrder, GenerateError, GenerateOptions};
-use crate::window::WindowSpec;
 
 /// Where and how big the demo is (`sstclim demo`'s flags).
 #[derive(Clone, Debug)]
@@ -68,21 +65,21 @@ pub fn demo(args: &DemoOptions, ui: &Ui) -> Result<DemoOutcome, DemoError> {
     generate_once(&gen, "dataset", "1991-2020, days 147-248, float64, lon-lat order", ui)?;
     // the reference job's definition, verified against the reference engine; the command line
     // that would run it goes into the outputs' history
-    let window =
-        WindowSpec { years: 1991..=2020, doys: (152..=243).collect(), half_window: 5, calendar: Calendar::Ordinal };
-    let p90 = "90".parse().expect("90 is a percentile");
-    let stats = StatSpec { percentiles: vec![p90], method: Method::new(5).expect("method 5 exists"), min_samples: 1 };
+    let clim = Climatology::reference().baseline(1991..=2020).doys((152..=243).collect());
     let command_line = format!(
-        "sstclim run --input {} --output {} --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 \
+        "sstclim run --input {} --output {} --baseline 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --method 5 \
          --verify --overwrite",
         data.display(),
         results.display()
     );
-    crate::plan::memory::fit_allocator_to_address_limit();
-    let mut plan = JobPlan::new(data.display().to_string(), results.clone(), window, stats, command_line);
-    plan.verify = true;
-    plan.output.overwrite = true;
-    plan.rates = crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env);
+    let compute = Compute {
+        verify: true,
+        rates: crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env),
+        ..Compute::auto()
+    };
+    let out = FilesOut { overwrite: true, command_line, ..FilesOut::new(results.clone()) };
+    let plan =
+        clim.plan(Source::files(data.display().to_string(), None), &compute, Dest::Files(&out)).map_err(Error::from)?;
     eprintln!("demo: {}", plan.command_line);
     let mut outcome = run(&plan, ui)?;
     // the time before the job was the demo's dataset, not the job's start-up

@@ -11,6 +11,7 @@ mod cli;
 mod common;
 mod events;
 mod input;
+mod library;
 mod mpi;
 mod output;
 mod run;

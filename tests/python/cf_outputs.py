@@ -285,7 +285,7 @@ def curvilinear_runs():
     returns {run name: output dir} for the compliance checker."""
     dirs = curvilinear_data(WORK)
     runs = {}
-    job = ["--years", YEARS, "--doys", DOYS, "--half-window", "3", "--percentile", "10,90", "--threads", "2",
+    job = ["--baseline", YEARS, "--doys", DOYS, "--half-window", "3", "--percentile", "10,90", "--threads", "2",
            "--overwrite"]
     for kind, d in dirs.items():
         for layout in ("stacked", "per-doy"):
@@ -343,7 +343,7 @@ def main():
     sh([BIN, "-q", "generate", "-o", year_data, "--grid", "32x16", "--years", YEARS, "--doys", "1-366",
         "--storage", "i16"])
     clim = os.path.join(WORK, "climatology")
-    sh([BIN, "-q", "run", "--input", year_data, "--output", clim, "--layout", "climatology", "--years", YEARS,
+    sh([BIN, "-q", "run", "--input", year_data, "--output", clim, "--layout", "climatology", "--baseline", YEARS,
         "--doys", "1-366", "--half-window", "3", "--percentile", "10,90", "--calendar", "hobday366",
         "--feb29", "interpolate", "--smooth", "5", "--threads", "2", "--overwrite"])
 

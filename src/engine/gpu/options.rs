@@ -15,7 +15,7 @@ pub enum RingPlace {
 }
 
 /// Settings of a GPU engine.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GpuOptions {
     /// Device memory budget (default: 90% of what is free).
     pub max_device_mem: Option<u64>,

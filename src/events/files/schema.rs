@@ -190,7 +190,7 @@ pub(super) fn define_events(
 }
 
 /// The integer fields, in the order of [`EventColumns::ints`].
-pub(crate) const INT_FIELDS: [&str; 8] = [
+pub const INT_FIELDS: [&str; 8] = [
     "index_start",
     "index_end",
     "index_peak",

@@ -24,9 +24,9 @@ use crossbeam_channel::{Receiver, Sender};
 
 use super::Finished;
 use crate::error::Error;
-use crate::output::OutputSet;
 use crate::pipeline::context::TileCtx;
 use crate::pipeline::segments::Segment;
+use crate::pipeline::sink::Sink;
 use crate::smooth::{DayAxis, DayRows};
 use crate::stats::TileResult;
 
@@ -156,10 +156,10 @@ type Batch = (Range<usize>, usize, TileResult);
 /// the end whatever happened. Returns the outputs and the time spent making and writing days.
 pub(in crate::pipeline) fn write_smoothed(
     ctx: &TileCtx<'_>,
-    mut outputs: OutputSet,
+    mut outputs: Sink,
     results: Receiver<Finished>,
     back: Sender<TileResult>,
-) -> (OutputSet, Result<Duration, Error>) {
+) -> (Sink, Result<Duration, Error>) {
     let (trace, tile, region) = (ctx.trace, ctx.tile, ctx.region);
     let schedule = Schedule::new(ctx.plan.rules.axis(&ctx.plan.window), ctx.segments);
     debug_assert_eq!(schedule.axis.computed.len(), ctx.job.window.targets.len());

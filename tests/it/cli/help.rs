@@ -52,7 +52,8 @@ fn run_short_help_fits_a_screen_with_the_headings_in_order() {
     let at = |h: &str| lines.iter().position(|l| *l == format!("{h}:")).unwrap_or_else(|| panic!("{h}:\n{short}"));
     let order: Vec<usize> = headings::ALL.iter().map(|h| at(h)).collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{short}");
-    for common in ["--input", "--output", "--years", "--doys", "--percentile", "--backend", "--quicklook", "--progress"]
+    for common in
+        ["--input", "--output", "--baseline", "--doys", "--percentile", "--backend", "--quicklook", "--progress"]
     {
         assert!(short.contains(common), "{common} in the short help:\n{short}");
     }

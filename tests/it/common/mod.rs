@@ -71,9 +71,9 @@ pub fn generate(dir: &Path, extra: &[&str]) {
     ok(&args);
 }
 
-/// `sstclim -q run --input DATA --output OUT --years YEARS --doys DOYS`, to extend with flags.
+/// `sstclim -q run --input DATA --output OUT --baseline YEARS --doys DOYS`, to extend with flags.
 pub fn run_args(data: &Path, out: &Path, years: &str, doys: &str) -> Vec<String> {
-    let v = ["-q", "run", "--input", &s(data), "--output", &s(out), "--years", years, "--doys", doys];
+    let v = ["-q", "run", "--input", &s(data), "--output", &s(out), "--baseline", years, "--doys", doys];
     v.iter().map(|x| x.to_string()).collect()
 }
 

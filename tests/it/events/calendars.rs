@@ -226,7 +226,7 @@ fn baseline_in_a_360_day_calendar_equals_run_then_events() {
         &s(&data),
         "-o",
         &s(&clim_dir),
-        "--years",
+        "--baseline",
         "2002-2002",
         "--layout",
         "climatology",

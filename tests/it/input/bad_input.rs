@@ -177,7 +177,7 @@ fn no_gridded_variable_or_ambiguous_dimensions() {
     }
     let out = dir.path().join("out");
     let mut args = job(&data, &out);
-    args[7] = "2001".into(); // --years
+    args[7] = "2001".into(); // --baseline
     args[9] = "102".into(); // --doys
     expect_failure(&args, &out, &["x_2001_100.nc", "no gridded numeric variable", "variables: field"]);
     args.extend(["--var".into(), "field".into()]);

@@ -482,7 +482,7 @@ fn bench_locate_times_every_way() {
     generate(&data, &["--grid", "13x7", "--years", "2001-2002", "--doys", "95-105"]);
     let json = dir.path().join("locate.json");
     let input = s(&data);
-    let args = ["bench-locate", "--input", &input, "--years", "2001-2002", "--doys", "100", "--repeats", "1"];
+    let args = ["bench-locate", "--input", &input, "--baseline", "2001-2002", "--doys", "100", "--repeats", "1"];
     ok(&[&args[..], &["--json", &s(&json)]].concat());
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(r["files"].as_u64(), Some(22), "{r}");

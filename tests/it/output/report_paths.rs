@@ -22,7 +22,7 @@ fn dataset(dir: &Path) -> PathBuf {
 }
 
 fn job(input: &str, out: &Path, more: &[&str]) -> Vec<String> {
-    let v = ["-q", "run", "--input", input, "--output", &s(out), "--years", "2001-2003", "--doys", "103-117"];
+    let v = ["-q", "run", "--input", input, "--output", &s(out), "--baseline", "2001-2003", "--doys", "103-117"];
     with(with(v.iter().map(|x| x.to_string()).collect(), &["--half-window", "3"]), more)
 }
 

@@ -181,7 +181,8 @@ fn lossy_int16_packing_is_refused_where_it_cannot_hold_the_values() {
     assert!((value - 15.0).abs() > 3.2766, "{err}");
     assert!(entries(&out).is_empty());
     // with another pool, or on input that is int16-packed already: refused
-    let err = fails(&["run", "-i", "x", "--years", "2001", "--output", "o", "--pack-scale", "0.01", "--pool", "f32"]);
+    let err =
+        fails(&["run", "-i", "x", "--baseline", "2001", "--output", "o", "--pack-scale", "0.01", "--pool", "f32"]);
     assert!(err.contains("does not go with another --pool"), "{err}");
     let packed = dir.path().join("packed-input");
     generate(&packed, &["--grid", "16x9", "--years", "2001-2003", "--doys", "100-112", "--storage", "i16"]);

@@ -408,7 +408,7 @@ fn a_climatology_of_years_without_a_leap_year_needs_no_doys() {
     let years = (2005, 2007);
     let template = s(&data().input.join("sst_{year}_{doy}.nc"));
     let run = |out: &Path, flags: &[&str]| -> String {
-        let mut args: Vec<String> = ["-q", "run", "--input", &template, "--output", &s(out), "--years", "2005-2007"]
+        let mut args: Vec<String> = ["-q", "run", "--input", &template, "--output", &s(out), "--baseline", "2005-2007"]
             .iter()
             .map(|x| x.to_string())
             .collect();
@@ -475,7 +475,7 @@ fn a_climatology_of_years_without_a_leap_year_needs_no_doys() {
     }
     // the other layouts take the same days: 365 under ordinal
     let out = dir.path().join("stacked");
-    ok(&["-q", "run", "--input", &template, "--output", &s(&out), "--years", "2005-2007", "--layout", "stacked"]);
+    ok(&["-q", "run", "--input", &template, "--output", &s(&out), "--baseline", "2005-2007", "--layout", "stacked"]);
     assert_eq!(read(&out.join("mean.nc"), "sst_mean").1[0], ("time".to_string(), 365));
 }
 

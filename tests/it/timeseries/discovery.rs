@@ -67,7 +67,7 @@ fn run_logged(args: &[String]) -> String {
 fn args(input: &[String], out: &Path, years: &str, doys: &str, more: &[&str]) -> Vec<String> {
     let mut v: Vec<String> = vec!["run".into(), "--input".into()];
     v.extend(input.iter().cloned());
-    v.extend(["--output".into(), s(out), "--years".into(), years.into(), "--doys".into(), doys.into()]);
+    v.extend(["--output".into(), s(out), "--baseline".into(), years.into(), "--doys".into(), doys.into()]);
     v.extend(more.iter().map(|m| m.to_string()));
     v
 }

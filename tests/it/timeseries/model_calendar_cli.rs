@@ -13,7 +13,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn job(input: &Path, out: &Path, more: &[&str]) -> Vec<String> {
-    let mut v: Vec<String> = ["-q", "run", "--input", &s(input), "--output", &s(out), "--years", "2001-2002"]
+    let mut v: Vec<String> = ["-q", "run", "--input", &s(input), "--output", &s(out), "--baseline", "2001-2002"]
         .iter()
         .map(|x| x.to_string())
         .collect();

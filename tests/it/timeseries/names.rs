@@ -57,7 +57,7 @@ fn dataset(dir: &Path, classic: bool, wrong: i64) {
 }
 
 fn run(data: &Path, out: &Path) -> Vec<String> {
-    let v = ["-q", "run", "--input", &s(data), "--output", &s(out), "--years", "1991", "--doys", "6-95"];
+    let v = ["-q", "run", "--input", &s(data), "--output", &s(out), "--baseline", "1991", "--doys", "6-95"];
     v.iter().map(|x| x.to_string()).collect()
 }
 

@@ -129,7 +129,7 @@ fn input_forms(product: &str, glob: &str, scratch: &Path) -> Vec<(&'static str, 
 
 /// `sstclim run` of the stacked job on `inputs` (each after its own `--input`) into `out`.
 fn run_job(inputs: &[String], out: &Path, years: &str, doys: &str, extra: &[&str]) {
-    let mut args = vec!["-q", "run", "--output", out.to_str().unwrap(), "--years", years];
+    let mut args = vec!["-q", "run", "--output", out.to_str().unwrap(), "--baseline", years];
     for input in inputs {
         args.extend(["--input", input.as_str()]);
     }
@@ -289,7 +289,7 @@ fn cmip6_360_day_matches_the_numpy_oracle() {
 
 /// The job every bad case runs on `input` (January 1-5 of 2003 are needed).
 fn bad_job(input: &str, out: &Path) -> Vec<String> {
-    let v = ["-q", "run", "--input", input, "--output", out.to_str().unwrap(), "--years", "2003-2003"];
+    let v = ["-q", "run", "--input", input, "--output", out.to_str().unwrap(), "--baseline", "2003-2003"];
     let mut v: Vec<String> = v.iter().map(|x| x.to_string()).collect();
     v.extend(["--doys", "1-3", "--half-window", "2"].iter().map(|x| x.to_string()));
     v

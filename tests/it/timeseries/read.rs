@@ -181,6 +181,7 @@ fn read(
             forked: which == Path_::Forked,
             readers: 2,
             tile: 0,
+            memory: None,
         };
         let (done, got) = crossbeam_channel::unbounded();
         let trace = Trace::new(Instant::now());
@@ -367,6 +368,7 @@ fn bench_read_stage_daily_against_yearly() {
                 forked: false,
                 readers: threads,
                 tile: 0,
+                memory: None,
             };
             let (done, _got) = crossbeam_channel::unbounded();
             let trace = Trace::new(Instant::now());

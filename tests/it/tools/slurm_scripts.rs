@@ -45,7 +45,7 @@ fn bash(name: &str, env: &[(&str, &str)], path_prefix: Option<&Path>) -> Output 
 }
 
 /// The job arguments both scripts pass (the reference job).
-const JOB: &str = "run --input /DATA/sst_\\{year\\}_\\{doy\\}.nc --output /scratch/clim --years 1991-2020 \
+const JOB: &str = "run --input /DATA/sst_\\{year\\}_\\{doy\\}.nc --output /scratch/clim --baseline 1991-2020 \
                    --doys 152-243 --half-window 5 --percentile 90 --method 5 --backend BACKEND \
                    --timing-json /scratch/t.json";
 
