@@ -198,7 +198,8 @@ struct Scratch {
 
 /// Scan the chunk `cells` of the band for every kind of event: its climatology is loaded, its
 /// days are compared in blocks of 64 and the runs followed, then each kind's events are
-/// measured and summarised ([`chunk_events`]).
+/// measured and summarised ([`chunk_events`]). Its steps are inlined into it (forced where the
+/// compiler would otherwise call them), so the scan compiles as the one function it was.
 fn scan_chunk<T: Copy>(
     input: &BandInput<'_, T>,
     value: &impl Fn(T) -> f64,
@@ -248,7 +249,7 @@ fn scan_chunk<T: Copy>(
 
 /// Set the scratch up for the chunk of `w` cells from `lo` (`n_doy` days of the year): its
 /// climatology copied together, which of its cells have one, and no run open or found yet.
-#[inline]
+#[inline(always)]
 fn load_chunk<T>(input: &BandInput<'_, T>, kinds: &[Kind<'_>], (lo, w, n_doy): (usize, usize, usize), s: &mut Scratch) {
     let n_cells = input.n_cells;
     // the chunk's climatology, copied together (`[doy][cell of the chunk]`): the scan reads it
@@ -283,7 +284,7 @@ fn load_chunk<T>(input: &BandInput<'_, T>, kinds: &[Kind<'_>], (lo, w, n_doy): (
 
 /// The exceedance bits of the block of `len` days from `d0`, comparing the pool's values as
 /// stored against the chunk's limits ([`Codes::day_bits`]).
-#[inline]
+#[inline(always)]
 fn coded_block_bits<T>(
     input: &BandInput<'_, T>,
     (codes, stored): (&Codes, &[i16]),
