@@ -187,56 +187,8 @@ impl<'a> Ranks<'a> {
         }
 
         // 2. computation, into the staging directory
-        let mut rank_plan = self.plan.clone();
-        rank_plan.window = self.spec.clone();
-        rank_plan.output.dir = self.staging.clone();
-        rank_plan.timing_json = None;
-        rank_plan.rank = (self.rank, self.size);
-        rank_plan.trace_json = self.plan.trace_json.as_deref().map(|p| crate::pipeline::trace::rank_path(p, self.rank));
-        if !given.threads {
-            rank_plan.threads = binding.threads;
-        }
-        if !given.max_mem {
-            rank_plan.max_mem = (self.plan.max_mem / binding.node_size as u64).max(256 << 20);
-        }
-        if !given.device {
-            // this rank's GPU: its node-local rank among the visible devices (wrapped modulo
-            // the device count when no visible-device list says how many there are)
-            rank_plan.device = binding.device_ordinal();
-            rank_plan.gpu.device_wraps = true;
-            if let Some(limit) = rank_plan.gpu.max_device_mem {
-                // ranks of a node sharing its GPUs share the budget
-                let sharing = binding.node_size.div_ceil(binding.visible_count().unwrap_or(binding.node_size).max(1));
-                rank_plan.gpu.max_device_mem = Some(limit / sharing.max(1) as u64);
-            }
-        }
-        // a panic in the pipeline becomes this rank's failure at the agreement, not a lost rank
-        let outcome: Result<Option<crate::pipeline::RunOutcome>, String> = if self.busy() {
-            let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                crate::run::run(&rank_plan, ui).and_then(|o| {
-                    if o.report.files_missing != missing.len() {
-                        for path in &o.outputs {
-                            assemble::set_missing_count(path, missing.len())?;
-                        }
-                    }
-                    Ok(o)
-                })
-            }));
-            match attempt {
-                Ok(Ok(o)) => Ok(Some(o)),
-                Ok(Err(e)) => Err(e.to_string()),
-                Err(panic) => Err(format!(
-                    "internal error: {}",
-                    panic
-                        .downcast_ref::<String>()
-                        .map(String::as_str)
-                        .or(panic.downcast_ref::<&str>().copied())
-                        .unwrap_or("panic")
-                )),
-            }
-        } else {
-            Ok(None)
-        };
+        let rank_plan = self.rank_plan(given, &binding);
+        let outcome = if self.busy() { self.compute(&rank_plan, ui, missing.len()).map(Some) } else { Ok(None) };
         let computed = self.agree(outcome.as_ref().map(|_| ()).map_err(String::clone), |_| self.clean_staging());
         let outcome = match (computed, outcome) {
             (Ok(_), Ok(outcome)) => outcome,
@@ -281,6 +233,69 @@ impl<'a> Ranks<'a> {
             }
             (per_rank, _) => per_rank?,
         };
+        self.finish(per_rank)
+    }
+
+    /// This rank's plan: its slice of the days, its staging directory as the output directory,
+    /// and its share of the node's threads, memory and GPUs where the user did not give them.
+    fn rank_plan(&self, given: Given, binding: &Binding) -> JobPlan {
+        let mut rank_plan = self.plan.clone();
+        rank_plan.window = self.spec.clone();
+        rank_plan.output.dir = self.staging.clone();
+        rank_plan.timing_json = None;
+        rank_plan.rank = (self.rank, self.size);
+        rank_plan.trace_json = self.plan.trace_json.as_deref().map(|p| crate::pipeline::trace::rank_path(p, self.rank));
+        if !given.threads {
+            rank_plan.threads = binding.threads;
+        }
+        if !given.max_mem {
+            rank_plan.max_mem = (self.plan.max_mem / binding.node_size as u64).max(256 << 20);
+        }
+        if !given.device {
+            // this rank's GPU: its node-local rank among the visible devices (wrapped modulo
+            // the device count when no visible-device list says how many there are)
+            rank_plan.device = binding.device_ordinal();
+            rank_plan.gpu.device_wraps = true;
+            if let Some(limit) = rank_plan.gpu.max_device_mem {
+                // ranks of a node sharing its GPUs share the budget
+                let sharing = binding.node_size.div_ceil(binding.visible_count().unwrap_or(binding.node_size).max(1));
+                rank_plan.gpu.max_device_mem = Some(limit / sharing.max(1) as u64);
+            }
+        }
+        rank_plan
+    }
+
+    /// Run this rank's slice (`rank_plan`) into its staging directory, setting its outputs'
+    /// missing-file count to the whole job's `missing`. An error or a panic in the pipeline
+    /// becomes this rank's failure message at the agreement, not a lost rank.
+    fn compute(&self, rank_plan: &JobPlan, ui: &Ui, missing: usize) -> Result<crate::pipeline::RunOutcome, String> {
+        let attempt = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::run::run(rank_plan, ui).and_then(|o| {
+                if o.report.files_missing != missing {
+                    for path in &o.outputs {
+                        assemble::set_missing_count(path, missing)?;
+                    }
+                }
+                Ok(o)
+            })
+        }));
+        match attempt {
+            Ok(Ok(o)) => Ok(o),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(panic) => Err(format!(
+                "internal error: {}",
+                panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or(panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("panic")
+            )),
+        }
+    }
+
+    /// The job's timing from every rank's (`per_rank`): written to `--timing-json` by rank 0,
+    /// and the table and output count it reports.
+    fn finish(&self, per_rank: Vec<RankTiming>) -> Result<Finished, DistError> {
         let outputs = match self.plan.output.layout {
             OutputLayout::PerDoy => per_rank.iter().map(|r| r.outputs).sum(),
             OutputLayout::Stacked => self.plan.stats.n_stats(),

@@ -7,8 +7,8 @@
 
 use super::metrics::Event;
 
-/// The integer fields, in [`super::write`]'s order: `index_start`, `index_end`,
-/// `index_peak`, `duration`, `duration_{moderate,strong,severe,extreme}`.
+/// The integer fields, in the order of [`super::files::schema::INT_FIELDS`]: `index_start`,
+/// `index_end`, `index_peak`, `duration`, `duration_{moderate,strong,severe,extreme}`.
 pub const N_INTS: usize = 8;
 
 /// Events of a run of cells, field by field, in cell then start order.

@@ -196,6 +196,10 @@ struct Scratch {
     missing_exceeds: Vec<i32>,
 }
 
+/// Scan the chunk `cells` of the band for every kind of event: its climatology is loaded, its
+/// days are compared in blocks of 64 and the runs followed, then each kind's events are
+/// measured and summarised ([`chunk_events`]). Its steps are inlined into it (forced where the
+/// compiler would otherwise call them), so the scan compiles as the one function it was.
 fn scan_chunk<T: Copy>(
     input: &BandInput<'_, T>,
     value: &impl Fn(T) -> f64,
@@ -209,7 +213,45 @@ fn scan_chunk<T: Copy>(
     let (lo, w) = (cells.start, cells.len());
     let n_days = days.len();
     let n_doy = input.mean.len() / n_cells.max(1);
-    let n_stats = STATS.len() * days.n_years;
+    load_chunk(input, kinds, (lo, w, n_doy), s);
+    // scan the days in blocks of 64: a cell's exceedances in a block are the bits of one word
+    // (the comparisons of a day are one plain loop over the chunk's cells), then each word's
+    // runs are followed a run at a time
+    let cold: Vec<bool> = kinds.iter().map(|k| k.params.cold).collect();
+    if let Some((codes, _)) = input.codes {
+        codes.chunk_limits(&cold, (&s.cmean, &s.cthresh), (n_doy, w), (&mut s.limits, &mut s.missing_exceeds));
+    }
+    for d0 in (0..n_days).step_by(64) {
+        let len = (n_days - d0).min(64);
+        s.bits.fill(0);
+        if let Some((codes, stored)) = input.codes {
+            coded_block_bits(input, (codes, stored), &cold, (lo, w, n_doy), (d0, len), s);
+        } else {
+            block_bits(input, value, kinds, (lo, w, n_doy), (d0, len), s);
+        }
+        for (k, kind) in kinds.iter().enumerate() {
+            let min = kind.params.min_duration;
+            for c in 0..w {
+                let (word, start) = (s.bits[k * w + c], &mut s.start[k * w + c]);
+                if word == 0 && *start == NONE {
+                    continue;
+                }
+                follow_runs(word, d0, len, start, &mut s.runs[k * w + c], min);
+            }
+        }
+    }
+    let mut out: ChunkOut = Vec::with_capacity(kinds.len());
+    for (k, kind) in kinds.iter().enumerate() {
+        out.push(chunk_events(input, value, (k, kind), (cell0, lo, w), &rows[k], s));
+    }
+    out
+}
+
+/// Set the scratch up for the chunk of `w` cells from `lo` (`n_doy` days of the year): its
+/// climatology copied together, which of its cells have one, and no run open or found yet.
+#[inline(always)]
+fn load_chunk<T>(input: &BandInput<'_, T>, kinds: &[Kind<'_>], (lo, w, n_doy): (usize, usize, usize), s: &mut Scratch) {
+    let n_cells = input.n_cells;
     // the chunk's climatology, copied together (`[doy][cell of the chunk]`): the scan reads it
     // once a year, so it stays in the cache instead of coming from the band's arrays again
     s.cmean.clear();
@@ -238,133 +280,143 @@ fn scan_chunk<T: Copy>(
     }
     s.values.resize(w, f64::NAN);
     s.bits.resize(kinds.len() * w, 0);
-    // scan the days in blocks of 64: a cell's exceedances in a block are the bits of one word
-    // (the comparisons of a day are one plain loop over the chunk's cells), then each word's
-    // runs are followed a run at a time
-    let cold: Vec<bool> = kinds.iter().map(|k| k.params.cold).collect();
-    if let Some((codes, _)) = input.codes {
-        codes.chunk_limits(&cold, (&s.cmean, &s.cthresh), (n_doy, w), (&mut s.limits, &mut s.missing_exceeds));
-    }
-    for d0 in (0..n_days).step_by(64) {
-        let len = (n_days - d0).min(64);
-        s.bits.fill(0);
-        if let Some((codes, stored)) = input.codes {
-            for j in 0..len {
-                let i = d0 + j;
-                if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
-                    prefetch(&stored[ahead * n_cells + lo..ahead * n_cells + lo + w]);
-                }
-                let row = input.slot_of_day[i].map(|slot| &stored[slot * n_cells + lo..slot * n_cells + lo + w]);
-                let at = (usize::from(days.doy_index[i]), n_doy, w);
-                codes.day_bits(
-                    row,
-                    &cold,
-                    (&s.limits, &s.missing_exceeds),
-                    at,
-                    j,
-                    &mut s.bits,
-                    (&mut s.xs, &mut s.miss),
-                );
-            }
-        } else {
-            for j in 0..len {
-                let i = d0 + j;
-                let d = usize::from(days.doy_index[i]);
-                if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
-                    prefetch(&input.data[ahead * n_cells + lo..ahead * n_cells + lo + w]);
-                }
-                match input.slot_of_day[i] {
-                    Some(slot) => {
-                        let row = &input.data[slot * n_cells + lo..slot * n_cells + lo + w];
-                        for (v, &x) in s.values.iter_mut().zip(row) {
-                            *v = value(x);
-                        }
-                    }
-                    None => s.values.fill(f64::NAN),
-                }
-                let mean = &s.cmean[d * w..(d + 1) * w];
-                for (k, kind) in kinds.iter().enumerate() {
-                    let sign = if kind.params.cold { -1.0 } else { 1.0 };
-                    let thresh = &s.cthresh[(k * n_doy + d) * w..(k * n_doy + d + 1) * w];
-                    let bits = &mut s.bits[k * w..(k + 1) * w];
-                    for c in 0..w {
-                        let m = sign * mean[c];
-                        let v = s.values[c];
-                        let t = if v.is_nan() { m } else { sign * v };
-                        bits[c] |= u64::from(t > sign * thresh[c]) << j;
-                    }
-                }
-            }
+}
+
+/// The exceedance bits of the block of `len` days from `d0`, comparing the pool's values as
+/// stored against the chunk's limits ([`Codes::day_bits`]).
+#[inline(always)]
+fn coded_block_bits<T>(
+    input: &BandInput<'_, T>,
+    (codes, stored): (&Codes, &[i16]),
+    cold: &[bool],
+    (lo, w, n_doy): (usize, usize, usize),
+    (d0, len): (usize, usize),
+    s: &mut Scratch,
+) {
+    let n_cells = input.n_cells;
+    for j in 0..len {
+        let i = d0 + j;
+        if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
+            prefetch(&stored[ahead * n_cells + lo..ahead * n_cells + lo + w]);
         }
+        let row = input.slot_of_day[i].map(|slot| &stored[slot * n_cells + lo..slot * n_cells + lo + w]);
+        let at = (usize::from(input.days.doy_index[i]), n_doy, w);
+        codes.day_bits(row, cold, (&s.limits, &s.missing_exceeds), at, j, &mut s.bits, (&mut s.xs, &mut s.miss));
+    }
+}
+
+/// The exceedance bits of the block of `len` days from `d0`, comparing the decoded values
+/// (the mean on missing days, the sign flipped for cold spells) with each kind's threshold.
+#[inline]
+fn block_bits<T: Copy>(
+    input: &BandInput<'_, T>,
+    value: &impl Fn(T) -> f64,
+    kinds: &[Kind<'_>],
+    (lo, w, n_doy): (usize, usize, usize),
+    (d0, len): (usize, usize),
+    s: &mut Scratch,
+) {
+    let n_cells = input.n_cells;
+    for j in 0..len {
+        let i = d0 + j;
+        let d = usize::from(input.days.doy_index[i]);
+        if let Some(Some(ahead)) = input.slot_of_day.get(i + PREFETCH) {
+            prefetch(&input.data[ahead * n_cells + lo..ahead * n_cells + lo + w]);
+        }
+        match input.slot_of_day[i] {
+            Some(slot) => {
+                let row = &input.data[slot * n_cells + lo..slot * n_cells + lo + w];
+                for (v, &x) in s.values.iter_mut().zip(row) {
+                    *v = value(x);
+                }
+            }
+            None => s.values.fill(f64::NAN),
+        }
+        let mean = &s.cmean[d * w..(d + 1) * w];
         for (k, kind) in kinds.iter().enumerate() {
-            let min = kind.params.min_duration;
+            let sign = if kind.params.cold { -1.0 } else { 1.0 };
+            let thresh = &s.cthresh[(k * n_doy + d) * w..(k * n_doy + d + 1) * w];
+            let bits = &mut s.bits[k * w..(k + 1) * w];
             for c in 0..w {
-                let (word, start) = (s.bits[k * w + c], &mut s.start[k * w + c]);
-                if word == 0 && *start == NONE {
-                    continue;
-                }
-                follow_runs(word, d0, len, start, &mut s.runs[k * w + c], min);
+                let m = sign * mean[c];
+                let v = s.values[c];
+                let t = if v.is_nan() { m } else { sign * v };
+                bits[c] |= u64::from(t > sign * thresh[c]) << j;
             }
         }
     }
-    let mut out: ChunkOut = Vec::with_capacity(kinds.len());
-    for (k, kind) in kinds.iter().enumerate() {
-        let mut columns = EventColumns::default();
-        // NaN for cells without a climatology
-        s.chunk_stats.clear();
-        s.chunk_stats.resize(n_stats * w, f32::NAN);
-        s.stats.resize(n_stats, 0.0);
-        for c in 0..w {
-            if !s.valid[c] {
-                continue;
-            }
-            // a run still open at the end of the series
-            let st = s.start[k * w + c];
-            if st != NONE && n_days - st >= kind.params.min_duration {
-                s.runs[k * w + c].push((st, n_days - 1));
-            }
-            // join across short gaps, as `detect_cell`
-            let runs = &s.runs[k * w + c];
-            s.joined.clear();
-            match kind.params.max_gap {
-                Some(max_gap) => {
-                    for &(a, b) in runs.iter() {
-                        match s.joined.last_mut() {
-                            Some(last) if a - last.1 - 1 <= max_gap => last.1 = b,
-                            _ => s.joined.push((a, b)),
-                        }
+}
+
+/// Kind `k`'s events in the chunk of `w` cells from `lo`, once its runs are followed to the end
+/// of the series: runs closed and joined across short gaps, each event measured on the series
+/// around it, and the chunk's statistics put into the band's `row` (cells as global indices,
+/// `cell0` plus the band's).
+#[inline]
+fn chunk_events<T: Copy>(
+    input: &BandInput<'_, T>,
+    value: &impl Fn(T) -> f64,
+    (k, kind): (usize, &Kind<'_>),
+    (cell0, lo, w): (usize, usize, usize),
+    row: &Rows,
+    s: &mut Scratch,
+) -> EventColumns {
+    let (n_cells, days) = (input.n_cells, input.days);
+    let n_days = days.len();
+    let n_stats = STATS.len() * days.n_years;
+    let mut columns = EventColumns::default();
+    // NaN for cells without a climatology
+    s.chunk_stats.clear();
+    s.chunk_stats.resize(n_stats * w, f32::NAN);
+    s.stats.resize(n_stats, 0.0);
+    for c in 0..w {
+        if !s.valid[c] {
+            continue;
+        }
+        // a run still open at the end of the series
+        let st = s.start[k * w + c];
+        if st != NONE && n_days - st >= kind.params.min_duration {
+            s.runs[k * w + c].push((st, n_days - 1));
+        }
+        // join across short gaps, as `detect_cell`
+        let runs = &s.runs[k * w + c];
+        s.joined.clear();
+        match kind.params.max_gap {
+            Some(max_gap) => {
+                for &(a, b) in runs.iter() {
+                    match s.joined.last_mut() {
+                        Some(last) if a - last.1 - 1 <= max_gap => last.1 = b,
+                        _ => s.joined.push((a, b)),
                     }
                 }
-                None => s.joined.extend_from_slice(runs),
             }
-            s.events.clear();
-            for j in 0..s.joined.len() {
-                let (a, b) = s.joined[j];
-                let from = a.saturating_sub(1);
-                let to = (b + 1).min(n_days - 1);
-                // ask for the next event's days while this one is measured: each of its days is
-                // a row of the pool away from the last, a cache miss each
-                if let Some(&(na, nb)) = s.joined.get(j + 1) {
-                    prefetch_days(input, (lo + c, n_cells), na.saturating_sub(1)..=(nb + 1).min(n_days - 1));
-                }
-                fill_series(input, value, kind, k, (lo, c, w), from..=to, s);
-                s.events.push(measure_at(&s.t, &s.seas, &s.thresh, from, n_days, a, b, kind.params.cold));
-            }
-            block_average(&s.events, days, &mut s.stats);
-            for (i, v) in s.stats.iter().enumerate() {
-                s.chunk_stats[i * w + c] = *v as f32;
-            }
-            for e in &s.events {
-                columns.push(cell0 + lo + c, e);
-            }
+            None => s.joined.extend_from_slice(runs),
         }
-        for (i, vals) in s.chunk_stats.chunks_exact(w).enumerate() {
-            // SAFETY: cells `lo..lo + w` are this chunk's alone
-            unsafe { rows[k].put(i, lo, vals) };
+        s.events.clear();
+        for j in 0..s.joined.len() {
+            let (a, b) = s.joined[j];
+            let from = a.saturating_sub(1);
+            let to = (b + 1).min(n_days - 1);
+            // ask for the next event's days while this one is measured: each of its days is
+            // a row of the pool away from the last, a cache miss each
+            if let Some(&(na, nb)) = s.joined.get(j + 1) {
+                prefetch_days(input, (lo + c, n_cells), na.saturating_sub(1)..=(nb + 1).min(n_days - 1));
+            }
+            fill_series(input, value, kind, k, (lo, c, w), from..=to, s);
+            s.events.push(measure_at(&s.t, &s.seas, &s.thresh, from, n_days, a, b, kind.params.cold));
         }
-        out.push(columns);
+        block_average(&s.events, days, &mut s.stats);
+        for (i, v) in s.stats.iter().enumerate() {
+            s.chunk_stats[i * w + c] = *v as f32;
+        }
+        for e in &s.events {
+            columns.push(cell0 + lo + c, e);
+        }
     }
-    out
+    for (i, vals) in s.chunk_stats.chunks_exact(w).enumerate() {
+        // SAFETY: cells `lo..lo + w` are this chunk's alone
+        unsafe { row.put(i, lo, vals) };
+    }
+    columns
 }
 
 /// Follow the runs of exceeding days through one block's word (bit j: day `d0 + j` exceeds; `len`
@@ -451,15 +503,21 @@ mod tests {
         }
     }
 
-    /// Every cell of a random band (warm spells, missing days and files, land cells, cells whose
-    /// threshold sits below the mean, chunks cut mid-way) gives, for heat and cold at once,
-    /// exactly the events and statistics of `detect_cell` and `block_average` on its gathered
-    /// series.
-    #[test]
-    fn a_band_scanned_day_by_day_equals_detect_cell_on_each_series() {
-        let days = Days::of_years(2001..=2004, crate::calendar::Calendar::Hobday366);
+    /// A random band's inputs (see the test below): which slot holds each day (a missing file
+    /// every so often), the mean and both thresholds (`[doy][cell]`, land cells NaN, arctic
+    /// cells with the threshold on the wrong side of the mean), each cell's series
+    /// (`[cell][day]`, spells and missing values) and the pool (`[slot][cell]`).
+    struct RandomBand {
+        slot_of_day: Vec<Option<usize>>,
+        mean: Vec<f64>,
+        p90: Vec<f64>,
+        p10: Vec<f64>,
+        series: Vec<f64>,
+        data: Vec<f64>,
+    }
+
+    fn random_band(days: &Days, n_cells: usize) -> RandomBand {
         let (n_days, n_doy) = (days.len(), 366);
-        let n_cells = CHUNK * 2 + 37;
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         // a missing file every so often
         let mut next = 0;
@@ -511,6 +569,19 @@ mod tests {
                 }
             }
         }
+        RandomBand { slot_of_day, mean, p90, p10, series, data }
+    }
+
+    /// Every cell of a random band (warm spells, missing days and files, land cells, cells whose
+    /// threshold sits below the mean, chunks cut mid-way) gives, for heat and cold at once,
+    /// exactly the events and statistics of `detect_cell` and `block_average` on its gathered
+    /// series.
+    #[test]
+    fn a_band_scanned_day_by_day_equals_detect_cell_on_each_series() {
+        let days = Days::of_years(2001..=2004, crate::calendar::Calendar::Hobday366);
+        let (n_days, n_doy) = (days.len(), 366);
+        let n_cells = CHUNK * 2 + 37;
+        let RandomBand { slot_of_day, mean, p90, p10, series, data } = random_band(&days, n_cells);
         for (min_duration, max_gap) in [(5, Some(2)), (3, None), (1, Some(0))] {
             let heat = Params { min_duration, max_gap, cold: false };
             let cold = Params { cold: true, ..heat };

@@ -101,6 +101,90 @@ fn check_calendar(file: &netcdf::File, path: &Path, cf: CfCalendar) -> Result<()
     })
 }
 
+/// Check the global attributes of the climatology `file` (at `path`) against the job: written
+/// as sstclim's climatology, by `calendar` (its days of year) in the input's calendar `cf`,
+/// of the input's variable `var` (where it says).
+fn check_header(
+    file: &netcdf::File,
+    path: &Path,
+    var: &str,
+    calendar: Calendar,
+    cf: CfCalendar,
+) -> Result<(), ClimatologyError> {
+    let not = |detail: String| ClimatologyError::NotClimatology { path: path.into(), detail };
+    match text_attr(file, LAYOUT_ATTR) {
+        Some(l) if l == LAYOUT => {}
+        Some(l) => return Err(not(format!("its sstclim_layout is '{l}', not 'climatology'"))),
+        None => return Err(not("it has no global attribute sstclim_layout".into())),
+    }
+    let mode = text_attr(file, CALENDAR_MODE).ok_or_else(|| not("it has no calendar_mode".into()))?;
+    let file_calendar = match mode.as_str() {
+        "hobday366" => Calendar::Hobday366,
+        "ordinal" => Calendar::Ordinal,
+        other => return Err(not(format!("its calendar_mode '{other}' is not hobday366 or ordinal"))),
+    };
+    if file_calendar != calendar {
+        return Err(ClimatologyError::Mismatch {
+            path: path.into(),
+            what: "calendar",
+            detail: format!("calendar_mode {mode}, the job asks for {}", calendar.name()),
+        });
+    }
+    check_calendar(file, path, cf)?;
+    if let Some(v) = text_attr(file, INPUT_VARIABLE) {
+        if v != var {
+            return Err(ClimatologyError::Mismatch {
+                path: path.into(),
+                what: "variable",
+                detail: format!("a climatology of {v}, the input's variable is {var} (pass --var {v}?)"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Check the coordinates of the climatology `file` (at `path`) against the input's `grid`:
+/// the 1-D latitude and longitude along its `dims` where it has them, and the 2-D ones of a
+/// curvilinear grid, each within a relative 1e-4.
+fn check_coords(file: &netcdf::File, path: &Path, grid: &Grid, dims: [&String; 2]) -> Result<(), ClimatologyError> {
+    for (dim, mine) in [(dims[0], &grid.lat.values), (dims[1], &grid.lon.values)] {
+        let Some(v) = file.variable(dim) else { continue };
+        let theirs: Vec<f64> =
+            v.get_values(..).map_err(|cause| ClimatologyError::Read { path: path.into(), var: dim.clone(), cause })?;
+        if let Some(i) = (0..mine.len()).find(|&i| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0)) {
+            return Err(ClimatologyError::Mismatch {
+                path: path.into(),
+                what: "grid",
+                detail: format!("{dim}[{i}] is {} in the climatology, {} in the input", theirs[i], mine[i]),
+            });
+        }
+    }
+    // a curvilinear grid: the 2-D latitude and longitude, stored as the input stores them
+    for aux in grid.aux.iter().flatten() {
+        let mismatch = |detail: String| ClimatologyError::Mismatch { path: path.into(), what: "grid", detail };
+        let Some(v) = file.variable(&aux.name) else {
+            return Err(mismatch(format!("the input's 2-D {} is not in the climatology", aux.name)));
+        };
+        let theirs: Vec<f64> = v.get_values(..).map_err(|cause| ClimatologyError::Read {
+            path: path.into(),
+            var: aux.name.clone(),
+            cause,
+        })?;
+        let mine = &aux.values;
+        let differs = |i: usize| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0);
+        if theirs.len() != mine.len() {
+            return Err(mismatch(format!("{} has {} values, {} in the input", aux.name, theirs.len(), mine.len())));
+        }
+        if let Some(i) = (0..mine.len()).find(|&i| differs(i)) {
+            return Err(mismatch(format!(
+                "{}[{i}] is {} in the climatology, {} in the input",
+                aux.name, theirs[i], mine[i]
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl ClimFile {
     /// Open `path` and check it against the job: input variable `var` on `grid`, days of year
     /// by `calendar` in the input's calendar `cf` (the file's `time` says which calendar it
@@ -115,35 +199,7 @@ impl ClimFile {
         stat: &str,
     ) -> Result<ClimFile, ClimatologyError> {
         let file = netcdf::open(path).map_err(|cause| ClimatologyError::Open { path: path.into(), cause })?;
-        let not = |detail: String| ClimatologyError::NotClimatology { path: path.into(), detail };
-        match text_attr(&file, LAYOUT_ATTR) {
-            Some(l) if l == LAYOUT => {}
-            Some(l) => return Err(not(format!("its sstclim_layout is '{l}', not 'climatology'"))),
-            None => return Err(not("it has no global attribute sstclim_layout".into())),
-        }
-        let mode = text_attr(&file, CALENDAR_MODE).ok_or_else(|| not("it has no calendar_mode".into()))?;
-        let file_calendar = match mode.as_str() {
-            "hobday366" => Calendar::Hobday366,
-            "ordinal" => Calendar::Ordinal,
-            other => return Err(not(format!("its calendar_mode '{other}' is not hobday366 or ordinal"))),
-        };
-        if file_calendar != calendar {
-            return Err(ClimatologyError::Mismatch {
-                path: path.into(),
-                what: "calendar",
-                detail: format!("calendar_mode {mode}, the job asks for {}", calendar.name()),
-            });
-        }
-        check_calendar(&file, path, cf)?;
-        if let Some(v) = text_attr(&file, INPUT_VARIABLE) {
-            if v != var {
-                return Err(ClimatologyError::Mismatch {
-                    path: path.into(),
-                    what: "variable",
-                    detail: format!("a climatology of {v}, the input's variable is {var} (pass --var {v}?)"),
-                });
-            }
-        }
+        check_header(&file, path, var, calendar, cf)?;
         let mean_var = stat_var(var, "mean");
         let thresh_var = stat_var(var, stat);
         let mut lat_lon = None;
@@ -198,44 +254,7 @@ impl ClimFile {
                 detail: format!("{nlon}x{nlat} cells, the input has {}x{}", grid.nlon(), grid.nlat()),
             });
         }
-        for (dim, mine) in [(&lat_dim, &grid.lat.values), (&lon_dim, &grid.lon.values)] {
-            let Some(v) = file.variable(dim) else { continue };
-            let theirs: Vec<f64> = v.get_values(..).map_err(|cause| ClimatologyError::Read {
-                path: path.into(),
-                var: dim.clone(),
-                cause,
-            })?;
-            if let Some(i) = (0..mine.len()).find(|&i| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0)) {
-                return Err(ClimatologyError::Mismatch {
-                    path: path.into(),
-                    what: "grid",
-                    detail: format!("{dim}[{i}] is {} in the climatology, {} in the input", theirs[i], mine[i]),
-                });
-            }
-        }
-        // a curvilinear grid: the 2-D latitude and longitude, stored as the input stores them
-        for aux in grid.aux.iter().flatten() {
-            let mismatch = |detail: String| ClimatologyError::Mismatch { path: path.into(), what: "grid", detail };
-            let Some(v) = file.variable(&aux.name) else {
-                return Err(mismatch(format!("the input's 2-D {} is not in the climatology", aux.name)));
-            };
-            let theirs: Vec<f64> = v.get_values(..).map_err(|cause| ClimatologyError::Read {
-                path: path.into(),
-                var: aux.name.clone(),
-                cause,
-            })?;
-            let mine = &aux.values;
-            let differs = |i: usize| (theirs[i] - mine[i]).abs() > 1e-4 * mine[i].abs().max(1.0);
-            if theirs.len() != mine.len() {
-                return Err(mismatch(format!("{} has {} values, {} in the input", aux.name, theirs.len(), mine.len())));
-            }
-            if let Some(i) = (0..mine.len()).find(|&i| differs(i)) {
-                return Err(mismatch(format!(
-                    "{}[{i}] is {} in the climatology, {} in the input",
-                    aux.name, theirs[i], mine[i]
-                )));
-            }
-        }
+        check_coords(&file, path, grid, [&lat_dim, &lon_dim])?;
         let provenance = PROVENANCE.iter().filter_map(|a| text_attr(&file, a).map(|v| (a.to_string(), v))).collect();
         Ok(ClimFile { path: path.into(), file, calendar, n_doy, nlat, mean_var, thresh_var, provenance })
     }

@@ -200,34 +200,7 @@ pub fn write_fields(
     threads: usize,
     partial: &mut Partial,
 ) -> Result<(), ChunkFailure> {
-    let (nr, nc) = g.plan.counts(g.nlat, g.nlon);
-    let mut tasks: Vec<(ChunkKey, Source)> = Vec::new();
-    for field in fields {
-        for crow in 0..nr {
-            for ccol in 0..nc {
-                let (rows, cols) = chunk_extent(g, crow, ccol);
-                let (rr, rc) = (&g.region.rows, &g.region.cols);
-                let overlaps = rows.start < rr.end && rr.start < rows.end && cols.start < rc.end && rc.start < cols.end;
-                if !overlaps {
-                    continue;
-                }
-                let key = ChunkKey { file: field.file, t: field.t, crow, ccol };
-                let covered =
-                    rr.start <= rows.start && rows.end <= rr.end && rc.start <= cols.start && cols.end <= rc.end;
-                if covered && !partial.pending.contains_key(&key) {
-                    tasks.push((key, Source::Field(field.values)));
-                    continue;
-                }
-                let p = partial.pending.entry(key).or_insert_with(|| Pending { bytes: blank(g), cells: 0 });
-                p.cells += encode_part(g, crow, ccol, field.values, &mut p.bytes)
-                    .map_err(|e| ChunkFailure::Encode(field.file, e))?;
-                if p.cells == rows.len() * cols.len() {
-                    let done = partial.pending.remove(&key).expect("just filled");
-                    tasks.push((key, Source::Encoded(done.bytes)));
-                }
-            }
-        }
-    }
+    let tasks = chunk_tasks(fields, g, partial)?;
     if tasks.is_empty() {
         return Ok(());
     }
@@ -314,6 +287,45 @@ pub fn write_fields(
         return Err(e);
     }
     written
+}
+
+/// The chunks of `fields` ready to compress: those the region covers whole (encoded from the
+/// field by the workers), and those whose last part this region brings (encoded so far in
+/// `partial`, where the parts of the others wait).
+fn chunk_tasks<'a>(
+    fields: &[Field<'a>],
+    g: &ChunkGeometry<'_>,
+    partial: &mut Partial,
+) -> Result<Vec<(ChunkKey, Source<'a>)>, ChunkFailure> {
+    let (nr, nc) = g.plan.counts(g.nlat, g.nlon);
+    let mut tasks: Vec<(ChunkKey, Source<'a>)> = Vec::new();
+    for field in fields {
+        for crow in 0..nr {
+            for ccol in 0..nc {
+                let (rows, cols) = chunk_extent(g, crow, ccol);
+                let (rr, rc) = (&g.region.rows, &g.region.cols);
+                let overlaps = rows.start < rr.end && rr.start < rows.end && cols.start < rc.end && rc.start < cols.end;
+                if !overlaps {
+                    continue;
+                }
+                let key = ChunkKey { file: field.file, t: field.t, crow, ccol };
+                let covered =
+                    rr.start <= rows.start && rows.end <= rr.end && rc.start <= cols.start && cols.end <= rc.end;
+                if covered && !partial.pending.contains_key(&key) {
+                    tasks.push((key, Source::Field(field.values)));
+                    continue;
+                }
+                let p = partial.pending.entry(key).or_insert_with(|| Pending { bytes: blank(g), cells: 0 });
+                p.cells += encode_part(g, crow, ccol, field.values, &mut p.bytes)
+                    .map_err(|e| ChunkFailure::Encode(field.file, e))?;
+                if p.cells == rows.len() * cols.len() {
+                    let done = partial.pending.remove(&key).expect("just filled");
+                    tasks.push((key, Source::Encoded(done.bytes)));
+                }
+            }
+        }
+    }
+    Ok(tasks)
 }
 
 /// Ask the kernel to start writing `done` (files whose chunks are all written) to disk now, on

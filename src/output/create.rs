@@ -23,82 +23,15 @@ pub(super) fn create_file(
         let var = var.to_string();
         move |cause| OutputError::write(&path, &var, cause)
     };
-    let w = &meta.window;
-    let (y0, y1) = (*w.years.start(), *w.years.end());
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
     let n_t = f.targets.len();
     let (nlat, nlon) = (meta.grid.nlat(), meta.grid.nlon());
     file.add_dimension("time", n_t).map_err(fail("time"))?;
     file.add_dimension("nv", 2).map_err(fail("nv"))?;
-
-    // global attributes
-    let stats = &meta.stats;
-    let window_days = 2 * w.half_window + 1;
-    let globals: Vec<(&str, netcdf::AttributeValue)> = vec![
-        ("Conventions", "CF-1.8".into()),
-        ("title", format!("Day-of-year climatology of {} ({y0}-{y1}, {window_days}-day window)", meta.input_var).into()),
-        ("source", format!("sstclim {}", env!("CARGO_PKG_VERSION")).into()),
-        ("history", meta.history.clone().into()),
-        (
-            "references",
-            "Hobday et al. 2016, Prog. Oceanogr. 141:227-238 (marine heatwave threshold); Hyndman & Fan 1996, Am. Stat. 50:361-365 (sample quantiles)".into(),
-        ),
-        (
-            "comment",
-            format!(
-                "For each target day D and cell: the valid samples at dates anchor(year, D) + o, o = -{0}..+{0}, for every year {y0}-{y1} (window edges: {edges}; then Feb 29 and smoothing as the feb29 and smoothing_width attributes say). mean = sum of samples / number of valid samples; percentiles by {1}.",
-                w.half_window,
-                stats.method.description(),
-                edges = meta.rules.edges.name()
-            )
-            .into(),
-        ),
-        ("climatology_years", format!("{y0}-{y1}").into()),
-        ("window_half_width_days", i32::from(w.half_window).into()),
-        ("calendar_convention", w.calendar.name().into()),
-        ("window_edges", meta.rules.edges.name().into()),
-        ("feb29", meta.rules.feb29.name().into()),
-        ("smoothing_width", i32::from(meta.rules.smooth).into()),
-        ("percentile_method", stats.method.description().into()),
-        ("min_samples", (stats.min_samples as i32).into()),
-        ("input_variable", meta.input_var.clone().into()),
-        ("input_files", meta.input_template.clone().into()),
-        ("missing_input_files", (meta.missing_files as i32).into()),
-    ];
-    for (name, value) in globals {
+    for (name, value) in globals(meta) {
         file.add_attribute(name, value).map_err(fail(name))?;
     }
-
-    // time: a climatological axis, one step per target day, increasing under every calendar
-    let calendar = meta.rules.cf.cf_name();
-    let (times, bounds) = climatological_times(meta, f.targets.clone());
-    let doys: Vec<i32> = f.targets.clone().map(|t| i32::from(w.doys[t])).collect();
-    let time_units = format!("days since {y0:04}-01-01 00:00:00");
-    {
-        let mut v = file.add_variable::<f64>("time", &["time"]).map_err(fail("time"))?;
-        v.put_attribute("standard_name", "time").map_err(fail("time"))?;
-        v.put_attribute("long_name", "time").map_err(fail("time"))?;
-        v.put_attribute("units", time_units.as_str()).map_err(fail("time"))?;
-        v.put_attribute("calendar", calendar).map_err(fail("time"))?;
-        v.put_attribute("climatology", "climatology_bounds").map_err(fail("time"))?;
-        v.put_attribute("axis", "T").map_err(fail("time"))?;
-        v.put_values(&times, ..).map_err(fail("time"))?;
-    }
-    {
-        let mut v =
-            file.add_variable::<f64>("climatology_bounds", &["time", "nv"]).map_err(fail("climatology_bounds"))?;
-        // the same units and calendar as time (CF 7.1), so that both decode alike
-        v.put_attribute("units", time_units.as_str()).map_err(fail("climatology_bounds"))?;
-        v.put_attribute("calendar", calendar).map_err(fail("climatology_bounds"))?;
-        v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
-    }
-    {
-        let mut v = file.add_variable::<i32>("doy", &["time"]).map_err(fail("doy"))?;
-        v.put_attribute("long_name", format!("target day of year ({} convention)", w.calendar.name()))
-            .map_err(fail("doy"))?;
-        v.put_attribute("units", "1").map_err(fail("doy"))?;
-        v.put_values(&doys, ..).map_err(fail("doy"))?;
-    }
+    put_time(&mut file, f, meta)?;
     let [row, col] = put_lat_lon(&mut file, meta, &f.path)?;
 
     // the statistic
@@ -145,6 +78,88 @@ pub(super) fn create_file(
         .map_err(fail(var_name))?;
     }
     file.close().map_err(fail(""))?;
+    Ok(())
+}
+
+/// The global attributes of an output file: CF, provenance, and how the statistics were
+/// computed (years, window, calendar, edges, Feb 29, smoothing, percentile method).
+fn globals(meta: &OutputMeta) -> Vec<(&'static str, netcdf::AttributeValue)> {
+    let w = &meta.window;
+    let (y0, y1) = (*w.years.start(), *w.years.end());
+    let stats = &meta.stats;
+    let window_days = 2 * w.half_window + 1;
+    vec![
+        ("Conventions", "CF-1.8".into()),
+        ("title", format!("Day-of-year climatology of {} ({y0}-{y1}, {window_days}-day window)", meta.input_var).into()),
+        ("source", format!("sstclim {}", env!("CARGO_PKG_VERSION")).into()),
+        ("history", meta.history.clone().into()),
+        (
+            "references",
+            "Hobday et al. 2016, Prog. Oceanogr. 141:227-238 (marine heatwave threshold); Hyndman & Fan 1996, Am. Stat. 50:361-365 (sample quantiles)".into(),
+        ),
+        (
+            "comment",
+            format!(
+                "For each target day D and cell: the valid samples at dates anchor(year, D) + o, o = -{0}..+{0}, for every year {y0}-{y1} (window edges: {edges}; then Feb 29 and smoothing as the feb29 and smoothing_width attributes say). mean = sum of samples / number of valid samples; percentiles by {1}.",
+                w.half_window,
+                stats.method.description(),
+                edges = meta.rules.edges.name()
+            )
+            .into(),
+        ),
+        ("climatology_years", format!("{y0}-{y1}").into()),
+        ("window_half_width_days", i32::from(w.half_window).into()),
+        ("calendar_convention", w.calendar.name().into()),
+        ("window_edges", meta.rules.edges.name().into()),
+        ("feb29", meta.rules.feb29.name().into()),
+        ("smoothing_width", i32::from(meta.rules.smooth).into()),
+        ("percentile_method", stats.method.description().into()),
+        ("min_samples", (stats.min_samples as i32).into()),
+        ("input_variable", meta.input_var.clone().into()),
+        ("input_files", meta.input_template.clone().into()),
+        ("missing_input_files", (meta.missing_files as i32).into()),
+    ]
+}
+
+/// The time axis of file `f`: a climatological axis, one step per target day, increasing
+/// under every calendar, with its `climatology_bounds` and the target's day of year.
+fn put_time(file: &mut netcdf::FileMut, f: &OutFile, meta: &OutputMeta) -> Result<(), OutputError> {
+    let fail = |var: &str| {
+        let path = f.path.clone();
+        let var = var.to_string();
+        move |cause| OutputError::write(&path, &var, cause)
+    };
+    let w = &meta.window;
+    let y0 = *w.years.start();
+    let calendar = meta.rules.cf.cf_name();
+    let (times, bounds) = climatological_times(meta, f.targets.clone());
+    let doys: Vec<i32> = f.targets.clone().map(|t| i32::from(w.doys[t])).collect();
+    let time_units = format!("days since {y0:04}-01-01 00:00:00");
+    {
+        let mut v = file.add_variable::<f64>("time", &["time"]).map_err(fail("time"))?;
+        v.put_attribute("standard_name", "time").map_err(fail("time"))?;
+        v.put_attribute("long_name", "time").map_err(fail("time"))?;
+        v.put_attribute("units", time_units.as_str()).map_err(fail("time"))?;
+        v.put_attribute("calendar", calendar).map_err(fail("time"))?;
+        v.put_attribute("climatology", "climatology_bounds").map_err(fail("time"))?;
+        v.put_attribute("axis", "T").map_err(fail("time"))?;
+        v.put_values(&times, ..).map_err(fail("time"))?;
+    }
+    {
+        let mut v =
+            file.add_variable::<f64>("climatology_bounds", &["time", "nv"]).map_err(fail("climatology_bounds"))?;
+        // the same units and calendar as time (CF 7.1), so that both decode alike
+        v.put_attribute("units", time_units.as_str()).map_err(fail("climatology_bounds"))?;
+        v.put_attribute("calendar", calendar).map_err(fail("climatology_bounds"))?;
+        v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
+    }
+    {
+        let mut v = file.add_variable::<i32>("doy", &["time"]).map_err(fail("doy"))?;
+        v.put_attribute("long_name", format!("target day of year ({} convention)", w.calendar.name()))
+            .map_err(fail("doy"))?;
+        v.put_attribute("units", "1").map_err(fail("doy"))?;
+        v.put_values(&doys, ..).map_err(fail("doy"))?;
+    }
     Ok(())
 }
 

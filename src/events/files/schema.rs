@@ -100,33 +100,7 @@ pub(super) fn define_events(
         format!("{} of {} ({}-{}), one record per event", meta.kind(), meta.input_var, meta.years.0, meta.years.1),
     )?;
     let mut add = |name: &str, kind: char, attrs: Vec<(&str, netcdf::AttributeValue)>| {
-        let mut v = match kind {
-            'd' => file.add_variable::<f64>(name, &["event"]),
-            'f' => file.add_variable::<f32>(name, &["event"]),
-            'i' => file.add_variable::<i32>(name, &["event"]),
-            _ => file.add_variable::<i8>(name, &["event"]),
-        }
-        .map_err(fail(path, name))?;
-        match (fixed, meta.store.deflate) {
-            (Some(n), Some(level)) => {
-                // the compressed direct writer writes every chunk
-                v.set_chunking(&[n.min(EVENT_CHUNK)]).map_err(fail(path, name))?;
-                v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
-            }
-            // SAFETY: the direct writer writes every value before the file is published
-            (Some(_), None) => unsafe { v.set_nofill() }.map_err(fail(path, name))?,
-            (None, deflate) => {
-                v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
-                if let Some(level) = deflate {
-                    // several bands or ranks: appended through libnetcdf, which compresses
-                    v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
-                }
-            }
-        }
-        for (k, val) in attrs {
-            v.put_attribute(k, val).map_err(fail(path, name))?;
-        }
-        Ok::<(), EventsError>(())
+        add_event_var(&mut file, path, meta, fixed, name, kind, attrs)
     };
     let units_of = |c: &str| if c == "lat" { "degrees_north" } else { "degrees_east" };
     for (name, std) in [("lat", "latitude"), ("lon", "longitude")] {
@@ -187,6 +161,47 @@ pub(super) fn define_events(
         ],
     )?;
     Ok(file)
+}
+
+/// Add the variable `name` along `event` to `file` with its attributes: of type `kind` (`d`
+/// f64, `f` f32, `i` i32, else i8), stored as [`define_events`] says for `fixed` and the job's
+/// `--deflate` and `--shuffle`.
+fn add_event_var(
+    file: &mut netcdf::FileMut,
+    path: &Path,
+    meta: &Meta,
+    fixed: Option<usize>,
+    name: &str,
+    kind: char,
+    attrs: Vec<(&str, netcdf::AttributeValue)>,
+) -> Result<(), EventsError> {
+    let mut v = match kind {
+        'd' => file.add_variable::<f64>(name, &["event"]),
+        'f' => file.add_variable::<f32>(name, &["event"]),
+        'i' => file.add_variable::<i32>(name, &["event"]),
+        _ => file.add_variable::<i8>(name, &["event"]),
+    }
+    .map_err(fail(path, name))?;
+    match (fixed, meta.store.deflate) {
+        (Some(n), Some(level)) => {
+            // the compressed direct writer writes every chunk
+            v.set_chunking(&[n.min(EVENT_CHUNK)]).map_err(fail(path, name))?;
+            v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
+        }
+        // SAFETY: the direct writer writes every value before the file is published
+        (Some(_), None) => unsafe { v.set_nofill() }.map_err(fail(path, name))?,
+        (None, deflate) => {
+            v.set_chunking(&[CHUNK]).map_err(fail(path, name))?;
+            if let Some(level) = deflate {
+                // several bands or ranks: appended through libnetcdf, which compresses
+                v.set_compression(i32::from(level), meta.store.shuffle).map_err(fail(path, name))?;
+            }
+        }
+    }
+    for (k, val) in attrs {
+        v.put_attribute(k, val).map_err(fail(path, name))?;
+    }
+    Ok(())
 }
 
 /// The integer fields, in the order of [`EventColumns::ints`].

@@ -45,71 +45,9 @@ impl SummaryFile {
             path,
             format!("{} of {} per year ({y0}-{y1}): blockAverage statistics", meta.kind(), meta.input_var),
         )?;
-        // the years of the input's calendar (360 days in `360_day`)
-        let jan1 = |year: i32| days_since_1970_in(meta.calendar, Date { year, month: 1, day: 1 }) as f64;
-        {
-            let mut t = file.add_variable::<f64>("time", &["time"]).map_err(fail(path, "time"))?;
-            for (k, v) in [
-                ("standard_name", "time"),
-                ("units", "days since 1970-01-01 00:00:00"),
-                ("calendar", meta.calendar.cf_name()),
-                ("bounds", "time_bnds"),
-                ("long_name", "year of the events' start (middle of the year; bounds: the year)"),
-            ] {
-                t.put_attribute(k, v).map_err(fail(path, "time"))?;
-            }
-            let mid: Vec<f64> = (y0..=y1).map(|y| 0.5 * (jan1(y) + jan1(y + 1))).collect();
-            t.put_values(&mid, ..).map_err(fail(path, "time"))?;
-        }
-        {
-            let mut b = file.add_variable::<f64>("time_bnds", &["time", "nv"]).map_err(fail(path, "time_bnds"))?;
-            let bounds: Vec<f64> = (y0..=y1).flat_map(|y| [jan1(y), jan1(y + 1)]).collect();
-            b.put_values(&bounds, ..).map_err(fail(path, "time_bnds"))?;
-        }
-        {
-            let mut v = file.add_variable::<i32>("year", &["time"]).map_err(fail(path, "year"))?;
-            v.put_values(&(y0..=y1).collect::<Vec<i32>>(), ..).map_err(fail(path, "year"))?;
-        }
-        // the input's horizontal dimensions and coordinates (2-D ones and grid mapping too)
-        let [lat_dim, lon_dim] =
-            crate::nc::coords::put_grid(&mut file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
-        let coordinates = crate::nc::coords::coordinates(grid, "");
+        define_years(&mut file, path, meta)?;
         let plan = meta.store.summary_plan(grid.nlat(), grid.nlon());
-        for stat in STATS {
-            let mut v = file
-                .add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()])
-                .map_err(fail(path, stat))?;
-            if let Some(plan) = &plan {
-                store::define_chunked(&mut v, plan).map_err(fail(path, stat))?;
-            } else if direct {
-                // SAFETY: every value of the file is written (every band of rows, every
-                // statistic and year) before it is published; nothing reads it before.
-                unsafe { v.set_nofill() }.map_err(fail(path, stat))?;
-                // `set_nofill` drops the attribute: put after it (CF readers mask with it)
-                v.put_attribute("_FillValue", f32::NAN).map_err(fail(path, stat))?;
-            } else {
-                v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
-            }
-            v.put_attribute("units", stat_units(stat, &meta.units)).map_err(fail(path, stat))?;
-            let what = match stat {
-                "count" => "number of events starting in the year".to_string(),
-                "total_days" => "days of events in the year".to_string(),
-                "total_icum" => "sum of the events' cumulative intensity".to_string(),
-                "intensity_max_max" => "largest intensity_max of the year's events (at least 0)".to_string(),
-                s => format!("mean {s} of the events starting in the year"),
-            };
-            v.put_attribute("long_name", what).map_err(fail(path, stat))?;
-            if !coordinates.is_empty() {
-                v.put_attribute("coordinates", coordinates.as_str()).map_err(fail(path, stat))?;
-            }
-            if let Some(mapping) = crate::nc::coords::grid_mapping(grid) {
-                v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
-            }
-            if direct && plan.is_none() {
-                // allocates the whole contiguous storage (without filling it)
-                v.put_value(f32::NAN, [0, 0, 0]).map_err(fail(path, stat))?;
-            }
-        }
+        define_stats(&mut file, path, meta, grid, plan.as_ref(), direct)?;
         let (nlat, nlon) = (grid.nlat(), grid.nlon());
         let mut summary = SummaryFile {
             path: path.into(),
@@ -221,4 +159,87 @@ impl SummaryFile {
             None => Ok(()),
         }
     }
+}
+
+/// The time axis of `summary.nc`: one step per year of the analysis (`time` the middle of the
+/// year, `time_bnds` the year) in the input's calendar, and the `year` itself.
+fn define_years(file: &mut netcdf::FileMut, path: &Path, meta: &Meta) -> Result<(), EventsError> {
+    let (y0, y1) = meta.years;
+    // the years of the input's calendar (360 days in `360_day`)
+    let jan1 = |year: i32| days_since_1970_in(meta.calendar, Date { year, month: 1, day: 1 }) as f64;
+    {
+        let mut t = file.add_variable::<f64>("time", &["time"]).map_err(fail(path, "time"))?;
+        for (k, v) in [
+            ("standard_name", "time"),
+            ("units", "days since 1970-01-01 00:00:00"),
+            ("calendar", meta.calendar.cf_name()),
+            ("bounds", "time_bnds"),
+            ("long_name", "year of the events' start (middle of the year; bounds: the year)"),
+        ] {
+            t.put_attribute(k, v).map_err(fail(path, "time"))?;
+        }
+        let mid: Vec<f64> = (y0..=y1).map(|y| 0.5 * (jan1(y) + jan1(y + 1))).collect();
+        t.put_values(&mid, ..).map_err(fail(path, "time"))?;
+    }
+    {
+        let mut b = file.add_variable::<f64>("time_bnds", &["time", "nv"]).map_err(fail(path, "time_bnds"))?;
+        let bounds: Vec<f64> = (y0..=y1).flat_map(|y| [jan1(y), jan1(y + 1)]).collect();
+        b.put_values(&bounds, ..).map_err(fail(path, "time_bnds"))?;
+    }
+    {
+        let mut v = file.add_variable::<i32>("year", &["time"]).map_err(fail(path, "year"))?;
+        v.put_values(&(y0..=y1).collect::<Vec<i32>>(), ..).map_err(fail(path, "year"))?;
+    }
+    Ok(())
+}
+
+/// The statistics' variables of `summary.nc` on the input's grid (whose coordinates are put
+/// here too), with their units and names: chunked by `plan` (`--deflate`), contiguous and
+/// allocated without fill (`direct`), or filled with NaN.
+fn define_stats(
+    file: &mut netcdf::FileMut,
+    path: &Path,
+    meta: &Meta,
+    grid: &Grid,
+    plan: Option<&ChunkPlan>,
+    direct: bool,
+) -> Result<(), EventsError> {
+    // the input's horizontal dimensions and coordinates (2-D ones and grid mapping too)
+    let [lat_dim, lon_dim] = crate::nc::coords::put_grid(file, grid).map_err(|(var, cause)| fail(path, &var)(cause))?;
+    let coordinates = crate::nc::coords::coordinates(grid, "");
+    for stat in STATS {
+        let mut v =
+            file.add_variable::<f32>(stat, &["time", lat_dim.as_str(), lon_dim.as_str()]).map_err(fail(path, stat))?;
+        if let Some(plan) = plan {
+            store::define_chunked(&mut v, plan).map_err(fail(path, stat))?;
+        } else if direct {
+            // SAFETY: every value of the file is written (every band of rows, every
+            // statistic and year) before it is published; nothing reads it before.
+            unsafe { v.set_nofill() }.map_err(fail(path, stat))?;
+            // `set_nofill` drops the attribute: put after it (CF readers mask with it)
+            v.put_attribute("_FillValue", f32::NAN).map_err(fail(path, stat))?;
+        } else {
+            v.set_fill_value(f32::NAN).map_err(fail(path, stat))?;
+        }
+        v.put_attribute("units", stat_units(stat, &meta.units)).map_err(fail(path, stat))?;
+        let what = match stat {
+            "count" => "number of events starting in the year".to_string(),
+            "total_days" => "days of events in the year".to_string(),
+            "total_icum" => "sum of the events' cumulative intensity".to_string(),
+            "intensity_max_max" => "largest intensity_max of the year's events (at least 0)".to_string(),
+            s => format!("mean {s} of the events starting in the year"),
+        };
+        v.put_attribute("long_name", what).map_err(fail(path, stat))?;
+        if !coordinates.is_empty() {
+            v.put_attribute("coordinates", coordinates.as_str()).map_err(fail(path, stat))?;
+        }
+        if let Some(mapping) = crate::nc::coords::grid_mapping(grid) {
+            v.put_attribute("grid_mapping", mapping).map_err(fail(path, stat))?;
+        }
+        if direct && plan.is_none() {
+            // allocates the whole contiguous storage (without filling it)
+            v.put_value(f32::NAN, [0, 0, 0]).map_err(fail(path, stat))?;
+        }
+    }
+    Ok(())
 }
