@@ -302,7 +302,7 @@ fn run_report<T: Sample>(
         bytes_decompressed: totals.read.inflated,
         outputs,
         verified: plan.verify,
-        stage_seconds: RunReport::stage_seconds(&timer),
+        stage_seconds: RunReport::stage_seconds(timer),
         wall_seconds,
         wall_shares: WallShares::from_spans(trace.spans().iter().map(|s| (s.stage, s.start, s.end)), wall_seconds),
         span_totals: trace.totals(),

@@ -537,7 +537,6 @@ type Failed = (ChunkError, usize);
 /// bytes)` as each slot is finished (host pools; a device-resident pool's upload thread
 /// reports its rows); `report` answers false when nobody listens any more. Returns the stored
 /// bytes read and whether to go on.
-#[allow(clippy::too_many_arguments)]
 /// Fill every slot from a caller's array in memory, on every thread, decoding as a file's
 /// values are decoded (see [`crate::source`]).
 fn read_memory<T: Sample>(
@@ -584,6 +583,7 @@ fn read_memory<T: Sample>(
     ReadStats { bytes: bytes * n as u64, inflated: 0, direct_files: n, library_files: 0 }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn read_unit<T: Sample>(
     job: &ReadJob<'_>,
     dl: &DirectLayout,
