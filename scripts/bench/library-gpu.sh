@@ -6,7 +6,7 @@
 # 152-243) on the GPU and on the CPU engine, and `events --both` against the climatology; every
 # pair compared with `sstclim compare --tolerance 0`.
 # Expects .carry/before/sstclim, .carry/after/{sstclim,libtests,it} (stripped, netcdf-static).
-# Usage (device tool, repository root): bash bench-results/runs/2026-12-07-gpu-library-s41/call.sh
+# Usage (device tool, repository root): bash scripts/bench/library-gpu.sh
 set -u
 . scripts/bench/cuda-env.sh
 export HDF5_USE_FILE_LOCKING=FALSE SSTCLIM_RATES=none
