@@ -3,7 +3,7 @@
 //! to a NetCDF file.
 //!
 //! `cargo run --release --example library [WORK_DIR]` (the `sstclim` binary of the same build
-//! runs the command-line half; `tests/it` runs this example).
+//! runs the command-line half; `tests/it/library` runs [`check`] with the binary it tests).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +19,18 @@ fn main() {
     let work = std::env::args().nth(1).map_or_else(|| std::env::temp_dir().join("sstclim-library"), PathBuf::from);
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).expect("a work directory");
+    // the `sstclim` binary beside this example's directory
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().and_then(Path::parent).unwrap().join("sstclim");
+    let (heatwaves, cold_spells, compared) = check(&work, &bin);
+    println!("{heatwaves} heatwaves and {cold_spells} cold spells in memory and in {}", work.join("events").display());
+    println!("library OK: {compared} values in memory equal the command line's files bit for bit");
+}
+
+/// The climatology and events of [`series`] in memory, then `sstclim` (`bin`) on the same
+/// values in a file under `work`; panics at the first value that differs. Returns the
+/// heatwaves, the cold spells and the number of values compared.
+pub fn check(work: &Path, bin: &Path) -> (usize, usize, usize) {
     let (dates, values) = series();
     let (lat, lon) = coordinates();
 
@@ -44,45 +56,51 @@ fn main() {
     write_input(&input, &dates, &values, &lat, &lon);
     let years = format!("{}-{}", YEARS.0, YEARS.1);
     let clim_dir = work.join("climatology");
-    sstclim(&[
-        "run",
-        "--input",
-        path(&input),
-        "--output",
-        path(&clim_dir),
-        "--layout",
-        "climatology",
-        "--baseline",
-        &years,
-        "--calendar",
-        "hobday366",
-        "--window-edges",
-        "extend",
-        "--feb29",
-        "interpolate",
-        "--smooth",
-        "31",
-        "--method",
-        "7",
-        "--percentile",
-        "10,90",
-        "--backend",
-        "cpu",
-    ]);
+    sstclim(
+        bin,
+        &[
+            "run",
+            "--input",
+            path(&input),
+            "--output",
+            path(&clim_dir),
+            "--layout",
+            "climatology",
+            "--baseline",
+            &years,
+            "--calendar",
+            "hobday366",
+            "--window-edges",
+            "extend",
+            "--feb29",
+            "interpolate",
+            "--smooth",
+            "31",
+            "--method",
+            "7",
+            "--percentile",
+            "10,90",
+            "--backend",
+            "cpu",
+        ],
+    );
     let events_dir = work.join("events");
     let clim_file = clim_dir.join("climatology.nc");
-    sstclim(&[
-        "events",
-        "--input",
-        path(&input),
-        "--output",
-        path(&events_dir),
-        "--climatology",
-        path(&clim_file),
-        "--both",
-        "--years",
-        &years,
-    ]);
+    sstclim(
+        bin,
+        &[
+            "events",
+            "--input",
+            path(&input),
+            "--output",
+            path(&events_dir),
+            "--climatology",
+            path(&clim_file),
+            "--both",
+            "--years",
+            &years,
+        ],
+    );
 
     // bit for bit
     let file = netcdf::open(&clim_file).expect("the climatology file");
@@ -114,14 +132,9 @@ fn main() {
             let mine: Vec<f64> = kind.summary[k * per_stat..(k + 1) * per_stat].iter().map(|&v| f64::from(v)).collect();
             compared += same(&format!("summary{suffix} {name}"), &mine, &read_f64(&summary, name));
         }
-        println!(
-            "{} {} in memory and in {}",
-            kind.events.len(),
-            if kind.cold { "cold spells" } else { "heatwaves" },
-            events_dir.display()
-        );
     }
-    println!("library OK: {compared} values in memory equal the command line's files bit for bit");
+    let n = |cold: bool| found.kinds.iter().find(|k| k.cold == cold).map_or(0, |k| k.events.len());
+    (n(false), n(true), compared)
 }
 
 /// Every day of [`YEARS`]: a seasonal cycle, a warming trend and a pseudo-random anomaly with
@@ -180,11 +193,9 @@ fn write_input(path: &Path, dates: &[Date], values: &[f32], lat: &[f64], lon: &[
     v.put_values(values, ..).unwrap();
 }
 
-/// Run the `sstclim` binary built beside this example.
-fn sstclim(args: &[&str]) {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().and_then(Path::parent).unwrap().join("sstclim");
-    let status = Command::new(&bin).args(args).arg("--quiet").status().expect("running sstclim");
+/// Run the `sstclim` binary `bin`.
+fn sstclim(bin: &Path, args: &[&str]) {
+    let status = Command::new(bin).args(args).arg("--quiet").output().expect("running sstclim").status;
     assert!(status.success(), "sstclim {} failed", args.join(" "));
 }
 

@@ -1,8 +1,11 @@
 //! The library API without files: sources in memory, results in memory, checked against the
 //! reference engine, a naive computation, and (through `examples/library.rs`) the command line.
 
+#[path = "../../../examples/library.rs"]
+#[allow(dead_code)] // its `main` (the example's entry point)
+mod example;
+
 use std::path::Path;
-use std::process::Command;
 
 use sstclim::{grid_1d, memory_source, CfCalendar, Climatology, Compute, Date, Events, Source};
 
@@ -91,18 +94,13 @@ fn memory_events_need_a_climatology_of_the_whole_year() {
 
 /// `examples/library.rs` computes a Hobday climatology and the heatwaves and cold spells of an
 /// array in memory, runs `sstclim run` and `sstclim events` on the same values in a file, and
-/// fails unless every value is equal bit for bit.
+/// panics unless every value is equal bit for bit: its `check`, with the binary under test.
 #[test]
 fn the_library_example_equals_the_command_line() {
-    let bin = Path::new(env!("CARGO_BIN_EXE_sstclim"));
-    let example = bin.parent().unwrap().join("examples").join("library");
-    assert!(example.exists(), "build the example first (cargo test --all-targets builds it)");
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(&example).arg(dir.path()).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("library OK:"), "{stdout}");
-    let heatwaves: usize =
-        stdout.lines().find(|l| l.contains(" heatwaves ")).unwrap().split(' ').next().unwrap().parse().unwrap();
-    assert!(heatwaves > 20, "{stdout}");
+    let bin = std::env::var_os("SSTCLIM_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_sstclim").into());
+    let (heatwaves, cold_spells, compared) = example::check(dir.path(), Path::new(&bin));
+    assert!(heatwaves > 100 && cold_spells > 100, "{heatwaves} heatwaves, {cold_spells} cold spells");
+    // every statistic of every day, and every field of every event and summary
+    assert!(compared > 50_000, "{compared} values compared");
 }
