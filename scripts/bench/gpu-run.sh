@@ -31,7 +31,7 @@ step() {
     tail -n 25 "$out/$name.out"
 }
 step generate "$bin" --quiet generate --output "$work/data"
-job=(--input "$work/data" --years 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --overwrite)
+job=(--input "$work/data" --baseline 1991-2020 --doys 152-243 --half-window 5 --percentile 90 --overwrite)
 step run-gpu "$bin" --quiet run "${job[@]}" --output "$work/gpu" --backend "$backend" --timing-json "$out/run-gpu.json"
 step run-cpu-f32 "$bin" --quiet run "${job[@]}" --output "$work/cpu-f32" --backend cpu --pool f32 --timing-json "$out/run-cpu-f32.json"
 step compare-same-pool "$bin" compare "$work/gpu" "$work/cpu-f32" --json "$out/compare-same-pool.json"

@@ -44,7 +44,7 @@ import xarray as xr
 BIN = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="sstclim-cf-")
 YEARS, DOYS = "2003-2005", "55-70"
-JOB = ["--years", YEARS, "--doys", DOYS, "--half-window", "3", "--percentile", "10,90",
+JOB = ["--baseline", YEARS, "--doys", DOYS, "--half-window", "3", "--percentile", "10,90",
        "--calendar", "hobday366", "--units", "degC", "--threads", "2", "--overwrite"]
 SCALE = 0.01
 FORMS = {
