@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use super::super::scan::{detect_band, BandInput, Found, Kind};
 use super::super::EventsError;
-use super::on_device::{detect_band_on, GpuValue};
+use super::on_device::{detect_band_in_parts, GpuValue};
 use crate::engine::gpu::cuda::CudaDevice;
 use crate::engine::gpu::OpenError;
 use crate::engine::{Backend, BackendError};
@@ -82,17 +82,70 @@ pub fn detect<T: GpuValue>(
     kinds: &[Kind<'_>],
     cell0: usize,
 ) -> Result<Vec<Found>, EventsError> {
+    detect_in_parts(detector, input, value, table, kinds, cell0, usize::MAX)
+}
+
+/// [`detect`], a device cutting the band into sub-bands of at most `max_cells` cells.
+pub(crate) fn detect_in_parts<T: GpuValue>(
+    detector: &Detector,
+    input: &BandInput<'_, T>,
+    value: impl Fn(T) -> f64 + Sync,
+    table: Option<&[f64]>,
+    kinds: &[Kind<'_>],
+    cell0: usize,
+    max_cells: usize,
+) -> Result<Vec<Found>, EventsError> {
     let found = match detector {
         Detector::Cpu => detect_band(input, value, kinds, cell0),
         Detector::Cuda(dev) => {
             let mut dev = dev.lock().unwrap_or_else(|e| e.into_inner());
-            detect_band_on(&mut *dev, input, table, kinds, cell0)?
+            detect_band_in_parts(&mut *dev, input, table, kinds, cell0, max_cells)?
         }
         #[cfg(feature = "hip")]
         Detector::Hip(dev) => {
             let mut dev = dev.lock().unwrap_or_else(|e| e.into_inner());
-            detect_band_on(&mut *dev, input, table, kinds, cell0)?
+            detect_band_in_parts(&mut *dev, input, table, kinds, cell0, max_cells)?
         }
     };
     Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::seeded::{assert_same_found, PoolType, SeededBand};
+    use super::*;
+    use crate::calendar::CfCalendar;
+
+    // Every backend's detection of seeded bands (every pool type and calendar, heatwaves and
+    // cold spells, joined or not; more cells than a block, whole and cut into sub-bands of
+    // 100 cells) is the CPU scan's, bit for bit. On the CPU this is the scan against itself;
+    // on a GPU (SSTCLIM_REQUIRE_BACKENDS=cuda on the GPU node) it is the kernel against it.
+    crate::test_each_backend!(
+        detection_equals_the_cpu_scan,
+        [cpu, reference, auto, cuda, hip],
+        |backend: Backend| {
+            let detector = Detector::start(backend, 0).unwrap();
+            let calendars = [
+                (2001..=2004, CfCalendar::ProlepticGregorian),
+                (1990..=1993, CfCalendar::Day360),
+                (1995..=1998, CfCalendar::NoLeap),
+            ];
+            let mut total = 0;
+            for (years, cf) in calendars {
+                for ty in [PoolType::F32, PoolType::F64, PoolType::I16] {
+                    let band = SeededBand::new(years.clone(), cf, 9 * 61 + 4, ty, 7);
+                    for (min_duration, max_gap) in [(5, Some(2)), (3, None)] {
+                        let kinds = band.kinds(min_duration, max_gap);
+                        let want = band.cpu(&kinds, 1000);
+                        for max_cells in [usize::MAX, 100] {
+                            let what = format!("{} {cf:?} {ty:?} min {min_duration} gap {max_gap:?} parts of {max_cells}", detector.name());
+                            let got = band.detect_with(&detector, &kinds, 1000, max_cells).unwrap();
+                            total += assert_same_found(&got, &want, &what);
+                        }
+                    }
+                }
+            }
+            assert!(total > 10_000, "the bands plant events ({total})");
+        }
+    );
 }

@@ -141,6 +141,10 @@ fn the_event_kernel_on_the_host_finds_what_the_cpu_scan_finds() {
             }
         }
     }
+    // more cells than a block of threads
+    let band = SeededBand::new(2001..=2003, CfCalendar::ProlepticGregorian, 9 * 61 + 4, PoolType::I16, 3);
+    let kinds = band.kinds(5, Some(2));
+    total += assert_same_found(&kernel_on_host(exe, &band, &kinds, CELL0), &band.cpu(&kinds, CELL0), "549 cells");
     assert!(total > 5000, "the bands plant events ({total})");
     assert!(planted.all(), "the cases the kernel must meet are planted: {planted:?}");
 }

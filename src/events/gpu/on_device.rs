@@ -115,6 +115,19 @@ pub fn detect_band_on<D: Device, T: GpuValue>(
     kinds: &[Kind<'_>],
     cell0: usize,
 ) -> Result<Vec<Found>, GpuError> {
+    detect_band_in_parts(dev, input, table, kinds, cell0, usize::MAX)
+}
+
+/// [`detect_band_on`] in sub-bands of at most `max_cells` cells (fewer where the device's
+/// memory asks for it): tests cut small bands as the device cuts large ones.
+pub(crate) fn detect_band_in_parts<D: Device, T: GpuValue>(
+    dev: &mut D,
+    input: &BandInput<'_, T>,
+    table: Option<&[f64]>,
+    kinds: &[Kind<'_>],
+    cell0: usize,
+    max_cells: usize,
+) -> Result<Vec<Found>, GpuError> {
     dev.bind()?;
     dev.prepare_entry("events.hip", &events_source_inlined, T::KERNEL)?;
     let n_cells = input.n_cells;
@@ -125,7 +138,7 @@ pub fn detect_band_on<D: Device, T: GpuValue>(
     if n_cells == 0 || kinds.is_empty() {
         return Ok(found);
     }
-    let width = sub_band_cells(dev, input, kinds.len())?;
+    let width = sub_band_cells(dev, input, kinds.len())?.min(max_cells.max(1));
     let mut bufs = Buffers { dev, held: Vec::new() };
     let slots: Vec<i64> = input.slot_of_day.iter().map(|s| s.map_or(-1, |s| s as i64)).collect();
     let shared = Shared {

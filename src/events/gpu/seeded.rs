@@ -13,7 +13,8 @@
 use super::super::codes::Codes;
 use super::super::columns::{joined, EventColumns};
 use super::super::scan::{detect_band, BandInput, Found, Kind};
-use super::super::{Days, Params};
+use super::super::{Days, EventsError, Params};
+use super::choose::{detect_in_parts, Detector};
 use crate::calendar::{Calendar, CfCalendar};
 use crate::util::rng::SplitMix64;
 
@@ -99,16 +100,6 @@ impl SeededBand {
     /// What the CPU scan finds (int16 pools compared as stored where the table orders them, as
     /// the events job does).
     pub fn cpu(&self, kinds: &[Kind<'_>], cell0: usize) -> Vec<Found> {
-        fn input<'a, T>(b: &'a SeededBand, data: &'a [T]) -> BandInput<'a, T> {
-            BandInput {
-                data,
-                n_cells: b.n_cells,
-                slot_of_day: &b.slot_of_day,
-                days: &b.days,
-                mean: &b.mean,
-                codes: None,
-            }
-        }
         match self.ty {
             PoolType::F32 => detect_band(&input(self, &self.f32s), f64::from, kinds, cell0),
             PoolType::F64 => detect_band(&input(self, &self.f64s), |v: f64| v, kinds, cell0),
@@ -119,6 +110,29 @@ impl SeededBand {
             }
         }
     }
+
+    /// What `detector` finds (sub-bands of at most `max_cells` cells on a device).
+    pub fn detect_with(
+        &self,
+        detector: &Detector,
+        kinds: &[Kind<'_>],
+        cell0: usize,
+        max_cells: usize,
+    ) -> Result<Vec<Found>, EventsError> {
+        match self.ty {
+            PoolType::F32 => detect_in_parts(detector, &input(self, &self.f32s), f64::from, None, kinds, cell0, max_cells),
+            PoolType::F64 => detect_in_parts(detector, &input(self, &self.f64s), |v: f64| v, None, kinds, cell0, max_cells),
+            PoolType::I16 => {
+                let value = |v: i16| self.table[(i32::from(v) + 32768) as usize];
+                detect_in_parts(detector, &input(self, &self.i16s), value, Some(&self.table), kinds, cell0, max_cells)
+            }
+        }
+    }
+}
+
+/// The band's inputs with `data` as its pool (values compared decoded).
+fn input<'a, T>(b: &'a SeededBand, data: &'a [T]) -> BandInput<'a, T> {
+    BandInput { data, n_cells: b.n_cells, slot_of_day: &b.slot_of_day, days: &b.days, mean: &b.mean, codes: None }
 }
 
 /// The mean and both thresholds (`[doy][cell]`) of the cells' classes (see the module).
