@@ -94,7 +94,7 @@ fn kernel_on_host(exe: &Path, band: &SeededBand, kinds: &[Kind<'_>], cell0: usiz
             let counts = read(&file("counts"), 4, |b| i32::from_ne_bytes(b.try_into().unwrap()));
             let mut cols = EventColumns::default();
             for (c, &m) in counts.iter().enumerate() {
-                cols.cell.extend(std::iter::repeat_n(cell0 + c, m as usize));
+                cols.cell.extend(std::iter::repeat(cell0 + c).take(m as usize));
             }
             let m = cols.cell.len();
             let ints = read(&file("ints"), 4, |b| i32::from_ne_bytes(b.try_into().unwrap()));

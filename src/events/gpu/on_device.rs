@@ -251,7 +251,7 @@ fn kind_on_device<D: Device>(
     let mut cells = Vec::new();
     for (c, &n) in counts.iter().enumerate() {
         offsets.push(cells.len() as i64);
-        cells.extend(std::iter::repeat_n(first_cell + c, n as usize));
+        cells.extend(std::iter::repeat(first_cell + c).take(n as usize));
     }
     let n = cells.len();
     // SAFETY: `offsets` holds `w` values and `p.offsets` `w * 8` bytes; synchronized before

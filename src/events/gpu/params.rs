@@ -63,7 +63,7 @@ mod tests {
                 continue;
             }
             for part in code.split(',') {
-                let name = part.trim().rsplit(|c: char| c == ' ' || c == '*').next().unwrap();
+                let name = part.trim().rsplit([' ', '*']).next().unwrap();
                 names.push(name.to_string());
             }
         }
