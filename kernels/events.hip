@@ -121,12 +121,14 @@ SC_DEVICE double sc_ev_block_sum(const F& a, sc_i64 lo, sc_i64 n) {
 }
 
 // The recursion of numpy_sum (halves cut at a multiple of 8, left sum + right sum) walked with
-// an explicit stack: device code avoids recursion. 40 levels hold any series of 2^40 days.
+// an explicit stack: device code avoids recursion. 32 levels hold any series of 2^36 days. Most
+// events are one block: they return before the stack is touched.
 template <typename F>
 SC_DEVICE double sc_ev_numpy_sum(const F& a, sc_i64 n) {
-    sc_i64 lo_[40], n_[40];
-    double left[40];
-    int phase[40];
+    if (n <= 128) return sc_ev_block_sum(a, 0, n);
+    sc_i64 lo_[32], n_[32];
+    double left[32];
+    int phase[32];
     int sp = 0;
     lo_[0] = 0;
     n_[0] = n;
