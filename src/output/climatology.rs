@@ -34,8 +34,11 @@ pub fn var_names(meta: &OutputMeta) -> Vec<String> {
 /// The global attributes that say how the climatology was made (those events repeat, see
 /// [`schema::PROVENANCE`], among them), as the file holds them: what `events --baseline`
 /// repeats from a climatology it keeps in memory.
-pub fn provenance(meta: &OutputMeta) -> Vec<(&'static str, netcdf::AttributeValue)> {
-    let (w, rules, stats) = (&meta.window, &meta.rules, &meta.stats);
+pub fn provenance(
+    w: &crate::window::WindowSpec,
+    rules: &crate::smooth::DayRules,
+    stats: &crate::stats::StatSpec,
+) -> Vec<(&'static str, netcdf::AttributeValue)> {
     let (y0, y1) = (*w.years.start(), *w.years.end());
     let percentiles: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction() * 100.0).collect();
     vec![
@@ -97,7 +100,7 @@ pub(super) fn create_file(
         ("input_files", meta.input_template.clone().into()),
         ("missing_input_files", (meta.missing_files as i32).into()),
     ];
-    for (name, value) in globals.into_iter().chain(provenance(meta)) {
+    for (name, value) in globals.into_iter().chain(provenance(w, rules, stats)) {
         file.add_attribute(name, value).map_err(fail(name))?;
     }
     // an increasing time axis under every calendar, as the other layouts have it
