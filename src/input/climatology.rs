@@ -304,9 +304,10 @@ impl ClimFile {
     /// Variable `name` (the mean or a threshold) of latitude rows `rows` (all longitudes), in the
     /// file's layout `[doy][cell of the band]`, unpacked, NaN where missing.
     pub fn read_rows(&self, name: &str, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, ClimatologyError> {
-        let at = usize::from(name != self.mean_var);
-        if let Some(values) = self.read_direct(&self.stored[at], rows.clone(), nlon)? {
-            return Ok(values);
+        if let Some(v) = self.stored.iter().find(|v| v.layout.name == name) {
+            if let Some(values) = self.read_direct(v, rows.clone(), nlon)? {
+                return Ok(values);
+            }
         }
         let v = self.file.variable(name).expect("checked when opened");
         let err = |cause| ClimatologyError::Read { path: self.path.clone(), var: name.to_string(), cause };
