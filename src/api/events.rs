@@ -194,6 +194,7 @@ impl Events {
             years: self.years.clone(),
             climatology,
             clim_memory,
+            clim_provenance: Vec::new(),
             results,
             computed_from,
             percentile: self.threshold(),

@@ -36,7 +36,7 @@ pub use crate::events::metrics::FLOAT_FIELDS as EVENT_FLOAT_FIELDS;
 pub use crate::events::summary::STATS as SUMMARY_STATS;
 
 use crate::engine::{Backend, EngineError, GpuOptions};
-use crate::output::{OutputFormat, OutputLayout, OutputSpec, OutputType, WritePath};
+use crate::output::{OutputFormat, OutputLayout, OutputSpec, WritePath};
 use crate::plan::{default_threads, memory as budget, reports, GpuPool, JobPlan, PlanError, ReadPath};
 use crate::pool::{PoolType, Quantize};
 use crate::report::progress::{ProgressMode, Ui};
@@ -220,15 +220,6 @@ impl FilesOut {
         }
         if self.layout != OutputLayout::Climatology {
             return Ok(());
-        }
-        let flag = match () {
-            _ if self.format.ty != OutputType::F64 => Some("--output-type"),
-            _ if self.deflate.is_some() => Some("--deflate"),
-            _ if self.format.units.is_some() => Some("--units"),
-            _ => None,
-        };
-        if let Some(flag) = flag {
-            return Err(PlanError::ClimatologyFormat(flag));
         }
         // a climatology holds every day of the input's year: 1-360, 1-365 or 1-366 by its
         // calendar (checked against it once the inputs are found, see `run::find_inputs`)

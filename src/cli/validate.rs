@@ -100,17 +100,6 @@ fn output_format(args: &RunArgs) -> Result<OutputFormat, PlanError> {
     if args.deflate.is_none() && (args.chunks.is_some() || args.shuffle.is_some()) {
         return Err(PlanError::ChunksWithoutDeflate);
     }
-    if args.layout == crate::output::OutputLayout::Climatology {
-        let flag = match () {
-            _ if args.output_type != OutputType::F64 => Some("--output-type"),
-            _ if args.deflate.is_some() => Some("--deflate"),
-            _ if args.units.is_some() => Some("--units"),
-            _ => None,
-        };
-        if let Some(flag) = flag {
-            return Err(PlanError::ClimatologyFormat(flag));
-        }
-    }
     format.shuffle = args.shuffle.unwrap_or(true);
     format.ty = args.output_type;
     match args.output_type {

@@ -7,15 +7,31 @@
 //! column dims, with 2-D latitude and longitude variables, on a curvilinear grid);
 //! `{var}_mean(doy,lat,lon)` and `{var}_p{P}(doy,lat,lon)`; global attributes
 //! `sstclim_layout = "climatology"`, `input_variable`, `calendar_mode` and the rest. Values may
-//! be packed (`scale_factor`, `add_offset`) and missing (`_FillValue`, `missing_value`, NaN).
+//! be float64, float32 or packed integers (`scale_factor`, `add_offset`), missing
+//! (`_FillValue`, `missing_value`, NaN), contiguous or chunked and deflated: every form `run
+//! --layout climatology` writes. They are decoded to float64 by the input's rules
+//! ([`super::decode_region`]: the value times the scale plus the offset, missing as NaN).
+//!
+//! Units: the statistics' `units` must name the input's unit (the same text, or both one of
+//! the spellings of kelvin, or of degrees Celsius: [`super::packing::same_units`]); a
+//! climatology of `run --units degC` against kelvin input is refused, not converted, since
+//! adding 273.15 back would not give the values a climatology of the kelvin input has, and
+//! events compare the series with the threshold exactly.
+//!
+//! Reading is the input's direct path ([`super::direct`]): each variable probed once when the
+//! file is opened (contiguous: its offset; chunked: its chunk index, the first day decoded here
+//! and checked against libnetcdf), then a band's rows read on every thread of the calling
+//! rayon pool, one day of year (or one chunk's days) per task: `pread` of contiguous storage,
+//! the project's own chunk reader for deflated data. Storage that path does not read goes
+//! through libnetcdf.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::direct::{locate_as, Stored};
-use super::{attr_text, var_text, Grid};
+use super::direct::{self, ChunkBuffers, ChunkError, DirectBuffer, DirectLayout, Place};
+use super::{attr_text, var_text, Grid, Region, VarLayout};
 use crate::calendar::{is_real, Calendar, CfCalendar};
 
 /// The file's name in the output directory.
@@ -62,19 +78,39 @@ pub struct ClimFile {
     file: netcdf::File,
     pub calendar: Calendar,
     pub n_doy: usize,
-    /// Rows of the grid (the file's latitudes).
-    nlat: usize,
+    /// How the mean and the threshold are stored, and where the direct path reads them.
+    stored: Vec<StoredVar>,
     pub mean_var: String,
     pub thresh_var: String,
     /// The global attributes worth repeating in the outputs (`climatology_years` and such).
     pub provenance: Vec<(String, String)>,
 }
 
+/// One statistic variable's storage: its layout (the day of year as the time axis) and, where
+/// the direct path reads it, the probe's findings.
+#[derive(Debug)]
+struct StoredVar {
+    layout: VarLayout,
+    direct: Option<DirectLayout>,
+}
+
 /// Global attribute `name` as text (NC_CHAR or NC_STRING), else as the value it is (the
 /// provenance's numbers, a layout named by a number).
 fn text_attr(file: &netcdf::File, name: &str) -> Option<String> {
-    let value = file.attribute(name)?.value().ok()?;
-    Some(attr_text(&value).unwrap_or_else(|| format!("{value:?}")))
+    Some(value_text(&file.attribute(name)?.value().ok()?))
+}
+
+fn value_text(value: &netcdf::AttributeValue) -> String {
+    attr_text(value).unwrap_or_else(|| format!("{value:?}"))
+}
+
+/// Of a climatology's global attributes `attrs`, those the events' outputs repeat
+/// ([`PROVENANCE`], in its order), as text: what [`ClimFile::open`] finds in a file holding them.
+pub fn provenance_text(attrs: &[(&str, netcdf::AttributeValue)]) -> Vec<(String, String)> {
+    PROVENANCE
+        .iter()
+        .filter_map(|a| attrs.iter().find(|(n, _)| n == a).map(|(_, v)| (a.to_string(), value_text(v))))
+        .collect()
 }
 
 /// The calendar the climatology was computed in (its `time` variable's `calendar`, CF's
@@ -189,10 +225,12 @@ impl ClimFile {
     /// Open `path` and check it against the job: input variable `var` on `grid`, days of year
     /// by `calendar` in the input's calendar `cf` (the file's `time` says which calendar it
     /// was computed in, and it has every day of that calendar's year), threshold `stat` (e.g.
-    /// `p90`).
+    /// `p90`), in the input's `units`.
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         path: &Path,
         var: &str,
+        units: Option<&str>,
         grid: &Grid,
         calendar: Calendar,
         cf: CfCalendar,
@@ -256,18 +294,24 @@ impl ClimFile {
         }
         check_coords(&file, path, grid, [&lat_dim, &lon_dim])?;
         let provenance = PROVENANCE.iter().filter_map(|a| text_attr(&file, a).map(|v| (a.to_string(), v))).collect();
-        Ok(ClimFile { path: path.into(), file, calendar, n_doy, nlat, mean_var, thresh_var, provenance })
+        let stored = [&mean_var, &thresh_var]
+            .into_iter()
+            .map(|name| probe_var(&file, path, name, units))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ClimFile { path: path.into(), file, calendar, n_doy, stored, mean_var, thresh_var, provenance })
     }
 
     /// Variable `name` (the mean or a threshold) of latitude rows `rows` (all longitudes), in the
     /// file's layout `[doy][cell of the band]`, unpacked, NaN where missing.
     pub fn read_rows(&self, name: &str, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, ClimatologyError> {
+        if let Some(v) = self.stored.iter().find(|v| v.layout.name == name) {
+            if let Some(values) = self.read_direct(v, rows.clone(), nlon)? {
+                return Ok(values);
+            }
+        }
         let v = self.file.variable(name).expect("checked when opened");
         let err = |cause| ClimatologyError::Read { path: self.path.clone(), var: name.to_string(), cause };
-        let mut raw = match self.read_direct(name, rows.clone(), nlon) {
-            Some(raw) => raw,
-            None => v.get_values([0..self.n_doy, rows, 0..nlon]).map_err(err)?,
-        };
+        let mut raw: Vec<f64> = v.get_values([0..self.n_doy, rows, 0..nlon]).map_err(err)?;
         let num = |a: &str| match v.attribute_value(a) {
             Some(Ok(netcdf::AttributeValue::Double(x))) => Some(x),
             Some(Ok(netcdf::AttributeValue::Float(x))) => Some(f64::from(x)),
@@ -286,26 +330,80 @@ impl ClimFile {
         Ok(raw)
     }
 
-    /// [`ClimFile::read_rows`]' values where the variable is stored as `run --layout
-    /// climatology` writes it (float64, contiguous, unfiltered: its offset checked through
-    /// HDF5): read with `pread`, one day of year per call, on all threads of the calling rayon
-    /// pool. `None`: read it through libnetcdf instead.
-    fn read_direct(&self, name: &str, rows: Range<usize>, nlon: usize) -> Option<Vec<f64>> {
-        use std::os::unix::fs::FileExt;
-        let shape = [self.n_doy, self.nlat, nlon];
-        let offset = locate_as(&self.path, name, &shape, Stored::Float(8)).ok()?;
-        let file = std::fs::File::open(&self.path).ok()?;
-        let per_doy = rows.len() * nlon;
-        let mut raw = vec![0.0f64; self.n_doy * per_doy];
-        let read = raw.par_chunks_mut(per_doy.max(1)).enumerate().try_for_each_init(Vec::new, |buf, (d, dst)| {
-            buf.resize(dst.len() * 8, 0u8);
-            let at = offset + (((d * self.nlat + rows.start) * nlon) * 8) as u64;
-            file.read_exact_at(buf, at)?;
-            for (x, b) in dst.iter_mut().zip(buf.chunks_exact(8)) {
-                *x = f64::from_le_bytes(b.try_into().expect("8 bytes"));
+    /// [`ClimFile::read_rows`]' values through the direct path where the probe found it reads
+    /// the variable: contiguous storage with `pread`, one day of year per task; chunks
+    /// inflated here, each once, one chunk's days per task; on every thread of the calling
+    /// rayon pool. `None`: read it through libnetcdf instead (a file that is not what the
+    /// probe found, a chunk never written); a corrupt chunk is an error.
+    fn read_direct(&self, v: &StoredVar, rows: Range<usize>, nlon: usize) -> Result<Option<Vec<f64>>, ClimatologyError> {
+        let Some(d) = &v.direct else { return Ok(None) };
+        let Ok((file, located)) = direct::locate_file(&self.path, d, &v.layout, None) else { return Ok(None) };
+        let region = Region { rows, cols: 0..nlon };
+        let per_doy = region.n_cells().max(1);
+        let mut out = vec![0f64; self.n_doy * region.n_cells()];
+        match &located.place {
+            Place::Contiguous(offset) => {
+                let read = out.par_chunks_mut(per_doy).enumerate().try_for_each_init(DirectBuffer::new, |buf, (t, dst)| {
+                    direct::read_step_into(&file, *offset, t, d.order, &v.layout, &region, buf, dst).map(drop)
+                });
+                Ok(read.ok().map(|()| out))
             }
-            Ok::<(), std::io::Error>(())
-        });
-        read.ok().map(|()| raw)
+            Place::Chunked(ch) => {
+                // the days of one chunk along doy together, so that each chunk is inflated once
+                let block = located.step_block(&v.layout).max(1);
+                let read = out.par_chunks_mut(per_doy * block).enumerate().try_for_each_init(
+                    ChunkBuffers::default,
+                    |buf, (k, dst)| {
+                        let steps: Vec<usize> = (k * block..k * block + dst.len() / per_doy).collect();
+                        let mut dests: Vec<&mut [f64]> = dst.chunks_mut(per_doy).collect();
+                        direct::read_chunked_steps_into(&file, ch, d.order, &v.layout, &region, &steps, buf, &mut dests)
+                            .map(drop)
+                    },
+                );
+                match read {
+                    Ok(()) => Ok(Some(out)),
+                    Err(ChunkError::Fallback(why)) => {
+                        tracing::debug!("{}: {}: {why}: read through libnetcdf", self.path.display(), v.layout.name);
+                        Ok(None)
+                    }
+                    Err(ChunkError::Corrupt(detail)) => Err(ClimatologyError::BadVariable {
+                        path: self.path.clone(),
+                        var: v.layout.name.clone(),
+                        detail,
+                    }),
+                }
+            }
+        }
     }
+}
+
+/// How variable `name` of the climatology `file` (at `path`) is stored, checked against the
+/// input's `units`, and where the direct path reads it (`None`: through libnetcdf).
+fn probe_var(file: &netcdf::File, path: &Path, name: &str, units: Option<&str>) -> Result<StoredVar, ClimatologyError> {
+    let bad = |detail: String| ClimatologyError::BadVariable { path: path.into(), var: name.into(), detail };
+    let mut layout = VarLayout::inspect(file, path, Some(name), true).map_err(|e| bad(e.to_string()))?;
+    // (checked when opened: doy, then the grid's rows and columns)
+    layout.time_axis = Some(0);
+    let theirs = layout.meta.units.as_deref();
+    if !super::packing::same_units(theirs, units) {
+        return Err(ClimatologyError::Mismatch {
+            path: path.into(),
+            what: "units",
+            detail: format!(
+                "{name} is in {}, the input in {}: events compare the series with the threshold in one unit, so \
+                 compute the climatology in the input's units (without --units)",
+                theirs.unwrap_or("?"),
+                units.unwrap_or("?")
+            ),
+        });
+    }
+    let direct = match direct::probe_first(path, &layout) {
+        Ok(Ok(d)) => Some(d),
+        Ok(Err(why)) => {
+            tracing::debug!("{}: {name}: {why}: read through libnetcdf", path.display());
+            None
+        }
+        Err(damaged) => return Err(bad(damaged.to_string())),
+    };
+    Ok(StoredVar { layout, direct })
 }

@@ -7,24 +7,23 @@
 //! * `doy(doy)` int32 1..N; `time(doy)` a CF climatological time (`climatology =
 //!   "climatology_bounds"`) with `climatology_bounds(doy, nv)`; `lat(lat)`, `lon(lon)` (or the
 //!   input's 2-D latitude and longitude, and its grid mapping: `super::coords`);
-//! * `{var}_mean(doy, lat, lon)` and `{var}_p{P}(doy, lat, lon)` float64, `_FillValue` where a
-//!   cell has no value;
+//! * `{var}_mean(doy, lat, lon)` and `{var}_p{P}(doy, lat, lon)`, `_FillValue` where a cell has
+//!   no value: float64 by default, or as `--output-type f32|i16` (int16 packed with
+//!   `scale_factor`/`add_offset`), `--deflate`/`--shuffle` and `--units degC` store them, as
+//!   for the other layouts;
 //! * global attributes `sstclim_layout = "climatology"`, `input_variable`,
 //!   `climatology_years = "Y0-Y1"`, `calendar_mode`, `window_half_width`, `window_edges`,
 //!   `feb29`, `smoothing_width` (1 = none), `percentile_method`, `percentiles` (float64),
 //!   `min_samples`, beside the provenance every output has.
 //!
-//! Written through libnetcdf (one file, every statistic; MPI ranks each write their slice of
-//! the days, which rank 0 joins along `doy`).
-
-use std::ops::Range;
-
-use netcdf::Extent;
+//! Created here through libnetcdf; its values are written as the stacked layout's are (one
+//! statistic variable after another of the one file: `pwrite` from every write thread where
+//! uncompressed, chunks compressed on every thread where deflated, see `super`), so a
+//! climatology is written at the speed of the other layouts. MPI ranks each write their slice
+//! of the days, which rank 0 joins along `doy`.
 
 use super::{OutFile, OutputError, OutputMeta, OutputSpec};
 use crate::input::climatology as schema;
-use crate::input::Region;
-use crate::stats::TileResult;
 
 /// The data variable of each statistic: `{input_var}_{stat}` (`sst_mean`, `sst_p90`), as the
 /// reader names them.
@@ -32,9 +31,38 @@ pub fn var_names(meta: &OutputMeta) -> Vec<String> {
     meta.stats.names().iter().map(|s| schema::stat_var(&meta.input_var, s)).collect()
 }
 
+/// The global attributes that say how the climatology was made (those events repeat, see
+/// [`schema::PROVENANCE`], among them), as the file holds them: what `events --baseline`
+/// repeats from a climatology it keeps in memory.
+pub fn provenance(
+    w: &crate::window::WindowSpec,
+    rules: &crate::smooth::DayRules,
+    stats: &crate::stats::StatSpec,
+) -> Vec<(&'static str, netcdf::AttributeValue)> {
+    let (y0, y1) = (*w.years.start(), *w.years.end());
+    let percentiles: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction() * 100.0).collect();
+    vec![
+        ("climatology_years", format!("{y0}-{y1}").into()),
+        (schema::CALENDAR_MODE, w.calendar.name().into()),
+        ("window_half_width", i32::from(w.half_window).into()),
+        ("window_edges", rules.edges.name().into()),
+        ("feb29", rules.feb29.name().into()),
+        ("smoothing_width", i32::from(rules.smooth).into()),
+        ("percentile_method", stats.method.description().into()),
+        ("percentiles", netcdf::AttributeValue::Doubles(percentiles)),
+        ("min_samples", (stats.min_samples as i32).into()),
+    ]
+}
+
 /// Create `f` (targets `f.targets` of the job's days) with its axes, coordinates, attributes
-/// and one variable per statistic.
-pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> Result<(), OutputError> {
+/// and one variable per statistic, stored as `spec` says (`preallocate`: contiguous storage
+/// allocated for the direct write path, see `super::create`).
+pub(super) fn create_file(
+    f: &OutFile,
+    spec: &OutputSpec,
+    meta: &OutputMeta,
+    preallocate: bool,
+) -> Result<(), OutputError> {
     let fail = |var: &str| {
         let (path, var) = (f.path.clone(), var.to_string());
         move |cause| OutputError::write(&path, &var, cause)
@@ -42,12 +70,11 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
     let (w, rules, stats) = (&meta.window, &meta.rules, &meta.stats);
     let (y0, y1) = (*w.years.start(), *w.years.end());
     let h = i64::from(w.half_window);
-    let (nlat, nlon, n_t) = (meta.grid.nlat(), meta.grid.nlon(), f.targets.len());
+    let n_t = f.targets.len();
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
     for (name, len) in [(schema::DOY, n_t), ("nv", 2)] {
         file.add_dimension(name, len).map_err(fail(name))?;
     }
-    let percentiles: Vec<f64> = stats.percentiles.iter().map(|p| p.fraction() * 100.0).collect();
     let globals: Vec<(&str, netcdf::AttributeValue)> = vec![
         ("Conventions", "CF-1.8".into()),
         ("title", format!("Day-of-year climatology of {} ({y0}-{y1})", meta.input_var).into()),
@@ -72,17 +99,8 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         (schema::INPUT_VARIABLE, meta.input_var.clone().into()),
         ("input_files", meta.input_template.clone().into()),
         ("missing_input_files", (meta.missing_files as i32).into()),
-        ("climatology_years", format!("{y0}-{y1}").into()),
-        (schema::CALENDAR_MODE, w.calendar.name().into()),
-        ("window_half_width", i32::from(w.half_window).into()),
-        ("window_edges", rules.edges.name().into()),
-        ("feb29", rules.feb29.name().into()),
-        ("smoothing_width", i32::from(rules.smooth).into()),
-        ("percentile_method", stats.method.description().into()),
-        ("percentiles", netcdf::AttributeValue::Doubles(percentiles.clone())),
-        ("min_samples", (stats.min_samples as i32).into()),
     ];
-    for (name, value) in globals {
+    for (name, value) in globals.into_iter().chain(provenance(w, rules, stats)) {
         file.add_attribute(name, value).map_err(fail(name))?;
     }
     // an increasing time axis under every calendar, as the other layouts have it
@@ -117,61 +135,18 @@ pub(super) fn create_file(f: &OutFile, spec: &OutputSpec, meta: &OutputMeta) -> 
         v.put_values(&bounds, ..).map_err(fail("climatology_bounds"))?;
     }
     let [row, col] = super::cf::put_lat_lon(&mut file, meta, &f.path)?;
+    let dims = [schema::DOY, row.as_str(), col.as_str()];
     for (stat, name) in var_names(meta).iter().enumerate() {
-        let mut v = file.add_variable::<f64>(name, &[schema::DOY, row.as_str(), col.as_str()]).map_err(fail(name))?;
-        if let Some(level) = spec.deflate {
-            v.set_chunking(&[1, nlat, nlon]).map_err(fail(name))?;
-            v.set_compression(i32::from(level), true).map_err(fail(name))?;
-        }
-        v.set_fill_value(spec.fill_value).map_err(fail(name))?;
         // the other layouts' attributes (units, standard_name, CF 7.4 cell_methods, the
         // percentile), with time, not doy, the auxiliary coordinate: doy is the dimension here
-        for (name_, value) in super::cf::stat_attributes(stat, meta, spec) {
-            let value =
-                if name_ == "coordinates" { crate::nc::coords::coordinates(&meta.grid, "time").into() } else { value };
-            v.put_attribute(name_, value).map_err(fail(name))?;
-        }
-    }
-    file.close().map_err(fail(""))
-}
-
-/// Write targets `targets` (job indices; `result` holds just those) of one tile into `f`,
-/// every statistic; missing values become the fill value, and a computed value equal to it is
-/// refused.
-pub(super) fn write_targets(
-    f: &OutFile,
-    names: &[String],
-    fill: f64,
-    region: &Region,
-    targets: Range<usize>,
-    result: &TileResult,
-) -> Result<(), OutputError> {
-    let (lo, hi) = (f.targets.start.max(targets.start), f.targets.end.min(targets.end));
-    if lo >= hi {
-        return Ok(());
-    }
-    let fail = |var: &str| {
-        let (path, var) = (f.path.clone(), var.to_string());
-        move |cause| OutputError::write(&path, &var, cause)
-    };
-    let mut file = netcdf::append(&f.tmp).map_err(fail(""))?;
-    let mut buf = Vec::with_capacity((hi - lo) * region.n_cells());
-    for (stat, name) in names.iter().enumerate() {
-        buf.clear();
-        for t in lo..hi {
-            let row = result.row(stat, t - targets.start);
-            if row.contains(&fill) {
-                return Err(OutputError::FillClash { path: f.path.clone(), var: name.clone(), fill });
-            }
-            buf.extend(row.iter().map(|&v| if v.is_nan() { fill } else { v }));
-        }
-        let mut var = file.variable_mut(name).ok_or(netcdf::Error::NotFound(name.clone())).map_err(fail(name))?;
-        let extents = vec![
-            Extent::SliceCount { start: lo - f.targets.start, count: hi - lo, stride: 1 },
-            Extent::SliceCount { start: region.rows.start, count: region.rows.len(), stride: 1 },
-            Extent::SliceCount { start: region.cols.start, count: region.cols.len(), stride: 1 },
-        ];
-        var.put_values(&buf, extents).map_err(fail(name))?;
+        let attributes = super::cf::stat_attributes(stat, meta, spec)
+            .into_iter()
+            .map(|(k, v)| match k {
+                "coordinates" => (k, crate::nc::coords::coordinates(&meta.grid, "time").into()),
+                _ => (k, v),
+            })
+            .collect();
+        super::create::add_stat_variable(&mut file, &f.path, name, &dims, spec, meta, preallocate, attributes)?;
     }
     file.close().map_err(fail(""))
 }

@@ -25,7 +25,6 @@ pub(super) fn create_file(
     };
     let mut file = netcdf::create(&f.tmp).map_err(fail(""))?;
     let n_t = f.targets.len();
-    let (nlat, nlon) = (meta.grid.nlat(), meta.grid.nlon());
     file.add_dimension("time", n_t).map_err(fail("time"))?;
     file.add_dimension("nv", 2).map_err(fail("nv"))?;
     for (name, value) in globals(meta) {
@@ -34,24 +33,46 @@ pub(super) fn create_file(
     put_time(&mut file, f, meta)?;
     let [row, col] = put_lat_lon(&mut file, meta, &f.path)?;
 
-    // the statistic
-    let enc = spec.encoding(meta);
     let dims = ["time", row.as_str(), col.as_str()];
+    let attributes = stat_attributes(f.stat, meta, spec);
+    add_stat_variable(&mut file, &f.path, var_name, &dims, spec, meta, preallocate, attributes)?;
+    file.close().map_err(fail(""))?;
+    Ok(())
+}
+
+/// Add a statistic's variable `var_name` over `dims` (the days, then the grid's row and column)
+/// to `file` (to become `path`), stored as `spec` says: its type, `_FillValue` and int16
+/// packing, chunked and deflated with `--deflate`; with `preallocate` its contiguous storage is
+/// allocated now and never filled (see [`create_file`]). `attributes` follow (units, CF).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn add_stat_variable(
+    file: &mut netcdf::FileMut,
+    path: &std::path::Path,
+    var_name: &str,
+    dims: &[&str],
+    spec: &OutputSpec,
+    meta: &OutputMeta,
+    preallocate: bool,
+    attributes: Vec<(&'static str, netcdf::AttributeValue)>,
+) -> Result<(), OutputError> {
+    let fail = |cause| OutputError::write(path, var_name, cause);
+    let (nlat, nlon) = (meta.grid.nlat(), meta.grid.nlon());
+    let enc = spec.encoding(meta);
     let mut v = match enc.ty {
-        OutputType::F64 => file.add_variable::<f64>(var_name, &dims),
-        OutputType::F32 => file.add_variable::<f32>(var_name, &dims),
-        OutputType::I16 => file.add_variable::<i16>(var_name, &dims),
+        OutputType::F64 => file.add_variable::<f64>(var_name, dims),
+        OutputType::F32 => file.add_variable::<f32>(var_name, dims),
+        OutputType::I16 => file.add_variable::<i16>(var_name, dims),
     }
-    .map_err(fail(var_name))?;
+    .map_err(fail)?;
     if let Some(level) = spec.deflate {
         let (rows, cols) = chunk_shape(nlat, nlon, enc.ty, spec.format.chunks);
-        v.set_chunking(&[1, rows, cols]).map_err(fail(var_name))?;
-        v.set_compression(i32::from(level), spec.format.shuffle).map_err(fail(var_name))?;
+        v.set_chunking(&[1, rows, cols]).map_err(fail)?;
+        v.set_compression(i32::from(level), spec.format.shuffle).map_err(fail)?;
     }
     if preallocate || spec.deflate.is_some() {
         // SAFETY: every value is written before the file is finished (every cell of every
         // target, tile by tile, or every chunk); until then nothing reads the unfilled storage.
-        unsafe { v.set_nofill() }.map_err(fail(var_name))?;
+        unsafe { v.set_nofill() }.map_err(fail)?;
     }
     // `set_nofill` drops the attribute: put after it (CF readers mask with it)
     match enc.ty {
@@ -59,14 +80,14 @@ pub(super) fn create_file(
         OutputType::F32 => v.put_attribute("_FillValue", enc.fill as f32),
         OutputType::I16 => v.put_attribute("_FillValue", I16_FILL),
     }
-    .map_err(fail(var_name))?;
+    .map_err(fail)?;
     if enc.ty == OutputType::I16 {
         // the unpacked type is float64 (CF 8.1: scale_factor and add_offset of that type)
-        v.put_attribute("scale_factor", enc.scale).map_err(fail(var_name))?;
-        v.put_attribute("add_offset", enc.offset).map_err(fail(var_name))?;
+        v.put_attribute("scale_factor", enc.scale).map_err(fail)?;
+        v.put_attribute("add_offset", enc.offset).map_err(fail)?;
     }
-    for (name, value) in stat_attributes(f.stat, meta, spec) {
-        v.put_attribute(name, value).map_err(fail(var_name))?;
+    for (name, value) in attributes {
+        v.put_attribute(name, value).map_err(fail)?;
     }
     if preallocate {
         // allocates the whole contiguous storage (without filling it)
@@ -75,9 +96,8 @@ pub(super) fn create_file(
             OutputType::F32 => v.put_value(enc.fill as f32, [0, 0, 0]),
             OutputType::I16 => v.put_value(I16_FILL, [0, 0, 0]),
         }
-        .map_err(fail(var_name))?;
+        .map_err(fail)?;
     }
-    file.close().map_err(fail(""))?;
     Ok(())
 }
 
@@ -167,10 +187,10 @@ impl super::OutputSet {
     /// Create share `k` of `n` of the planned files (every `n`-th from the `k`-th): what one of
     /// several creating processes does; the files exist once every share is made.
     pub fn create_share(&self, spec: &OutputSpec, meta: &OutputMeta, k: usize, n: usize) -> Result<(), OutputError> {
-        for f in self.files.iter().skip(k).step_by(n.max(1)) {
+        for f in self.unique_files().skip(k).step_by(n.max(1)) {
             match self.climatology {
-                Some(_) => climatology::create_file(f, spec, meta)?,
-                None => create_file(f, &self.var_names[f.stat], spec, meta, self.preallocate)?,
+                true => climatology::create_file(f, spec, meta, self.preallocate)?,
+                false => create_file(f, &self.var_names[f.stat], spec, meta, self.preallocate)?,
             }
         }
         Ok(())
@@ -178,6 +198,6 @@ impl super::OutputSet {
 
     /// How many files the set writes.
     pub fn file_count(&self) -> usize {
-        self.files.len()
+        self.unique_files().count()
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! Layouts: `per-doy` writes one file per statistic and target day (`mean_doy152.nc`,
 //! `p90_doy152.nc`: the reference job's 184 files); `stacked` writes one file per statistic
-//! (`mean.nc`, `p90.nc`) with all target days along `time`. Every data variable is
-//! `(time, lat, lon)` float64 with a climatological time axis (`climatology_bounds`), the
-//! input's latitude/longitude values, and provenance attributes.
+//! (`mean.nc`, `p90.nc`) with all target days along `time`; `climatology` writes one file
+//! with every statistic over `doy` ([`climatology`]), each of its variables written as a
+//! stacked file's. Every data variable is `(time, lat, lon)` (float64 unless `--output-type`
+//! says otherwise) with a climatological time axis (`climatology_bounds`), the input's
+//! latitude/longitude values, and provenance attributes.
 //!
 //! Files are created in the job's hidden staging directory (`.sstclim-job-<id>.partial/`),
 //! filled tile by tile, and published all or nothing only when the whole job has succeeded
@@ -197,8 +199,9 @@ pub struct OutputSet {
     nlon: usize,
     /// Encoding buffers of the direct-writing threads, kept between segments.
     buffers: Vec<Vec<u8>>,
-    /// `--layout climatology`: its one file's data variables (written through libnetcdf).
-    climatology: Option<Vec<String>>,
+    /// `--layout climatology`: `files` has an entry per statistic, all of one file (created
+    /// once, by [`climatology::create_file`]).
+    climatology: bool,
 }
 
 /// Create `dir` if needed and check that files can be created in it.
@@ -221,11 +224,11 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
                 }
             }
             OutputLayout::Stacked => files.push((spec.dir.join(format!("{name}.nc")), stat, 0..doys.len())),
-            // one file holds every statistic
-            OutputLayout::Climatology if stat == 0 => {
+            // one file holds every statistic: an entry per statistic, one after another, all of
+            // that file (each its own variable, written as the stacked layout's files are)
+            OutputLayout::Climatology => {
                 files.push((spec.dir.join(crate::input::climatology::FILE_NAME), stat, 0..doys.len()))
             }
-            OutputLayout::Climatology => {}
         }
     }
     files
@@ -234,7 +237,10 @@ fn plan_files(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<(Pa
 /// The final paths of the files a job writes for the target days `doys` (stacked: one per
 /// statistic, whatever `doys` holds).
 pub fn planned_paths(spec: &OutputSpec, stat_names: &[String], doys: &[u16]) -> Vec<PathBuf> {
-    plan_files(spec, stat_names, doys).into_iter().map(|(p, _, _)| p).collect()
+    let mut paths: Vec<PathBuf> = plan_files(spec, stat_names, doys).into_iter().map(|(p, _, _)| p).collect();
+    // (the climatology's statistics share one file, planned one after another)
+    paths.dedup();
+    paths
 }
 
 /// The current UTC time as ISO 8601 (`2026-11-30T12:00:00Z`).
@@ -260,7 +266,8 @@ impl OutputSet {
         let stat_names = meta.stats.names();
         spec.unit_shift(meta)?;
         let planned = plan_files(spec, &stat_names, &meta.window.doys);
-        let paths: Vec<PathBuf> = planned.iter().map(|(p, _, _)| p.clone()).collect();
+        let mut paths: Vec<PathBuf> = planned.iter().map(|(p, _, _)| p.clone()).collect();
+        paths.dedup();
         publish::check_replaceable(&paths, spec.overwrite)?;
         let staging = publish::staging_dir(&spec.dir);
         // registered first, so that no interruption falls between creating and registering
@@ -291,9 +298,7 @@ impl OutputSet {
             finished: false,
             synced: false,
             created: false,
-            preallocate: spec.deflate.is_none()
-                && spec.write_path == WritePath::Auto
-                && spec.layout != OutputLayout::Climatology,
+            preallocate: spec.deflate.is_none() && spec.write_path == WritePath::Auto,
             located: false,
             threads: spec.write_threads.unwrap_or_else(default_write_threads).max(1),
             compress_threads: spec
@@ -303,7 +308,7 @@ impl OutputSet {
             nlat: meta.grid.nlat(),
             nlon: meta.grid.nlon(),
             buffers: Vec::new(),
-            climatology: (spec.layout == OutputLayout::Climatology).then(|| climatology::var_names(meta)),
+            climatology: spec.layout == OutputLayout::Climatology,
         })
     }
 
@@ -389,11 +394,6 @@ impl OutputSet {
     ) -> Result<(), OutputError> {
         debug_assert_eq!(result.n_targets, targets.len());
         self.synced = false;
-        if let Some(names) = &self.climatology {
-            return self.files.iter().try_for_each(|f| {
-                climatology::write_targets(f, names, self.enc.fill, region, targets.clone(), result)
-            });
-        }
         self.locate();
         let mut buffers = std::mem::take(&mut self.buffers);
         let overlap = |f: &OutFile| {
@@ -545,19 +545,25 @@ impl OutputSet {
 
     /// The final paths of the files.
     pub fn paths(&self) -> Vec<PathBuf> {
-        self.files.iter().map(|f| f.path.clone()).collect()
+        self.unique_files().map(|f| f.path.clone()).collect()
+    }
+
+    /// Each file once (the climatology's entries, one per statistic, are of one file, one
+    /// after another).
+    fn unique_files(&self) -> impl Iterator<Item = &OutFile> {
+        self.files.iter().enumerate().filter(|(i, f)| *i == 0 || self.files[i - 1].tmp != f.tmp).map(|(_, f)| f)
     }
 
     /// Flush every file to disk (`fsync`), ahead of [`OutputSet::finish`].
     pub fn sync(&mut self) -> Result<(), OutputError> {
-        let staged: Vec<PathBuf> = self.files.iter().map(|f| f.tmp.clone()).collect();
+        let staged: Vec<PathBuf> = self.unique_files().map(|f| f.tmp.clone()).collect();
         publish::sync_all(&staged, self.threads).map(|()| self.synced = true)
     }
 
     /// Publish every file under its final name, all or nothing (see [`publish`]); returns the
     /// final paths.
     pub fn finish(mut self) -> Result<Vec<PathBuf>, OutputError> {
-        let pairs: Vec<(PathBuf, PathBuf)> = self.files.iter().map(|f| (f.tmp.clone(), f.path.clone())).collect();
+        let pairs: Vec<(PathBuf, PathBuf)> = self.unique_files().map(|f| (f.tmp.clone(), f.path.clone())).collect();
         let published = publish::publish_files(&pairs, &self.staging.join(".previous"), self.threads, self.synced)?;
         self.finished = true;
         let paths = published.commit();

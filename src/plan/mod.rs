@@ -134,8 +134,6 @@ pub enum PlanError {
     SmoothDay366(u16),
     #[error("--layout climatology writes the days of the whole year: --doys {0} leaves some out (use the per-doy or stacked layout for part of the year)")]
     ClimatologyDoys(String),
-    #[error("--layout climatology is written as float64 in the input's units, uncompressed (what `sstclim events` reads back): {0} goes with the per-doy or stacked layout")]
-    ClimatologyFormat(&'static str),
     #[error("--percentile lists {0} twice")]
     DuplicatePercentile(String),
     #[error("--min-samples must be at least 1")]

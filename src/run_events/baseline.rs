@@ -1,14 +1,21 @@
 //! `sstclim events --baseline YEARS`: the climatology computed in the same run, then the events
 //! detected against it exactly as with `--climatology FILE`.
 //!
-//! Why through a file: the climatology is the `run` job's (`--layout climatology`), with every
-//! engine, tile and MPI path it has, and the events stage reads it back the one way it reads a
-//! climatology, so `events --baseline` equals `run --layout climatology` followed by `events
-//! --climatology` bit for bit. The file lives in a hidden directory of the output directory
-//! (shared by the ranks, named for this job (`crate::output::owner`) so that a dead job's is
-//! cleaned with its other staged files), made while rank 0 holds the output directory's lock and removed whatever happens.
+//! The climatology is the `run` job's (`--layout climatology`), with every engine and tile path
+//! it has. On a single rank it stays in memory (`run`'s memory results, the rows the file would
+//! hold, as float64) and the events are detected against it there, with the provenance the
+//! file's attributes would give: nothing is written and read back, and `events --baseline`
+//! still equals `run --layout climatology` followed by `events --climatology` bit for bit.
+//!
+//! Under MPI it goes through a file: the climatology job splits the days among the ranks, the
+//! events job the rows, so each rank needs the others' days of its rows; the file (written as
+//! fast as the other layouts, joined along `doy` by rank 0) is how they meet. It lives in a
+//! hidden directory of the output directory (shared by the ranks, named for this job
+//! (`crate::output::owner`) so that a dead job's is cleaned with its other staged files), made
+//! while rank 0 holds the output directory's lock and removed whatever happens.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use tracing::info;
@@ -20,7 +27,7 @@ use crate::dist::Given;
 use crate::error::Error;
 use crate::output::lock::JobLock;
 use crate::output::owner;
-use crate::plan::JobPlan;
+use crate::plan::{JobPlan, Results};
 use crate::report::progress::Ui;
 
 /// Run `plan` (a `run --layout climatology` job over the baseline years; its output directory
@@ -36,6 +43,9 @@ pub fn events_with_baseline(
 ) -> Result<EventsOutcome, EventsJobError> {
     let t0 = Instant::now();
     agree_ok(comm, find_analysis(opts).and_then(|(_, _, inputs)| check_year(plan, inputs.calendar)))?;
+    if comm.size() == 1 {
+        return in_memory(opts, plan, comm, ui, t0);
+    }
     // rank 0: the outputs checked, the lock taken for the whole job, the directory made
     let (mut lock, mut guard) = (None, None);
     let made = if comm.rank() == 0 {
@@ -64,6 +74,34 @@ pub fn events_with_baseline(
     let outcome = events_locked(&opts, comm, ui, lock.take());
     // every rank has passed the events job's last agreement: nobody reads the file any more
     drop(guard);
+    outcome.map(|o| EventsOutcome { baseline_seconds, seconds: t0.elapsed().as_secs_f64(), ..o })
+}
+
+/// [`events_with_baseline`] on a single rank: the outputs checked and the lock taken, the
+/// climatology computed into memory, the events detected against it.
+fn in_memory(
+    opts: &EventsOptions,
+    plan: &JobPlan,
+    comm: &Comm,
+    ui: &Ui,
+    t0: Instant,
+) -> Result<EventsOutcome, EventsJobError> {
+    check_targets(opts)?;
+    let lock = JobLock::acquire(&opts.output, &opts.command_line).map_err(Error::from)?;
+    let years = format!("{}-{}", plan.window.years.start(), plan.window.years.end());
+    let failed = |message: String| EventsJobError::Baseline { years: years.clone(), message: one_line(&message) };
+    let plan = JobPlan { results: Results::Memory, ..plan.clone() };
+    let values = crate::run::run(&plan, ui).map_err(|e| failed(e.to_string()))?.memory;
+    let values = values.ok_or_else(|| failed("the climatology job kept no results in memory".into()))?;
+    let baseline_seconds = t0.elapsed().as_secs_f64();
+    info!("the climatology of --baseline {years} computed in {baseline_seconds:.1} s (kept in memory)");
+    let attrs = crate::output::climatology::provenance(&plan.window, &plan.rules, &plan.stats);
+    let opts = EventsOptions {
+        clim_memory: Some(Arc::new(values)),
+        clim_provenance: crate::input::climatology::provenance_text(&attrs),
+        ..opts.clone()
+    };
+    let outcome = events_locked(&opts, comm, ui, Some(lock));
     outcome.map(|o| EventsOutcome { baseline_seconds, seconds: t0.elapsed().as_secs_f64(), ..o })
 }
 

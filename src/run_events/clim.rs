@@ -16,15 +16,18 @@ use crate::pipeline::sink::ClimatologyResult;
 /// One kind of event's climatology: the mean and its threshold statistic.
 pub(crate) enum Clim {
     File(ClimFile),
-    Memory { values: Arc<ClimatologyResult>, thresh: String },
+    /// `provenance`: what the outputs repeat of how it was made (`--baseline`'s; none for a
+    /// library caller's).
+    Memory { values: Arc<ClimatologyResult>, thresh: String, provenance: Vec<(String, String)> },
 }
 
 impl Clim {
     /// `values`' mean and statistic `stat` for a job over `grid` in `calendar` (input in `cf`),
     /// checked as a climatology file is: every day of the year in order, the same grid and
-    /// calendars.
+    /// calendars; `provenance` as [`Clim::Memory`] has it.
     pub fn memory(
         values: &Arc<ClimatologyResult>,
+        provenance: &[(String, String)],
         grid: &Grid,
         calendar: Calendar,
         cf: CfCalendar,
@@ -55,7 +58,7 @@ impl Clim {
                 return Err(bad(format!("no statistic {name} (it has {})", values.names.join(", "))).into());
             }
         }
-        Ok(Clim::Memory { values: values.clone(), thresh: stat.into() })
+        Ok(Clim::Memory { values: values.clone(), thresh: stat.into(), provenance: provenance.to_vec() })
     }
 
     /// Days of year the climatology holds.
@@ -70,7 +73,7 @@ impl Clim {
     pub fn provenance(&self) -> Vec<(String, String)> {
         match self {
             Clim::File(f) => f.provenance.clone(),
-            Clim::Memory { .. } => Vec::new(),
+            Clim::Memory { provenance, .. } => provenance.clone(),
         }
     }
 
@@ -86,7 +89,7 @@ impl Clim {
     pub fn thresh_rows(&self, rows: Range<usize>, nlon: usize) -> Result<Vec<f64>, ClimatologyError> {
         match self {
             Clim::File(f) => f.read_rows(&f.thresh_var, rows, nlon),
-            Clim::Memory { values, thresh } => Ok(values.rows(thresh, rows).expect("checked when made")),
+            Clim::Memory { values, thresh, .. } => Ok(values.rows(thresh, rows).expect("checked when made")),
         }
     }
 }

@@ -53,8 +53,13 @@ pub struct EventsOptions {
     pub output: PathBuf,
     pub years: RangeInclusive<i32>,
     pub climatology: PathBuf,
-    /// The climatology already in memory (a library caller's; `climatology` is then unused).
+    /// The climatology already in memory (a library caller's, or the one `--baseline` computed
+    /// on a single rank; `climatology` is then unused).
     pub clim_memory: Option<Arc<ClimatologyResult>>,
+    /// What the outputs repeat of how `clim_memory` was made (as a climatology file's global
+    /// attributes say it: [`crate::input::climatology::provenance_text`]); empty for a library
+    /// caller's.
+    pub clim_provenance: Vec<(String, String)>,
     /// Whether the events and summaries are written (to `output`) or kept in memory.
     pub results: Results,
     /// Where the climatology came from when this run computed it (`--baseline`): what the
@@ -211,10 +216,11 @@ fn prepare(opts: &EventsOptions) -> Result<Prepared, EventsJobError> {
     for (_, percentile) in kinds(opts) {
         let stat = percentile.stat_name();
         clims.push(match &opts.clim_memory {
-            Some(values) => Clim::memory(values, &grid, opts.calendar, inputs.calendar, &stat)?,
+            Some(values) => Clim::memory(values, &opts.clim_provenance, &grid, opts.calendar, inputs.calendar, &stat)?,
             None => Clim::File(ClimFile::open(
                 &opts.climatology,
                 &layout.name,
+                layout.meta.units.as_deref(),
                 &grid,
                 opts.calendar,
                 inputs.calendar,

@@ -494,6 +494,20 @@ fn baseline_in_the_same_run_equals_run_then_events() {
             assert_eq!(bits(&one_step), bits(&two_steps), "{file} {var}");
         }
     }
+    // the same provenance (the climatology kept in memory repeats what the file says), the
+    // climatology's path and the command aside
+    let globals = |d: &Path| -> Vec<(String, String)> {
+        let f = netcdf::open(d.join("events.nc")).unwrap();
+        let all: Vec<(String, String)> = f
+            .attributes()
+            .filter(|a| !["climatology_file", "history"].contains(&a.name()))
+            .map(|a| (a.name().to_string(), format!("{:?}", a.value().unwrap())))
+            .collect();
+        all
+    };
+    let attrs = globals(&one_step);
+    assert!(attrs.iter().any(|(n, v)| n == "climatology_smoothing_width" && v.contains("31")), "{attrs:?}");
+    assert_eq!(attrs, globals(&two_steps));
     // another threshold's computation differs (the comparison above can fail)
     let p80 = dir.path().join("p80");
     ok(&with(base(&p80), &["--baseline", "1991-1992", "--percentile", "80"]));

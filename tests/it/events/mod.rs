@@ -4,5 +4,6 @@
 
 mod calendars;
 mod cli;
+mod clim_forms;
 mod detect;
 mod mhw;
