@@ -34,6 +34,7 @@ __device__ float __ldcs(const float*);
 __device__ double __ldcs(const double*);
 __device__ short __ldcs(const short*);
 __device__ double sqrt(double);
+__device__ double floor(double);
 __device__ float fminf(float, float);
 __device__ float fmaxf(float, float);
 __device__ void __trap();
@@ -44,7 +45,7 @@ __device__ __attribute__((const)) unsigned int __isGlobal(const void*);
 H
 status=0
 # each source as it is, its headers found beside it or in kernels/ (-I kernels)
-for src in kernels/climatology.hip kernels/bench/baselines.hip; do
+for src in kernels/climatology.hip kernels/events.hip kernels/bench/baselines.hip; do
     for name in $(grep -o 'SC_WANT_[a-z0-9_]*' "$src" | sed 's/SC_WANT_//' | sort -u); do
         if "$clang" -x cuda --cuda-gpu-arch=sm_80 --cuda-device-only -nocudainc -nocudalib -std=c++17 -O1 \
             -ffp-contract=off -Wno-pass-failed -DSC_SELECT "-DSC_WANT_$name" -include "$tmp/prelude.h" \

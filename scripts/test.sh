@@ -31,6 +31,8 @@ printf '%s\n' "$scratch" >&2
 printf '%s\n' "$scratch" | awk '$1 ~ /_l1[12]$/ && $2 != 0 { bad = 1 } END { exit bad }'
 echo "== kernels/bench/baselines.hip with hipcc for gfx906" >&2
 hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -I kernels -o target/baselines-gfx906.hsaco kernels/bench/baselines.hip
+echo "== kernels/events.hip with hipcc for gfx906" >&2
+hipcc --genco --offload-arch=gfx906 -O3 -ffp-contract=off -o target/events-gfx906.hsaco kernels/events.hip
 echo "== every kernel instantiation as CUDA device code (clang, no CUDA toolkit needed)" >&2
 scripts/cuda-syntax-check.sh
 echo "== kernels/bench/baselines.hip emulated on the host against a naive reference" >&2
@@ -39,6 +41,8 @@ echo "== the climatology kernel's order-statistic search emulated on the host ag
 tests/kernels/walk-host-check.sh
 echo "== the whole climatology kernel emulated on the host against a naive reference" >&2
 tests/kernels/kernel-host-check.sh
+echo "== the event kernel emulated on the host against the CPU scan, bit for bit" >&2
+tests/kernels/events-host-check.sh
 echo "== cargo build --features hip (kernels for gfx906 and gfx90a)" >&2
 cargo build --release --locked --features hip
 echo "== CF outputs: the IOOS compliance checker (cf:1.8) clean and the xarray/cf_xarray round trip on every layout" >&2

@@ -209,6 +209,7 @@ impl Events {
             // (any budget and thread count, as `sstclim events` has always taken them)
             threads: compute.threads.unwrap_or_else(crate::plan::default_threads),
             allow_missing: compute.allow_missing,
+            backend: (compute.backend, compute.device),
             overwrite,
             store,
             command_line,

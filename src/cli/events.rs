@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{InputArgs, ResourceArgs};
-use super::headings::{JOB, OUTPUT};
+use super::headings::{JOB, OUTPUT, PERFORMANCE};
 use crate::api::{Against, Climatology, Compute, EventKind, Events, EventsOut};
 use crate::calendar::Calendar;
+use crate::engine::Backend;
 use crate::dist::Given;
 use crate::events::files::store::Store;
 use crate::output::OutputType;
@@ -137,6 +138,14 @@ pub struct EventsArgs {
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", help_heading = OUTPUT, hide_short_help = true)]
     pub shuffle: Option<bool>,
 
+    /// Where events are detected: auto (a GPU if usable, else cpu), cpu, cuda or hip.
+    ///
+    /// Every backend finds the same events and summaries, bit for bit; the CPU scan is the
+    /// reference (`reference` names it too). Asking for `cuda` or `hip` by name makes a
+    /// missing device an error. With --baseline, the climatology is computed on it as well.
+    #[arg(long, value_enum, default_value_t = Backend::Auto, help_heading = PERFORMANCE, hide_possible_values = true)]
+    pub backend: Backend,
+
     #[command(flatten)]
     pub resources: ResourceArgs,
 }
@@ -167,6 +176,7 @@ impl EventsArgs {
     /// How the job computes: the threads, memory and missing days these flags give.
     pub fn compute(&self) -> Compute {
         Compute {
+            backend: self.backend,
             threads: self.resources.threads,
             max_mem: self.resources.max_mem.as_ref().map(|m| m.0),
             allow_missing: self.inputs.allow_missing,
@@ -236,7 +246,7 @@ impl EventsArgs {
             min_samples: self.min_samples.unwrap_or(hobday.min_samples),
             ..hobday
         };
-        // `run`'s own defaults for everything events has no flag for (engine, pool, rates)
+        // `run`'s own defaults for everything events has no flag for (pool, rates)
         let compute = Compute {
             rates: crate::pipeline::tuning::rates::resolve(None, crate::util::knobs::location_env),
             ..self.compute()

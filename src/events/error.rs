@@ -1,7 +1,7 @@
-//! What can go wrong in the events stage: reading a part another band or rank wrote, and
-//! writing the outputs (a climatology file that does not fit the job is
-//! `crate::input::climatology::ClimatologyError`). Every message is one line naming the file
-//! and variable.
+//! What can go wrong in the events stage: reading a part another band or rank wrote, a device
+//! failing to detect a band's events, and writing the outputs (a climatology file that does not
+//! fit the job is `crate::input::climatology::ClimatologyError`). Every message is one line
+//! naming the file and variable (or the device and the call that failed).
 
 use std::path::PathBuf;
 
@@ -17,4 +17,6 @@ pub enum EventsError {
     Write { path: PathBuf, var: String, cause: netcdf::Error },
     #[error("{}: cannot write {var}: {cause}", path.display())]
     WriteIo { path: PathBuf, var: String, cause: std::io::Error },
+    #[error("detecting events on the GPU: {0}")]
+    Device(#[from] crate::engine::gpu::GpuError),
 }

@@ -9,8 +9,9 @@
 //!
 //! The modules: [`detect`] (exceedances, runs, joining), [`metrics`] (the per-event fields),
 //! [`summary`] (per-year block statistics), [`scan`] (every cell of a band at once, from its
-//! day-major pool, for several kinds of event in one pass), [`columns`] (events held field by
-//! field), [`files`] (events.nc and summary.nc), [`band`] (cutting the grid within `--max-mem`).
+//! day-major pool, for several kinds of event in one pass), [`gpu`] (the same on a GPU, bit for
+//! bit), [`columns`] (events held field by field), [`files`] (events.nc and summary.nc),
+//! [`band`] (cutting the grid within `--max-mem`).
 //! The climatology file is read by `crate::input::climatology`.
 
 pub mod band;
@@ -19,6 +20,7 @@ pub mod columns;
 pub mod detect;
 mod error;
 pub mod files;
+pub mod gpu;
 pub mod metrics;
 pub mod scan;
 pub mod summary;

@@ -19,7 +19,8 @@ use crate::events::files::compressed::write_events as write_compressed;
 use crate::events::files::direct::write_events;
 use crate::events::files::events_file::EventsFile;
 use crate::events::files::summary_file::SummaryFile;
-use crate::events::scan::{detect_band, BandInput, Found, Kind};
+use crate::events::gpu::{self, Detector};
+use crate::events::scan::{BandInput, Found, Kind};
 use crate::input::direct::DirectLayout;
 use crate::input::{Grid, Region, Storage, VarLayout};
 use crate::pipeline::readers::{read_all, ReadJob, Rows};
@@ -95,7 +96,10 @@ pub fn compute_share(
         trace: &trace,
         memory,
     };
-    let ctx = BandCtx { p, reading: &reading, held: &held, workers: &workers };
+    let (backend, device) = opts.backend;
+    let detector = Detector::start(backend, device).map_err(|e| EventsJobError::Options(e.to_string()))?;
+    info!("events detected on {}", detector.name());
+    let ctx = BandCtx { p, reading: &reading, held: &held, workers: &workers, detector: &detector };
     for (b, band) in bands.iter().enumerate() {
         let found = ctx.detect(b, band.clone(), &mut share)?;
         let t = Instant::now();
@@ -196,6 +200,8 @@ struct BandCtx<'a> {
     reading: &'a Reading<'a>,
     held: &'a Held,
     workers: &'a rayon::ThreadPool,
+    /// The CPU scan or a GPU (`--backend`).
+    detector: &'a Detector,
 }
 
 impl BandCtx<'_> {
@@ -241,17 +247,17 @@ impl BandCtx<'_> {
                     codes: self.held.codes.as_ref().map(|c| (c, pool.as_slice())),
                     ..input(pool.as_slice(), p, &mean)
                 };
-                (workers.install(|| detect_band(&band, value, &kinds, cell0)), t)
+                (workers.install(|| gpu::detect(self.detector, &band, value, Some(&table[..]), &kinds, cell0))?, t)
             }
             (None, 4) => {
                 let pool = self.reading.pool::<f32>(b, &region)?;
                 let t = detect(t, &mut read_s);
-                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), f64::from, &kinds, cell0)), t)
+                (workers.install(|| gpu::detect(self.detector, &input(pool.as_slice(), p, &mean), f64::from, None, &kinds, cell0))?, t)
             }
             _ => {
                 let pool = self.reading.pool::<f64>(b, &region)?;
                 let t = detect(t, &mut read_s);
-                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), |v: f64| v, &kinds, cell0)), t)
+                (workers.install(|| gpu::detect(self.detector, &input(pool.as_slice(), p, &mean), |v: f64| v, None, &kinds, cell0))?, t)
             }
         };
         share.read_seconds += read_s;

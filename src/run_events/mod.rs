@@ -75,6 +75,8 @@ pub struct EventsOptions {
     pub max_mem: Option<u64>,
     pub threads: usize,
     pub allow_missing: bool,
+    /// Where events are detected (`--backend`) and on which GPU (`events::gpu::Detector`).
+    pub backend: (crate::engine::Backend, usize),
     pub overwrite: bool,
     /// How the outputs store their values (`--output-type`, `--deflate`, `--shuffle`).
     pub store: crate::events::files::store::Store,

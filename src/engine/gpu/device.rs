@@ -87,6 +87,39 @@ pub trait Device: Send {
         smem: usize,
         params: &KernelParams,
     ) -> Result<(), GpuError>;
+    /// Load entry point `name` of a kernel source other than the climatology's (`file`, whose
+    /// text `source` gives where the backend compiles at run time; a backend that compiles
+    /// ahead of time loads its code object of `file`). Used by kernels whose one argument is
+    /// a block of their own (the event detection's, `kernels/events.hip`).
+    fn prepare_entry(&mut self, file: &str, source: &dyn Fn() -> String, name: &str) -> Result<(), GpuError> {
+        let _ = source;
+        Err(GpuError {
+            api: Self::API,
+            call: "prepare_entry",
+            device: self.info().description.clone(),
+            detail: format!("this build has no code object of {file} (kernel {name})"),
+        })
+    }
+    /// Launch entry point `name` (prepared by `prepare_entry`) on `grid` blocks of `block`
+    /// threads, its one parameter read from `args`.
+    /// # Safety
+    /// `args` points at a value laid out as the kernel's parameter, valid through the call, and
+    /// every address in it is valid for what the kernel reads and writes.
+    unsafe fn launch_entry(
+        &mut self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: *mut std::ffi::c_void,
+    ) -> Result<(), GpuError> {
+        let _ = (grid, block, args);
+        Err(GpuError {
+            api: Self::API,
+            call: "launch_entry",
+            device: self.info().description.clone(),
+            detail: format!("kernel {name} was not prepared"),
+        })
+    }
     /// Record the start of a timed region on the stream.
     fn timer_start(&mut self) -> Result<(), GpuError>;
     /// Record its end, wait for it and return the device time since `timer_start`.

@@ -1,7 +1,8 @@
 //! The HIP backend (cargo feature `hip`, links libamdhip64): [`Device`] over the HIP runtime
 //! for AMD GPUs. The kernel source is compiled at build time by `hipcc --genco` for the
 //! architectures in `SSTCLIM_HIP_ARCHS` (default gfx906 and gfx90a; see build.rs) and the code
-//! object is embedded in the binary.
+//! object is embedded in the binary; so is the event kernel's (kernels/events.hip), loaded by
+//! `prepare_entry`.
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr, CString};
@@ -16,6 +17,9 @@ use super::{
 /// The code object built from kernels/climatology.hip by build.rs.
 static CODE_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/climatology.hsaco"));
 
+/// The code object built from kernels/events.hip by build.rs.
+static EVENTS_CODE_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/events.hsaco"));
+
 /// A HIP engine on device `ordinal`, or why there is none.
 pub fn engine(ordinal: usize, opts: &GpuOptions) -> Result<GpuEngine<HipDevice>, OpenError> {
     Ok(GpuEngine::new("hip", HipDevice::open(ordinal, opts.device_wraps)?, opts.clone()))
@@ -29,6 +33,8 @@ pub struct HipDevice {
     start: hip::hipEvent_t,
     stop: hip::hipEvent_t,
     module: Option<hip::hipModule_t>,
+    /// The event kernel's code object, once loaded.
+    events_module: Option<hip::hipModule_t>,
     functions: HashMap<String, hip::hipFunction_t>,
 }
 
@@ -97,7 +103,16 @@ impl HipDevice {
             let (mut start, mut stop) = (std::ptr::null_mut(), std::ptr::null_mut());
             check(hip::hipEventCreate(&mut start)).map_err(|e| at("hipEventCreate", e))?;
             check(hip::hipEventCreate(&mut stop)).map_err(|e| at("hipEventCreate", e))?;
-            Ok(HipDevice { info, ordinal: dev, stream, start, stop, module: None, functions: HashMap::new() })
+            Ok(HipDevice {
+                info,
+                ordinal: dev,
+                stream,
+                start,
+                stop,
+                module: None,
+                events_module: None,
+                functions: HashMap::new(),
+            })
         }
     }
 
@@ -273,6 +288,73 @@ impl Device for HipDevice {
         }
     }
 
+    // The event kernel's code object, compiled ahead of time like the climatology's.
+    fn prepare_entry(&mut self, file: &str, _source: &dyn Fn() -> String, name: &str) -> Result<(), GpuError> {
+        if file != "events.hip" {
+            return Err(GpuError {
+                api: "HIP",
+                call: "prepare_entry",
+                device: self.info.description.clone(),
+                detail: format!("this build has no code object of {file}"),
+            });
+        }
+        let module = match self.events_module {
+            Some(m) => m,
+            None => {
+                let mut m = std::ptr::null_mut();
+                // SAFETY: EVENTS_CODE_OBJECT is a complete code object embedded at build time.
+                check(unsafe { hip::hipModuleLoadData(&mut m, EVENTS_CODE_OBJECT.as_ptr().cast()) })
+                    .map_err(|e| self.err("hipModuleLoadData", e))?;
+                self.events_module = Some(m);
+                m
+            }
+        };
+        if !self.functions.contains_key(name) {
+            let mut f = std::ptr::null_mut();
+            let cname = CString::new(name).expect("kernel names have no NUL");
+            // SAFETY: loaded module, NUL-terminated name.
+            check(unsafe { hip::hipModuleGetFunction(&mut f, module, cname.as_ptr()) })
+                .map_err(|e| self.err("hipModuleGetFunction", e))?;
+            self.functions.insert(name.to_string(), f);
+        }
+        Ok(())
+    }
+
+    unsafe fn launch_entry(&mut self, name: &str, grid: u32, block: u32, args: *mut c_void) -> Result<(), GpuError> {
+        let Some(&f) = self.functions.get(name) else {
+            return Err(GpuError {
+                api: "HIP",
+                call: "hipModuleLaunchKernel",
+                device: self.info.description.clone(),
+                detail: format!("kernel {name} was not prepared"),
+            });
+        };
+        let mut args = [args];
+        // SAFETY: `f` was loaded on this device; `args` points at its one parameter, valid
+        // through the call with valid addresses (the caller's promise); the launch copies it.
+        check(unsafe {
+            hip::hipModuleLaunchKernel(
+                f,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                0,
+                self.stream,
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
+        .map_err(|e| self.err("hipModuleLaunchKernel", e))?;
+        // SAFETY: the stream belongs to this device for the life of self.
+        match unsafe { hip::hipStreamQuery(self.stream) } {
+            hip::hipError_t::hipSuccess | hip::hipError_t::hipErrorNotReady => Ok(()),
+            e => Err(self.err("hipModuleLaunchKernel", e)),
+        }
+    }
+
     fn timer_start(&mut self) -> Result<(), GpuError> {
         // SAFETY: event and stream belong to this device.
         check(unsafe { hip::hipEventRecord(self.start, self.stream) }).map_err(|e| self.err("hipEventRecord", e))
@@ -350,7 +432,7 @@ impl Drop for HipDevice {
         unsafe {
             let _ = hip::hipSetDevice(self.ordinal);
             let _ = hip::hipStreamSynchronize(self.stream);
-            if let Some(m) = self.module.take() {
+            for m in [self.module.take(), self.events_module.take()].into_iter().flatten() {
                 let _ = hip::hipModuleUnload(m);
             }
             let _ = hip::hipEventDestroy(self.start);

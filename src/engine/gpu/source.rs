@@ -8,6 +8,8 @@
 
 /// The climatology kernel's entry points, shared by HIP and CUDA.
 pub const KERNEL_SOURCE: &str = include_str!("../../../kernels/climatology.hip");
+/// The event detection's kernel (marine heatwaves and cold spells of a band's cells).
+pub const EVENTS_SOURCE: &str = include_str!("../../../kernels/events.hip");
 /// Everything vendor-specific, included by every kernel source.
 pub const PORT_HEADER: &str = include_str!("../../../kernels/sstclim_port.h");
 /// The generated sort networks (scripts/gen-sort-network.py).
@@ -26,6 +28,11 @@ pub const KERNEL_HEADERS: [(&str, &str); 6] = [
 /// The climatology kernel as one text, its headers pasted in (for NVRTC).
 pub fn kernel_source_inlined() -> String {
     inline_includes("climatology.hip", KERNEL_SOURCE, &KERNEL_HEADERS)
+}
+
+/// The event detection's kernel as one text, its headers pasted in (for NVRTC).
+pub fn events_source_inlined() -> String {
+    inline_includes("events.hip", EVENTS_SOURCE, &KERNEL_HEADERS)
 }
 
 /// `text` (of file `file`) with each `#include "NAME"` line of a header in `headers` replaced

@@ -74,7 +74,7 @@ fn world(days: &Days) -> World {
     w
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Files {
     Plain,
     /// float64, chunked and compressed: read by the forked readers into a float64 pool.
@@ -521,4 +521,39 @@ fn baseline_in_the_same_run_equals_run_then_events() {
         &["--baseline 1985-1992", "missing", "sst_1985_", "asks for 1985-"],
     );
     assert!(entries(&bad).is_empty(), "{:?}", entries(&bad));
+}
+
+/// `--backend auto` (a GPU where one starts: on the GPU node, the event kernel) writes the
+/// outputs `--backend cpu` (the CPU scan) writes: float32, float64 and int16 inputs, heatwaves
+/// and cold spells, in one band and in several, compared by `sstclim compare --tolerance 0`
+/// (values bit for bit, NaN as the fill value it is: its payload may differ between devices).
+#[test]
+fn every_backend_writes_the_outputs_of_the_cpu_scan() {
+    let dir = tmp();
+    let days = Days::of_years(YEARS.0..=YEARS.1, Calendar::Hobday366);
+    let w = world(&days);
+    let clim = dir.path().join("climatology.nc");
+    write_clim(&clim, &w, &lat(), "hobday366");
+    for files in [Files::Plain, Files::Deflated, Files::Packed] {
+        let data = write_inputs(dir.path(), &days, &w, files);
+        for (bands, more) in [("one", &[][..]), ("three", &["--max-mem", "120000"][..])] {
+            let out = |backend: &str| dir.path().join(format!("{files:?}-{bands}-{backend}"));
+            for backend in ["auto", "cpu"] {
+                let args = [&["--both", "--backend", backend][..], more].concat();
+                ok(&events_args(&data, &clim, &out(backend), &args));
+            }
+            assert!(!read(&out("cpu").join("events.nc"), "duration").0.is_empty(), "the world has heatwaves");
+            assert!(!read(&out("cpu").join("events_cold.nc"), "duration").0.is_empty(), "and cold spells");
+            let same = common::bin()
+                .args(["compare", &s(&out("auto")), &s(&out("cpu")), "--tolerance", "0"])
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&same.stdout);
+            assert!(
+                same.status.success() && said.contains("EQUAL"),
+                "{files:?} inputs, {bands} band(s): {said}{}",
+                String::from_utf8_lossy(&same.stderr)
+            );
+        }
+    }
 }

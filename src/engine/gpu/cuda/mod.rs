@@ -281,6 +281,15 @@ impl CudaDevice {
 impl Device for CudaDevice {
     const API: &'static str = "CUDA";
 
+    fn prepare_entry(&mut self, file: &str, source: &dyn Fn() -> String, name: &str) -> Result<(), GpuError> {
+        self.prepare_source(file, source, name, 0)
+    }
+
+    unsafe fn launch_entry(&mut self, name: &str, grid: u32, block: u32, args: *mut c_void) -> Result<(), GpuError> {
+        // SAFETY: the kernel takes one parameter, at `args` (the caller's promise).
+        unsafe { self.launch_args(name, [grid, 1, 1], [block, 1, 1], 0, &mut [args]) }
+    }
+
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
