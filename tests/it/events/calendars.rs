@@ -271,7 +271,11 @@ fn baseline_in_a_360_day_calendar_equals_run_then_events() {
     // the reference on the climatology `run` wrote ([doy][cell], 360 days)
     // (the all-missing cell has none: its values are the fill value)
     let unfilled = |var: &str| {
-        let fill = netcdf::open(&file).unwrap().variable(var).unwrap().fill_value::<f64>().unwrap();
+        // (the attribute: the variables are written unfilled, so libnetcdf's fill mode is off)
+        let fill = match netcdf::open(&file).unwrap().variable(var).unwrap().attribute_value("_FillValue") {
+            Some(Ok(netcdf::AttributeValue::Double(f))) => Some(f),
+            other => panic!("{var}: _FillValue {other:?}"),
+        };
         read(&file, var).0.into_iter().map(|x| if Some(x) == fill { f64::NAN } else { x }).collect::<Vec<f64>>()
     };
     let (mean, p90) = (unfilled("tos_mean"), unfilled("tos_p90"));
