@@ -17,7 +17,9 @@ use crate::events::band::{bytes_per_cell, plan_bands};
 use crate::events::codes::Codes;
 use crate::events::files::compressed::write_events as write_compressed;
 use crate::events::files::direct::write_events;
-use crate::events::files::events_file::EventsFile;
+use crate::events::columns::EventColumns;
+use crate::events::files::schema::Meta;
+use crate::events::EventsError;
 use crate::events::files::summary_file::SummaryFile;
 use crate::events::scan::{detect_band, BandInput, Found, Kind};
 use crate::input::direct::DirectLayout;
@@ -40,12 +42,15 @@ pub struct Share {
 /// Where a share's events and summaries go: files (events, summary; two per kind), or each
 /// kind's arrays in memory.
 pub enum Into<'a> {
-    Files(&'a [PathBuf]),
+    /// `part`: an MPI rank's parts, which rank 0 joins ([`super::ranks`]): stored uncompressed
+    /// and contiguous whatever the job asks, so that it reads them back raw.
+    Files { paths: &'a [PathBuf], part: bool },
     Memory(&'a mut Vec<KindValues>),
 }
 
 /// Detect and measure the events of latitude rows `rows`, of every kind the job asks for,
-/// writing them `into` files or memory band by band.
+/// into files or memory: the summaries band by band, the events (kept in memory across the
+/// bands) at the end, so that the file is written at once, as one band writes it.
 pub fn compute_share(
     opts: &super::EventsOptions,
     p: &Prepared,
@@ -60,21 +65,10 @@ pub fn compute_share(
     };
     let held = Held::of(&p.layout);
     let bands = share_bands(opts, p, rows, held.value_bytes)?;
-    let (parts, mut kept) = match into {
-        Into::Files(parts) => (parts, None),
-        Into::Memory(kept) => (&[][..], Some(kept)),
+    let mut into = match into {
+        Into::Files { paths, part } => Sink::Files(Outputs::create(p, paths, part)?),
+        Into::Memory(kept) => Sink::Memory(kept),
     };
-    // one band: the whole catalogue is known before events.nc is written, which then goes
-    // directly to its contiguous columns, or its compressed chunks with --deflate; several:
-    // appended band by band
-    let mut files = Vec::new();
-    for (k, meta) in p.metas.iter().enumerate().filter(|_| kept.is_none()) {
-        let events = match bands.len() {
-            1 => None,
-            _ => Some(EventsFile::create(&parts[2 * k], meta, &p.grid)?),
-        };
-        files.push((events, SummaryFile::create(&parts[2 * k + 1], meta, &p.grid, true)?));
-    }
     let threads = opts.threads.max(1);
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -100,23 +94,93 @@ pub fn compute_share(
         let found = ctx.detect(b, band.clone(), &mut share)?;
         let t = Instant::now();
         share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
-        match kept.as_deref_mut() {
-            Some(kept) => keep_band(kept, &found, band.clone(), p.days.n_years),
-            None => ctx.write(&found, band.clone(), parts, &mut files)?,
+        match &mut into {
+            Sink::Memory(kept) => keep_band(kept, &found, band.clone(), p.days.n_years),
+            Sink::Files(outputs) => outputs.write_band(&workers, found, band.clone())?,
         }
         share.write_seconds += t.elapsed().as_secs_f64();
         progress.inc(1);
     }
     progress.finish_and_clear();
     let t = Instant::now();
-    for (events_file, summary_file) in files {
-        if let Some(file) = events_file {
-            file.finish()?;
-        }
-        summary_file.finish()?;
+    if let Sink::Files(outputs) = into {
+        outputs.finish(p, &workers)?;
     }
     share.write_seconds += t.elapsed().as_secs_f64();
     Ok(share)
+}
+
+/// Where the bands' results go.
+enum Sink<'a> {
+    Files(Outputs<'a>),
+    Memory(&'a mut Vec<KindValues>),
+}
+
+/// A share's files: each kind's summary, written band by band, and its events, kept until
+/// every band is done and then written at once.
+struct Outputs<'a> {
+    paths: &'a [PathBuf],
+    part: bool,
+    summaries: Vec<SummaryFile>,
+    events: Vec<Vec<EventColumns>>,
+}
+
+impl<'a> Outputs<'a> {
+    fn create(p: &Prepared, paths: &'a [PathBuf], part: bool) -> Result<Outputs<'a>, EventsJobError> {
+        let mut summaries = Vec::new();
+        for (k, meta) in p.metas.iter().enumerate() {
+            summaries.push(SummaryFile::create(&paths[2 * k + 1], &stored_as(meta, part), &p.grid, true)?);
+        }
+        Ok(Outputs { paths, part, summaries, events: vec![Vec::new(); p.metas.len()] })
+    }
+
+    /// A band's summaries into the files (every kind at once, each from every thread: pwrite
+    /// or the chunk coder) and its events kept.
+    fn write_band(&mut self, workers: &rayon::ThreadPool, found: Vec<Found>, band: Range<usize>) -> Result<(), EventsJobError> {
+        use rayon::prelude::*;
+        let written: Vec<Result<(), EventsError>> = workers.install(|| {
+            found.par_iter().zip(self.summaries.par_iter_mut()).map(|(f, file)| file.write_band(band.clone(), &f.summary)).collect()
+        });
+        written.into_iter().collect::<Result<Vec<()>, _>>()?;
+        for (kept, f) in self.events.iter_mut().zip(found) {
+            kept.extend(f.events);
+        }
+        Ok(())
+    }
+
+    /// Every kind's events written at once (directly, or compressed with `--deflate`; a part
+    /// always directly), and the summaries closed.
+    fn finish(self, p: &Prepared, workers: &rayon::ThreadPool) -> Result<(), EventsJobError> {
+        for file in self.summaries {
+            file.finish()?;
+        }
+        let (grid, days) = (&p.grid, &p.days);
+        let written: Vec<Result<(), EventsError>> = workers.install(|| {
+            use rayon::prelude::*;
+            self.events
+                .par_iter()
+                .enumerate()
+                .map(|(k, chunks)| {
+                    let (path, meta) = (&self.paths[2 * k], &stored_as(&p.metas[k], self.part));
+                    match meta.store.deflate {
+                        Some(level) => write_compressed(path, meta, (grid, days), chunks, level),
+                        None => write_events(path, meta, grid, days, chunks),
+                    }
+                })
+                .collect()
+        });
+        written.into_iter().collect::<Result<Vec<()>, _>>()?;
+        Ok(())
+    }
+}
+
+/// How a file of `meta` is stored: as the job asks, or uncompressed for an MPI rank's `part`.
+pub fn stored_as(meta: &Meta, part: bool) -> Meta {
+    let mut meta = meta.clone();
+    if part {
+        meta.store.deflate = None;
+    }
+    meta
 }
 
 /// The direct read path's layout where the first file allows it, else `None` (forked
@@ -257,46 +321,6 @@ impl BandCtx<'_> {
         share.read_seconds += read_s;
         share.detect_seconds += t_detect.elapsed().as_secs_f64();
         Ok(found)
-    }
-
-    /// A band's events and summaries into the files: every file at once (each kind's events
-    /// and summary), so one file's coding overlaps another's writes, and a compressed file's
-    /// HDF5 calls (one at a time) the others' work.
-    fn write(
-        &self,
-        found: &[Found],
-        band: Range<usize>,
-        parts: &[PathBuf],
-        files: &mut [(Option<EventsFile>, SummaryFile)],
-    ) -> Result<(), EventsJobError> {
-        let (p, grid, days) = (self.p, &self.p.grid, &self.p.days);
-        let written: Vec<Result<(), EventsJobError>> = self.workers.install(|| {
-            use rayon::prelude::*;
-            found
-                .par_iter()
-                .zip(files.par_iter_mut())
-                .enumerate()
-                .map(|(k, (f, (events_file, summary_file)))| {
-                    let (events, summary) = rayon::join(
-                        || match events_file {
-                            Some(file) => file.append(&f.events, grid, days),
-                            None => match p.metas[k].store.deflate {
-                                Some(level) => {
-                                    write_compressed(&parts[2 * k], &p.metas[k], (grid, days), &f.events, level)
-                                }
-                                None => write_events(&parts[2 * k], &p.metas[k], grid, days, &f.events),
-                            },
-                        },
-                        || summary_file.write_band(band.clone(), &f.summary),
-                    );
-                    events?;
-                    summary?;
-                    Ok(())
-                })
-                .collect()
-        });
-        written.into_iter().collect::<Result<Vec<()>, _>>()?;
-        Ok(())
     }
 }
 

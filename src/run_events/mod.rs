@@ -384,13 +384,13 @@ fn events_locked(
         }
     };
     let rows = split::share(prepared.grid.nlat(), size, rank);
-    let share = band::compute_share(opts, &prepared, rows, band::Into::Files(&parts(rank)), ui);
+    let share = band::compute_share(opts, &prepared, rows, band::Into::Files { paths: &parts(rank), part: size > 1 }, ui);
     let shares = agree(comm, share)?;
     let published = if rank == 0 {
         (|| {
             let t = Instant::now();
             if size > 1 {
-                ranks::join_parts(&staging, size, &staged, &prepared.metas, &prepared.grid)?;
+                ranks::join_parts(&staging, size, &staged, &prepared.metas, (&prepared.grid, opts.threads))?;
             }
             let pairs: Vec<(PathBuf, PathBuf)> = staged.iter().cloned().zip(prepared.targets.iter().cloned()).collect();
             let published =
