@@ -13,7 +13,7 @@ use tracing::info;
 
 use super::{EventsJobError, KindValues, Prepared};
 use crate::error::Error;
-use crate::events::band::{bytes_per_cell, plan_bands};
+use crate::events::band::{cell_cost, plan_bands};
 use crate::events::codes::Codes;
 use crate::events::files::compressed::write_events as write_compressed;
 use crate::events::files::direct::write_events;
@@ -37,6 +37,34 @@ pub struct Share {
     pub read_seconds: f64,
     pub detect_seconds: f64,
     pub write_seconds: f64,
+    /// Time reading and detecting or writing at once (the next band read while one is
+    /// detected and written).
+    pub overlap_seconds: f64,
+}
+
+/// When the reader and the detection were busy: each band's reading, and its detection and
+/// writing.
+#[derive(Default)]
+struct Busy {
+    read: Vec<(Instant, Instant)>,
+    work: Vec<(Instant, Instant)>,
+}
+
+impl Busy {
+    /// Seconds both were busy: the intervals' intersections (each list's intervals are
+    /// disjoint, one band after the other).
+    fn overlapped(&self) -> f64 {
+        let mut both = 0.0;
+        for &(r0, r1) in &self.read {
+            for &(w0, w1) in &self.work {
+                let (a, b) = (r0.max(w0), r1.min(w1));
+                if a < b {
+                    both += (b - a).as_secs_f64();
+                }
+            }
+        }
+        both
+    }
 }
 
 /// Where a share's events and summaries go: files (events, summary; two per kind), or each
@@ -90,17 +118,44 @@ pub fn compute_share(
         memory,
     };
     let ctx = BandCtx { p, reading: &reading, held: &held, workers: &workers };
-    for (b, band) in bands.iter().enumerate() {
-        let found = ctx.detect(b, band.clone(), &mut share)?;
-        let t = Instant::now();
-        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
-        match &mut into {
-            Sink::Memory(kept) => keep_band(kept, &found, band.clone(), p.days.n_years),
-            Sink::Files(outputs) => outputs.write_band(&workers, found, band.clone())?,
+    let mut busy = Busy::default();
+    std::thread::scope(|s| -> Result<(), EventsJobError> {
+        // one band ahead: the reader reads band b + 1 while band b is detected and written, and
+        // waits to hand it over (two bands at most are held)
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Loaded, EventsJobError>>(0);
+        let ctx = &ctx;
+        let bands = &bands;
+        s.spawn(move || {
+            for (b, band) in bands.iter().enumerate() {
+                let loaded = ctx.load(b, band.clone());
+                let failed = loaded.is_err();
+                if tx.send(loaded).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        for loaded in rx.iter().take(bands.len()) {
+            let loaded = loaded?;
+            let t = Instant::now();
+            let found = ctx.detect(&loaded);
+            let band = loaded.band.clone();
+            busy.read.push(loaded.read);
+            drop(loaded);
+            let detected = Instant::now();
+            share.detect_seconds += (detected - t).as_secs_f64();
+            share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
+            match &mut into {
+                Sink::Memory(kept) => keep_band(kept, &found, band, p.days.n_years),
+                Sink::Files(outputs) => outputs.write_band(&workers, found, band)?,
+            }
+            share.write_seconds += detected.elapsed().as_secs_f64();
+            busy.work.push((t, Instant::now()));
+            progress.inc(1);
         }
-        share.write_seconds += t.elapsed().as_secs_f64();
-        progress.inc(1);
-    }
+        Ok(())
+    })?;
+    share.read_seconds = busy.read.iter().map(|(a, b)| (*b - *a).as_secs_f64()).sum();
+    share.overlap_seconds = busy.overlapped();
     progress.finish_and_clear();
     let t = Instant::now();
     if let Sink::Files(outputs) = into {
@@ -221,7 +276,15 @@ impl Held {
     }
 }
 
-/// Latitude rows `rows` cut into bands whose series fit `--max-mem`.
+/// Bands held at once: the next band is read while one is detected and its results written.
+const POOLS: usize = 2;
+
+/// Bands a share is cut into at least (where it has rows enough), even when it fits one: the
+/// first band's read is the only one not overlapped with detection, and several bands cost no
+/// more writing than one.
+const MIN_BANDS: usize = 4;
+
+/// Latitude rows `rows` cut into bands, two of which (and every band's events) fit `--max-mem`.
 fn share_bands(
     opts: &super::EventsOptions,
     p: &Prepared,
@@ -230,13 +293,14 @@ fn share_bands(
 ) -> Result<Vec<Range<usize>>, EventsJobError> {
     let (grid, days) = (&p.grid, &p.days);
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
-    let per_cell = bytes_per_cell(days.len(), value_bytes, p.clims[0].n_doy(), days.n_years, p.kinds.len());
+    let cost = cell_cost(days.len(), value_bytes, p.clims[0].n_doy(), days.n_years, p.kinds.len());
     let nlon = grid.nlon();
     let bands: Vec<Range<usize>> = if rows.is_empty() {
         Vec::new()
     } else {
-        plan_bands(rows.len(), nlon, per_cell, budget)
-            .ok_or(EventsJobError::Memory { budget, need: per_cell * nlon as u64 })?
+        let need = (POOLS as u64 * cost.band + rows.len() as u64 * cost.kept) * nlon as u64;
+        plan_bands(rows.len(), nlon, cost, budget, POOLS, MIN_BANDS)
+            .ok_or(EventsJobError::Memory { budget, need })?
             .into_iter()
             .map(|b| b.start + rows.start..b.end + rows.start)
             .collect()
@@ -263,13 +327,12 @@ struct BandCtx<'a> {
 }
 
 impl BandCtx<'_> {
-    /// Band `b` (latitude rows `band`) read and every kind's events detected in it; the time
-    /// taken is added to `share`.
-    fn detect(&self, b: usize, band: Range<usize>, share: &mut Share) -> Result<Vec<Found>, EventsJobError> {
+    /// Band `b` (latitude rows `band`) read: its pool and its climatology rows.
+    fn load(&self, b: usize, band: Range<usize>) -> Result<Loaded, EventsJobError> {
         let (p, workers) = (self.p, self.workers);
         let nlon = p.grid.nlon();
         let region = Region { rows: band.clone(), cols: 0..nlon };
-        let t = Instant::now();
+        let started = Instant::now();
         // the climatology in its file's layout: the mean once, a threshold per kind
         let (mean, thresholds) = workers.install(|| -> Result<_, EventsJobError> {
             let mean = p.clims[0].mean_rows(band.clone(), nlon)?;
@@ -277,14 +340,21 @@ impl BandCtx<'_> {
                 p.clims.iter().map(|c| c.thresh_rows(band.clone(), nlon)).collect::<Result<Vec<_>, _>>()?;
             Ok((mean, thresholds))
         })?;
-        let kinds: Vec<Kind> =
-            p.kinds.iter().zip(&thresholds).map(|(params, thresh)| Kind { params: *params, thresh }).collect();
-        let cell0 = band.start * nlon;
-        let mut read_s = 0.0;
-        let detect = |t: Instant, read_s: &mut f64| {
-            *read_s += t.elapsed().as_secs_f64();
-            Instant::now()
+        let pool = match (&self.held.table, self.held.value_bytes) {
+            (Some(_), _) => HeldPool::I16(self.reading.pool(b, &region)?),
+            (None, 4) => HeldPool::F32(self.reading.pool(b, &region)?),
+            _ => HeldPool::F64(self.reading.pool(b, &region)?),
         };
+        Ok(Loaded { band, pool, mean, thresholds, read: (started, Instant::now()) })
+    }
+
+    /// Every kind's events detected in a band read by [`BandCtx::load`]: the one place the
+    /// scan is called.
+    fn detect(&self, loaded: &Loaded) -> Vec<Found> {
+        let (p, workers) = (self.p, self.workers);
+        let kinds: Vec<Kind> =
+            p.kinds.iter().zip(&loaded.thresholds).map(|(params, thresh)| Kind { params: *params, thresh }).collect();
+        let cell0 = loaded.band.start * p.grid.nlon();
         fn input<'a, T>(data: &'a [T], p: &'a Prepared, mean: &'a [f64]) -> BandInput<'a, T> {
             BandInput {
                 data,
@@ -295,33 +365,43 @@ impl BandCtx<'_> {
                 codes: None,
             }
         }
-        let (found, t_detect) = match (&self.held.table, self.held.value_bytes) {
-            (Some(table), _) => {
-                let pool = self.reading.pool::<i16>(b, &region)?;
-                let t = detect(t, &mut read_s);
+        let mean = &loaded.mean;
+        match &loaded.pool {
+            HeldPool::I16(pool) => {
+                let table = self.held.table.as_ref().expect("int16 pools are decoded by the table");
                 let value = |v: i16| table[(i32::from(v) + 32768) as usize];
                 // compared as stored where the table orders the values
                 let band = BandInput {
                     codes: self.held.codes.as_ref().map(|c| (c, pool.as_slice())),
-                    ..input(pool.as_slice(), p, &mean)
+                    ..input(pool.as_slice(), p, mean)
                 };
-                (workers.install(|| detect_band(&band, value, &kinds, cell0)), t)
+                workers.install(|| detect_band(&band, value, &kinds, cell0))
             }
-            (None, 4) => {
-                let pool = self.reading.pool::<f32>(b, &region)?;
-                let t = detect(t, &mut read_s);
-                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), f64::from, &kinds, cell0)), t)
+            HeldPool::F32(pool) => {
+                workers.install(|| detect_band(&input(pool.as_slice(), p, mean), f64::from, &kinds, cell0))
             }
-            _ => {
-                let pool = self.reading.pool::<f64>(b, &region)?;
-                let t = detect(t, &mut read_s);
-                (workers.install(|| detect_band(&input(pool.as_slice(), p, &mean), |v: f64| v, &kinds, cell0)), t)
+            HeldPool::F64(pool) => {
+                workers.install(|| detect_band(&input(pool.as_slice(), p, mean), |v: f64| v, &kinds, cell0))
             }
-        };
-        share.read_seconds += read_s;
-        share.detect_seconds += t_detect.elapsed().as_secs_f64();
-        Ok(found)
+        }
     }
+}
+
+/// A band's series as held ([`Held`]).
+enum HeldPool {
+    I16(Pool<i16>),
+    F32(Pool<f32>),
+    F64(Pool<f64>),
+}
+
+/// A band read: its rows, series and climatology rows (`[doy][cell of the band]`), and when
+/// its reading started and ended.
+struct Loaded {
+    band: Range<usize>,
+    pool: HeldPool,
+    mean: Vec<f64>,
+    thresholds: Vec<Vec<f64>>,
+    read: (Instant, Instant),
 }
 
 /// A band's events and summaries into each kind's arrays in memory (bands come in row order,
