@@ -51,10 +51,9 @@ pub fn plan_bands(nlat: usize, nlon: usize, cost: CellCost, budget: u64, pools: 
         return None;
     }
     let rows = rows.min(nlat.max(1));
-    // bands of nearly equal size
+    // n bands of nearly equal size (at most one row apart, none over `rows`)
     let n = nlat.div_ceil(rows).max(min_bands.min(nlat)).max(1);
-    let size = nlat.div_ceil(n);
-    Some((0..n).map(|b| b * size..((b + 1) * size).min(nlat)).filter(|r| !r.is_empty()).collect())
+    Some((0..n).map(|b| b * nlat / n..(b + 1) * nlat / n).filter(|r| !r.is_empty()).collect())
 }
 
 #[cfg(test)]
@@ -74,6 +73,10 @@ mod tests {
             assert!(bands.iter().all(|b| b.len() as u64 <= budget_rows), "{bands:?}");
         }
         assert_eq!(plan_bands(181, 10, CellCost { band: 100, kept: 0 }, 999, 1, 1), None);
+        // at least the bands asked for, where there are rows enough
+        let cost = CellCost { band: 100, kept: 0 };
+        assert_eq!(plan_bands(9, 10, cost, 1 << 30, 2, 4).unwrap(), [0..2, 2..4, 4..6, 6..9]);
+        assert_eq!(plan_bands(3, 10, cost, 1 << 30, 2, 4).unwrap(), [0..1, 1..2, 2..3]);
     }
 
     /// A global 41-year int16 job of both kinds (1440x721 cells, 14,975 days, 1982-2022)

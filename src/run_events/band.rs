@@ -1,7 +1,8 @@
 //! One rank's share of `sstclim events`: its latitude rows cut into bands within `--max-mem`,
-//! each band's files read into a pool by the pipeline's readers, every cell's series gathered
-//! from it and its events detected and summarised in parallel, and the results appended to the
-//! (staged) output files.
+//! each band's files read into a pool by the pipeline's readers (a reader thread one band
+//! ahead of the detection), every cell's series gathered from it and its events detected and
+//! summarised in parallel; the summaries written band by band, the events kept until the last
+//! band and then written at once (the staged output files, or an MPI rank's parts).
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ use crate::pool::{any_unheld, int16_decoding, Decoding, Pool, Sample};
 use crate::report::progress::Ui;
 
 /// What a rank's share took.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Share {
     pub events: usize,
     pub bands: usize,
@@ -40,23 +41,31 @@ pub struct Share {
     /// Time reading and detecting or writing at once (the next band read while one is
     /// detected and written).
     pub overlap_seconds: f64,
+    /// Every read, detection and write as (stage, start, end), seconds since the job started.
+    pub spans: Vec<(String, f64, f64)>,
 }
 
-/// When the reader and the detection were busy: each band's reading, and its detection and
-/// writing.
+/// When the reader, the detection and the writing were busy: each band's reading, detection
+/// and writing (and the events' at the end).
 #[derive(Default)]
 struct Busy {
     read: Vec<(Instant, Instant)>,
-    work: Vec<(Instant, Instant)>,
+    detect: Vec<(Instant, Instant)>,
+    write: Vec<(Instant, Instant)>,
 }
 
 impl Busy {
-    /// Seconds both were busy: the intervals' intersections (each list's intervals are
-    /// disjoint, one band after the other).
+    fn seconds(spans: &[(Instant, Instant)]) -> f64 {
+        spans.iter().map(|(a, b)| (*b - *a).as_secs_f64()).sum()
+    }
+
+    /// Seconds the reader was busy while the detection or the writing was: the intervals'
+    /// intersections (each list's intervals are disjoint, and a band's detection ends where its
+    /// writing starts).
     fn overlapped(&self) -> f64 {
         let mut both = 0.0;
         for &(r0, r1) in &self.read {
-            for &(w0, w1) in &self.work {
+            for &(w0, w1) in self.detect.iter().chain(&self.write) {
                 let (a, b) = (r0.max(w0), r1.min(w1));
                 if a < b {
                     both += (b - a).as_secs_f64();
@@ -64,6 +73,17 @@ impl Busy {
             }
         }
         both
+    }
+
+    /// Every span as (stage, start, end), seconds since `t0`; the stages as the run report's
+    /// groups name them (detection is `compute`).
+    fn spans(&self, t0: Instant) -> Vec<(String, f64, f64)> {
+        let at = |t: Instant| t.saturating_duration_since(t0).as_secs_f64();
+        let mut spans = Vec::new();
+        for (stage, list) in [("read", &self.read), ("compute", &self.detect), ("write", &self.write)] {
+            spans.extend(list.iter().map(|&(a, b)| (stage.to_string(), at(a), at(b))));
+        }
+        spans
     }
 }
 
@@ -78,13 +98,14 @@ pub enum Into<'a> {
 
 /// Detect and measure the events of latitude rows `rows`, of every kind the job asks for,
 /// into files or memory: the summaries band by band, the events (kept in memory across the
-/// bands) at the end, so that the file is written at once, as one band writes it.
+/// bands) at the end, so that events.nc is written at once, as one band writes it. Each
+/// stage's spans are measured from `t0`, the job's start.
 pub fn compute_share(
     opts: &super::EventsOptions,
     p: &Prepared,
     rows: Range<usize>,
     into: Into<'_>,
-    ui: &Ui,
+    (ui, t0): (&Ui, Instant),
 ) -> Result<Share, EventsJobError> {
     let memory = opts.source.memory();
     let direct = match memory {
@@ -119,12 +140,36 @@ pub fn compute_share(
     };
     let ctx = BandCtx { p, reading: &reading, held: &held, workers: &workers };
     let mut busy = Busy::default();
+    let run = run_bands(&ctx, &bands, &mut into, &mut share, &mut busy, &progress);
+    progress.finish_and_clear();
+    run?;
+    let t = Instant::now();
+    if let Sink::Files(outputs) = into {
+        outputs.finish(p, &workers)?;
+    }
+    busy.write.push((t, Instant::now()));
+    share.read_seconds = Busy::seconds(&busy.read);
+    share.detect_seconds = Busy::seconds(&busy.detect);
+    share.write_seconds = Busy::seconds(&busy.write);
+    share.overlap_seconds = busy.overlapped();
+    share.spans = busy.spans(t0);
+    Ok(share)
+}
+
+/// Every band read, one ahead of the band detected and written: a reader thread reads band
+/// b + 1 while band b is detected and its results go `into` files or memory, and waits to hand
+/// it over (two bands at most are held).
+fn run_bands(
+    ctx: &BandCtx<'_>,
+    bands: &[Range<usize>],
+    into: &mut Sink<'_>,
+    share: &mut Share,
+    busy: &mut Busy,
+    progress: &indicatif::ProgressBar,
+) -> Result<(), EventsJobError> {
+    let (p, workers) = (ctx.p, ctx.workers);
     std::thread::scope(|s| -> Result<(), EventsJobError> {
-        // one band ahead: the reader reads band b + 1 while band b is detected and written, and
-        // waits to hand it over (two bands at most are held)
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Loaded, EventsJobError>>(0);
-        let ctx = &ctx;
-        let bands = &bands;
         s.spawn(move || {
             for (b, band) in bands.iter().enumerate() {
                 let loaded = ctx.load(b, band.clone());
@@ -142,27 +187,17 @@ pub fn compute_share(
             busy.read.push(loaded.read);
             drop(loaded);
             let detected = Instant::now();
-            share.detect_seconds += (detected - t).as_secs_f64();
+            busy.detect.push((t, detected));
             share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
-            match &mut into {
+            match into {
                 Sink::Memory(kept) => keep_band(kept, &found, band, p.days.n_years),
-                Sink::Files(outputs) => outputs.write_band(&workers, found, band)?,
+                Sink::Files(outputs) => outputs.write_band(workers, found, band)?,
             }
-            share.write_seconds += detected.elapsed().as_secs_f64();
-            busy.work.push((t, Instant::now()));
+            busy.write.push((detected, Instant::now()));
             progress.inc(1);
         }
         Ok(())
-    })?;
-    share.read_seconds = busy.read.iter().map(|(a, b)| (*b - *a).as_secs_f64()).sum();
-    share.overlap_seconds = busy.overlapped();
-    progress.finish_and_clear();
-    let t = Instant::now();
-    if let Sink::Files(outputs) = into {
-        outputs.finish(p, &workers)?;
-    }
-    share.write_seconds += t.elapsed().as_secs_f64();
-    Ok(share)
+    })
 }
 
 /// Where the bands' results go.
@@ -299,7 +334,7 @@ fn share_bands(
         Vec::new()
     } else {
         let need = (POOLS as u64 * cost.band + rows.len() as u64 * cost.kept) * nlon as u64;
-        plan_bands(rows.len(), nlon, cost, budget, POOLS, MIN_BANDS)
+        plan_bands(rows.len(), nlon, cost, budget, POOLS, crate::util::knobs::events_min_bands().unwrap_or(MIN_BANDS))
             .ok_or(EventsJobError::Memory { budget, need })?
             .into_iter()
             .map(|b| b.start + rows.start..b.end + rows.start)
