@@ -140,7 +140,7 @@ pub fn compute_share(
     };
     let ctx = BandCtx { p, reading: &reading, held: &held, workers: &workers };
     let mut busy = Busy::default();
-    let run = run_bands(&ctx, &bands, &mut into, &mut share, &mut busy, &progress);
+    let run = run_bands(&ctx, (&bands, overlaps(threads)), &mut into, &mut share, &mut busy, &progress);
     progress.finish_and_clear();
     run?;
     let t = Instant::now();
@@ -156,18 +156,38 @@ pub fn compute_share(
     Ok(share)
 }
 
-/// Every band read, one ahead of the band detected and written: a reader thread reads band
-/// b + 1 while band b is detected and its results go `into` files or memory, and waits to hand
-/// it over (two bands at most are held).
+/// Every band read, detected and its results put `into` files or memory. With `overlap`, a
+/// reader thread reads band b + 1 while band b is detected and written, and waits to hand it
+/// over (two bands at most are held); else one after the other.
 fn run_bands(
     ctx: &BandCtx<'_>,
-    bands: &[Range<usize>],
+    (bands, overlap): (&[Range<usize>], bool),
     into: &mut Sink<'_>,
     share: &mut Share,
     busy: &mut Busy,
     progress: &indicatif::ProgressBar,
 ) -> Result<(), EventsJobError> {
-    let (p, workers) = (ctx.p, ctx.workers);
+    let mut done = |loaded: Loaded| -> Result<(), EventsJobError> {
+        let (p, workers) = (ctx.p, ctx.workers);
+        let t = Instant::now();
+        let found = ctx.detect(&loaded);
+        let band = loaded.band.clone();
+        busy.read.push(loaded.read);
+        drop(loaded);
+        let detected = Instant::now();
+        busy.detect.push((t, detected));
+        share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
+        match into {
+            Sink::Memory(kept) => keep_band(kept, &found, band, p.days.n_years),
+            Sink::Files(outputs) => outputs.write_band(workers, found, band)?,
+        }
+        busy.write.push((detected, Instant::now()));
+        progress.inc(1);
+        Ok(())
+    };
+    if !overlap {
+        return bands.iter().enumerate().try_for_each(|(b, band)| done(ctx.load(b, band.clone())?));
+    }
     std::thread::scope(|s| -> Result<(), EventsJobError> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Loaded, EventsJobError>>(0);
         s.spawn(move || {
@@ -179,24 +199,7 @@ fn run_bands(
                 }
             }
         });
-        for loaded in rx.iter().take(bands.len()) {
-            let loaded = loaded?;
-            let t = Instant::now();
-            let found = ctx.detect(&loaded);
-            let band = loaded.band.clone();
-            busy.read.push(loaded.read);
-            drop(loaded);
-            let detected = Instant::now();
-            busy.detect.push((t, detected));
-            share.events += found.iter().map(|f| f.n_events()).sum::<usize>();
-            match into {
-                Sink::Memory(kept) => keep_band(kept, &found, band, p.days.n_years),
-                Sink::Files(outputs) => outputs.write_band(workers, found, band)?,
-            }
-            busy.write.push((detected, Instant::now()));
-            progress.inc(1);
-        }
-        Ok(())
+        rx.iter().take(bands.len()).try_for_each(|loaded| done(loaded?))
     })
 }
 
@@ -311,12 +314,20 @@ impl Held {
     }
 }
 
-/// Bands held at once: the next band is read while one is detected and its results written.
-const POOLS: usize = 2;
+/// Threads from which the next band is read while one is detected: with fewer, reading
+/// (inflating) and the scan only share the same cores, and on the 2-core VM 4 overlapped bands
+/// took 1.35x one band where 4 bands in turn took about one band's time
+/// (bench-results/runs/2026-12-08-vm-events-bands-s42).
+const OVERLAP_THREADS: usize = 4;
 
-/// Bands a share is cut into at least (where it has rows enough), even when it fits one: the
-/// first band's read is the only one not overlapped with detection, and several bands cost no
-/// more writing than one.
+/// Whether a job of `threads` threads reads the next band while one is detected.
+fn overlaps(threads: usize) -> bool {
+    threads >= OVERLAP_THREADS
+}
+
+/// Bands a share is cut into at least (where it has rows enough) when bands overlap, even
+/// when it fits one: the first band's read is the only one not overlapped with detection, and
+/// several bands cost no more writing than one.
 const MIN_BANDS: usize = 4;
 
 /// Latitude rows `rows` cut into bands, two of which (and every band's events) fit `--max-mem`.
@@ -333,8 +344,11 @@ fn share_bands(
     let bands: Vec<Range<usize>> = if rows.is_empty() {
         Vec::new()
     } else {
-        let need = (POOLS as u64 * cost.band + rows.len() as u64 * cost.kept) * nlon as u64;
-        plan_bands(rows.len(), nlon, cost, budget, POOLS, crate::util::knobs::events_min_bands().unwrap_or(MIN_BANDS))
+        // two bands held at once where the next is read while one is detected
+        let (pools, min_bands) = if overlaps(opts.threads.max(1)) { (2, MIN_BANDS) } else { (1, 1) };
+        let min_bands = crate::util::knobs::events_min_bands().unwrap_or(min_bands);
+        let need = (pools as u64 * cost.band + rows.len() as u64 * cost.kept) * nlon as u64;
+        plan_bands(rows.len(), nlon, cost, budget, pools, min_bands)
             .ok_or(EventsJobError::Memory { budget, need })?
             .into_iter()
             .map(|b| b.start + rows.start..b.end + rows.start)

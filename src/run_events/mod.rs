@@ -157,7 +157,7 @@ pub enum EventsJobError {
     Options(String),
     #[error("computing the climatology of --baseline {years}: {message}")]
     Baseline { years: String, message: String },
-    #[error("--max-mem {budget} bytes cannot hold two rows of cells (every day of every analysis year: one read while the other is detected) beside the events of every cell ({need} bytes); raise --max-mem or shorten --years")]
+    #[error("--max-mem {budget} bytes cannot hold a row of cells (every day of every analysis year; two where the next band is read while one is detected) beside the events of every cell ({need} bytes); raise --max-mem or shorten --years")]
     Memory { budget: u64, need: u64 },
 }
 

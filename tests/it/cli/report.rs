@@ -107,7 +107,8 @@ fn int16_input_defaults_to_the_exact_int16_pool_on_the_cpu() {
     assert_eq!(pool(&jc), "f64");
 }
 
-/// `sstclim events --baseline` in several bands: the table and `--timing-json` report every
+/// `sstclim events --baseline` in several bands (4 threads: the next band read while one is
+/// detected): the table and `--timing-json` report every
 /// stage (climatology, read, detect, write, overlapped); the JSON's wall parts add up to its
 /// wall time, and no stage's part of the wall time exceeds its busy time.
 #[test]
@@ -127,6 +128,8 @@ fn events_report_their_stages() {
         "--baseline",
         "1990-1991",
         "--both",
+        "--threads",
+        "4",
         "--timing-json",
         &s(&json),
     ];
