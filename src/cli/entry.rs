@@ -118,15 +118,19 @@ fn dispatch(command: Command, comm: &Comm, ui: &Ui) -> anyhow::Result<ExitCode> 
             if comm.rank() > 0 {
                 return Ok(ExitCode::SUCCESS);
             }
-            let climatology = if done.baseline_seconds > 0.0 {
-                format!("climatology {:.1} s, ", done.baseline_seconds)
-            } else {
-                String::new()
-            };
+            let report = done.report();
+            if let Some(path) = &args.timing_json {
+                report.write_json(path).map_err(|cause| crate::error::Error::Io { path: path.clone(), cause })?;
+            }
+            print!("{}", report.table());
             println!(
-                "{} events in {} cells ({} files, {} band(s)) in {:.1} s ({climatology}read {:.1} s, detect {:.1} s, write {:.1} s; peak memory {:.2} GB)",
-                done.events, done.cells, done.files_read, done.bands, done.seconds, done.read_seconds,
-                done.detect_seconds, done.write_seconds, done.peak_rss as f64 / 1e9
+                "{} events in {} cells ({} files, {} band(s)) in {:.1} s; peak memory {:.2} GB",
+                done.events,
+                done.cells,
+                done.files_read,
+                done.bands,
+                done.seconds,
+                done.peak_rss as f64 / 1e9
             );
             for p in &done.outputs {
                 println!("wrote {}", p.display());

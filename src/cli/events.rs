@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{InputArgs, ResourceArgs};
-use super::headings::{JOB, OUTPUT, PERFORMANCE};
+use super::headings::{DIAGNOSTICS, JOB, OUTPUT, PERFORMANCE};
 use crate::api::{Against, Climatology, Compute, EventKind, Events, EventsOut};
 use crate::calendar::Calendar;
 use crate::engine::Backend;
@@ -148,6 +148,11 @@ pub struct EventsArgs {
 
     #[command(flatten)]
     pub resources: ResourceArgs,
+
+    /// Write the job's report as JSON: each stage's busy seconds (climatology, read, detect,
+    /// write, overlapped) and the wall time in parts that add up to it.
+    #[arg(long, value_name = "FILE", help_heading = DIAGNOSTICS)]
+    pub timing_json: Option<PathBuf>,
 }
 
 impl EventsArgs {

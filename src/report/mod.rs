@@ -1,5 +1,6 @@
 //! What a run tells its user: the stage timings and run report, and progress on a terminal.
 
+pub mod events;
 pub mod progress;
 pub mod shares;
 pub mod timing;

@@ -96,10 +96,40 @@ pub struct EventsOutcome {
     pub read_seconds: f64,
     pub detect_seconds: f64,
     pub write_seconds: f64,
+    /// Reading (the next band) while detecting or writing (this one): part of both the read
+    /// and the detect and write seconds, once in the wall time.
+    pub overlap_seconds: f64,
+    /// This rank's reads, detections and writes as (stage, start, end), seconds since its
+    /// events job started (after the climatology of `--baseline`).
+    pub spans: Vec<(String, f64, f64)>,
     pub seconds: f64,
     pub peak_rss: u64,
     /// Each kind's events and summaries, where the job kept them in memory ([`kinds`]' order).
     pub memory: Option<Vec<KindValues>>,
+}
+
+impl EventsOutcome {
+    /// The job's report: each stage's busy seconds and the wall time cut into them.
+    pub fn report(&self) -> crate::report::events::EventsReport {
+        use crate::report::events::{EventsReport, EventsStages};
+        EventsReport {
+            command: "events",
+            wall_seconds: self.seconds,
+            stage_seconds: EventsStages {
+                climatology: self.baseline_seconds,
+                read: self.read_seconds,
+                detect: self.detect_seconds,
+                write: self.write_seconds,
+                overlapped: self.overlap_seconds,
+            },
+            wall_shares: EventsReport::wall_shares(&self.spans, self.baseline_seconds, self.seconds),
+            events: self.events,
+            cells: self.cells,
+            bands: self.bands,
+            files_read: self.files_read,
+            peak_rss_bytes: self.peak_rss,
+        }
+    }
 }
 
 /// One kind of event's results in memory: its catalogue and `summary[stat][year][cell]`
@@ -134,7 +164,7 @@ pub enum EventsJobError {
     Options(String),
     #[error("computing the climatology of --baseline {years}: {message}")]
     Baseline { years: String, message: String },
-    #[error("--max-mem {budget} bytes cannot hold one row of cells ({need} bytes: every day of every analysis year); raise --max-mem or shorten --years")]
+    #[error("--max-mem {budget} bytes cannot hold a row of cells (every day of every analysis year; two where the next band is read while one is detected) beside the events of every cell ({need} bytes); raise --max-mem or shorten --years")]
     Memory { budget: u64, need: u64 },
 }
 
@@ -336,7 +366,7 @@ pub fn events_in_memory(opts: &EventsOptions, ui: &Ui) -> Result<EventsOutcome, 
             nlon,
         })
         .collect();
-    let share = band::compute_share(opts, &prepared, 0..nlat, band::Into::Memory(&mut kept), ui)?;
+    let share = band::compute_share(opts, &prepared, 0..nlat, band::Into::Memory(&mut kept), (ui, t0))?;
     Ok(EventsOutcome {
         events: share.events,
         cells: prepared.grid.n_cells(),
@@ -347,6 +377,8 @@ pub fn events_in_memory(opts: &EventsOptions, ui: &Ui) -> Result<EventsOutcome, 
         read_seconds: share.read_seconds,
         detect_seconds: share.detect_seconds,
         write_seconds: share.write_seconds,
+        overlap_seconds: share.overlap_seconds,
+        spans: share.spans,
         seconds: t0.elapsed().as_secs_f64(),
         peak_rss: crate::report::timing::peak_rss_bytes(),
         memory: Some(kept),
@@ -392,25 +424,30 @@ fn events_locked(
         }
     };
     let rows = split::share(prepared.grid.nlat(), size, rank);
-    let share = band::compute_share(opts, &prepared, rows, band::Into::Files(&parts(rank)), ui);
+    let share =
+        band::compute_share(opts, &prepared, rows, band::Into::Files { paths: &parts(rank), part: size > 1 }, (ui, t0));
     let shares = agree(comm, share)?;
     let published = if rank == 0 {
         (|| {
             let t = Instant::now();
+            let from = (t - t0).as_secs_f64();
             if size > 1 {
-                ranks::join_parts(&staging, size, &staged, &prepared.metas, &prepared.grid)?;
+                ranks::join_parts(&staging, size, &staged, &prepared.metas, (&prepared.grid, opts.threads))?;
             }
             let pairs: Vec<(PathBuf, PathBuf)> = staged.iter().cloned().zip(prepared.targets.iter().cloned()).collect();
             let published =
                 publish::publish(&pairs, &staging.join(".previous"), opts.threads.max(1)).map_err(Error::from)?;
-            Ok::<_, EventsJobError>((published.commit(), t.elapsed().as_secs_f64()))
+            Ok::<_, EventsJobError>((published.commit(), (from, t.elapsed().as_secs_f64())))
         })()
     } else {
-        Ok((Vec::new(), 0.0))
+        Ok((Vec::new(), (0.0, 0.0)))
     };
-    let (outputs, join_s) = agree(comm, published)?.swap_remove(0);
+    let (outputs, (from, join_s)) = agree(comm, published)?.swap_remove(0);
     drop(held);
-    let mine = shares[rank];
+    let mut mine = shares[rank].clone();
+    if rank == 0 {
+        mine.spans.push(("write".into(), from, from + join_s));
+    }
     Ok(EventsOutcome {
         events: shares.iter().map(|s| s.events).sum(),
         cells: prepared.grid.n_cells(),
@@ -421,6 +458,8 @@ fn events_locked(
         read_seconds: mine.read_seconds,
         detect_seconds: mine.detect_seconds,
         write_seconds: mine.write_seconds + join_s,
+        overlap_seconds: mine.overlap_seconds,
+        spans: mine.spans,
         seconds: t0.elapsed().as_secs_f64(),
         peak_rss: crate::report::timing::peak_rss_bytes(),
         memory: None,

@@ -234,6 +234,15 @@ pub const DEFER_START: Knob = Knob {
     default: "deferred",
 };
 
+/// `SSTCLIM_EVENTS_MIN_BANDS`.
+pub const EVENTS_MIN_BANDS: Knob = Knob {
+    name: "SSTCLIM_EVENTS_MIN_BANDS",
+    gate: Gate::Bench,
+    meaning: "Bands `sstclim events` cuts each rank's rows into at least, when they fit fewer (1: one band, \
+              read before it is detected, nothing overlapped).",
+    default: "4",
+};
+
 // ---- test hooks (feature `test-hooks`) ------------------------------------------------------
 
 /// `SSTCLIM_TEST_DEFERRED_START`.
@@ -326,6 +335,7 @@ pub const KNOBS: &[Knob] = &[
     READER_NICE,
     EARLY_WRITEBACK,
     DEFER_START,
+    EVENTS_MIN_BANDS,
     TEST_DEFERRED_START,
     TEST_READER_SIGNAL,
     TEST_FAIL_RENAME,
@@ -434,6 +444,11 @@ pub fn cuda_specialize() -> bool {
 /// Whether ordered int16 kernels may be used ([`I16_ORDERED`] `0` turns them off).
 pub fn i16_ordered() -> bool {
     I16_ORDERED.text().map_or(true, |v| v != "0")
+}
+
+/// [`EVENTS_MIN_BANDS`] (`None`: unset, not a number, or not read by this build).
+pub fn events_min_bands() -> Option<usize> {
+    EVENTS_MIN_BANDS.text()?.parse().ok()
 }
 
 /// [`STAGING_ROWS`]: staging rows per reading thread (`None`: unset or not a number; the

@@ -1,5 +1,5 @@
-//! Writing `events.nc` compressed (`--deflate`) when the whole catalogue is in memory (one
-//! band): every column chunked along `event`, each chunk encoded, shuffled and deflated on
+//! Writing `events.nc` compressed (`--deflate`) once the whole catalogue is found (in memory,
+//! or in the MPI ranks' parts, [`super::catalogue`]): every column chunked along `event`, each chunk encoded, shuffled and deflated on
 //! every thread by the project's chunk coder (`crate::nc::encode::zlib_planes`, as `run`'s
 //! compressed outputs and the compressed summaries) and handed to HDF5 already filtered
 //! (`H5Dwrite_chunk`) by one writer thread.
@@ -10,12 +10,12 @@
 //! The variables, attributes and values are those of [`super::direct`]'s file; only the
 //! storage differs. A file HDF5 does not confirm is written through libnetcdf instead.
 
-use std::ops::Range;
 use std::path::Path;
 use std::sync::mpsc;
 
 use rayon::prelude::*;
 
+use super::catalogue::{Catalogue, InMemory};
 use super::events_file::EventsFile;
 use super::schema::{define_events, Column, Meta, EVENT_CHUNK};
 use crate::events::columns::EventColumns;
@@ -35,14 +35,25 @@ pub fn write_events(
     chunks: &[EventColumns],
     level: u8,
 ) -> Result<(), EventsError> {
-    let n: usize = chunks.iter().map(|c| c.len()).sum();
+    write_catalogue(path, meta, grid, &InMemory::new(chunks, grid, days), level)
+}
+
+/// [`write_events`] for any catalogue: the events of memory or of the ranks' parts.
+pub(crate) fn write_catalogue(
+    path: &Path,
+    meta: &Meta,
+    grid: &Grid,
+    events: &dyn Catalogue,
+    level: u8,
+) -> Result<(), EventsError> {
+    let n = events.len();
     let columns = Column::all();
     let float32 = meta.store.float32;
     let shuffled = meta.store.shuffle;
     if n == 0 {
         // a fixed dimension of length 0 is unlimited: through libnetcdf, like the direct writer
         let mut file = EventsFile::create(path, meta, grid)?;
-        file.append(chunks, grid, days)?;
+        events.append_to(&mut file)?;
         return file.finish();
     }
     let ch = n.min(EVENT_CHUNK);
@@ -61,14 +72,8 @@ pub fn write_events(
     if let Err(why) = located {
         tracing::info!("{}: written through libnetcdf: {why}", path.display());
         let mut file = EventsFile::create(path, meta, grid)?;
-        file.append(chunks, grid, days)?;
+        events.append_to(&mut file)?;
         return file.finish();
-    }
-    // each chunk of the catalogue's events: the first event of every chunk of columns
-    let mut starts = Vec::with_capacity(chunks.len() + 1);
-    starts.push(0);
-    for c in chunks {
-        starts.push(starts.last().expect("one") + c.len());
     }
     let n_chunks = n.div_ceil(ch);
     let tasks: Vec<(usize, usize)> = (0..columns.len()).flat_map(|k| (0..n_chunks).map(move |j| (k, j))).collect();
@@ -102,7 +107,7 @@ pub fn write_events(
                 let col = columns[k];
                 let size = col.size(float32);
                 raw.clear();
-                encode_events(col, chunks, &starts, j * ch..((j + 1) * ch).min(n), (grid, days), float32, raw);
+                events.encode(col, j * ch..((j + 1) * ch).min(n), float32, raw)?;
                 // the last chunk is stored whole, past the end of the column
                 raw.resize(ch * size, 0);
                 let data = if shuffled && size > 1 {
@@ -121,80 +126,4 @@ pub fn write_events(
         // the writer's error first: a send fails only once the writer stopped
         written.and(coded)
     })
-}
-
-/// The bytes of `col` for the catalogue's events `r` (`starts[i]`: the first event of
-/// `chunks[i]`).
-fn encode_events(
-    col: Column,
-    chunks: &[EventColumns],
-    starts: &[usize],
-    r: Range<usize>,
-    at: (&Grid, &Days),
-    float32: bool,
-    out: &mut Vec<u8>,
-) {
-    // the chunk holding event r.start: the last that starts at or before it
-    let mut i = starts.partition_point(|&s| s <= r.start) - 1;
-    while i < chunks.len() && starts[i] < r.end {
-        let (lo, hi) = (r.start.max(starts[i]) - starts[i], r.end.min(starts[i + 1]) - starts[i]);
-        if lo < hi {
-            col.encode(&chunks[i], lo..hi, at, float32, out);
-        }
-        i += 1;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::input::Coord;
-
-    /// The chunks of a column, cut at any event across the catalogue's chunks of columns, join
-    /// into the column's bytes as the uncompressed writer encodes them.
-    #[test]
-    fn ranges_across_chunks_join_into_the_column() {
-        let grid =
-            Grid::regular(Coord::new("lat", vec![0.0, 1.0, 2.0], false), Coord::new("lon", vec![5.0, 6.0], false));
-        let days = crate::events::Days::of_years(2001..=2001, crate::calendar::Calendar::Hobday366);
-        // chunks of 0, 3, 1, 0 and 7 events
-        let chunks: Vec<EventColumns> = [0usize, 3, 1, 0, 7]
-            .iter()
-            .enumerate()
-            .map(|(k, &len)| {
-                let mut c = EventColumns::default();
-                for i in 0..len {
-                    c.cell.push((k + i) % 6);
-                    c.ints.iter_mut().enumerate().for_each(|(j, v)| v.push((10 * k + i + j) as i32));
-                    c.floats.iter_mut().enumerate().for_each(|(j, v)| v.push(0.1 * (k * i + j) as f64));
-                    c.category.push((i % 5) as i8);
-                }
-                c
-            })
-            .collect();
-        let mut starts = vec![0];
-        for c in &chunks {
-            starts.push(starts.last().unwrap() + c.len());
-        }
-        let n = *starts.last().unwrap();
-        for col in Column::all() {
-            for float32 in [false, true] {
-                let mut whole = Vec::new();
-                for c in &chunks {
-                    col.encode(c, 0..c.len(), (&grid, &days), float32, &mut whole);
-                }
-                for ch in [1, 2, 4, 5, n] {
-                    let mut joined = Vec::new();
-                    for j in 0..n.div_ceil(ch) {
-                        let r = j * ch..((j + 1) * ch).min(n);
-                        let mut piece = Vec::new();
-                        encode_events(col, &chunks, &starts, r.clone(), (&grid, &days), float32, &mut piece);
-                        assert_eq!(piece.len(), r.len() * col.size(float32), "{}", col.name());
-                        joined.extend(piece);
-                    }
-                    assert_eq!(joined, whole, "{} in chunks of {ch}", col.name());
-                }
-            }
-        }
-    }
 }

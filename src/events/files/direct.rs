@@ -1,5 +1,5 @@
-//! Writing `events.nc` at the disk's speed when the whole catalogue is in memory (one band of
-//! cells, the usual case: a global grid's series fits one band on a large node).
+//! Writing `events.nc` at the disk's speed once the whole catalogue is found (every band of
+//! cells kept in memory until the end, or every MPI rank's part written).
 //!
 //! Why: through libnetcdf the catalogue is written one variable at a time, on one thread, along
 //! an unlimited (chunked) dimension. Once every event is found the count is known, so the file
@@ -8,13 +8,15 @@
 //! checked through HDF5 once, and the columns are written with `pwrite` from every thread. The
 //! variables, attributes and values are those of [`super::events_file::EventsFile`] (only the
 //! dimension is fixed and the storage contiguous); a file HDF5 does not confirm is written
-//! through libnetcdf instead.
+//! through libnetcdf instead. The events come from memory or from the MPI ranks' parts
+//! ([`super::catalogue`]).
 
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::catalogue::{Catalogue, InMemory};
 use super::events_file::EventsFile;
 use super::schema::{define_events, Column, Meta};
 use crate::events::columns::EventColumns;
@@ -35,7 +37,12 @@ pub fn write_events(
     days: &Days,
     chunks: &[EventColumns],
 ) -> Result<(), EventsError> {
-    let n: usize = chunks.iter().map(|c| c.len()).sum();
+    write_catalogue(path, meta, grid, &InMemory::new(chunks, grid, days))
+}
+
+/// [`write_events`] for any catalogue: the events of memory or of the ranks' parts.
+pub(crate) fn write_catalogue(path: &Path, meta: &Meta, grid: &Grid, events: &dyn Catalogue) -> Result<(), EventsError> {
+    let n = events.len();
     let columns = Column::all();
     let float32 = meta.store.float32;
     let offsets = if n == 0 {
@@ -48,33 +55,22 @@ pub fn write_events(
         Err(why) => {
             tracing::info!("{}: written through libnetcdf: {why}", path.display());
             let mut file = EventsFile::create(path, meta, grid)?;
-            file.append(chunks, grid, days)?;
+            events.append_to(&mut file)?;
             return file.finish();
         }
     };
-    // pieces of whole chunks, at most about PIECE events each, with their first event
-    let mut pieces: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
-    let (mut first, mut from, mut len) = (0, 0, 0);
-    for (i, c) in chunks.iter().enumerate() {
-        if len > 0 && len + c.len() > PIECE {
-            pieces.push((first, from..i));
-            (first, from, len) = (first + len, i, 0);
-        }
-        len += c.len();
-    }
-    pieces.push((first, from..chunks.len()));
     let io = |var: String| {
         let path = path.to_path_buf();
         move |cause| EventsError::WriteIo { path, var, cause }
     };
     let file = std::fs::OpenOptions::new().write(true).open(path).map_err(io(String::new()))?;
-    let tasks: Vec<(usize, usize)> = (0..columns.len()).flat_map(|k| (0..pieces.len()).map(move |p| (k, p))).collect();
+    // pieces of at most PIECE events
+    let n_pieces = n.div_ceil(PIECE);
+    let tasks: Vec<(usize, usize)> = (0..columns.len()).flat_map(|k| (0..n_pieces).map(move |p| (k, p))).collect();
     tasks.into_par_iter().try_for_each_init(Vec::new, |buf: &mut Vec<u8>, (k, p)| {
-        let (col, (first, range)) = (columns[k], &pieces[p]);
+        let (col, first) = (columns[k], p * PIECE);
         buf.clear();
-        for c in &chunks[range.clone()] {
-            col.encode(c, 0..c.len(), (grid, days), float32, buf);
-        }
+        events.encode(col, first..(first + PIECE).min(n), float32, buf)?;
         file.write_all_at(buf, offsets[k] + (first * col.size(float32)) as u64).map_err(io(col.name()))
     })
 }

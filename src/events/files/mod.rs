@@ -3,6 +3,7 @@
 //! [`store`] how they store it (`--output-type`, `--deflate`, `--shuffle`); the writers write
 //! them through the project's writing kit ([`crate::nc`]), the one `run`'s outputs use.
 
+pub mod catalogue;
 pub mod compressed;
 pub mod direct;
 pub mod events_file;

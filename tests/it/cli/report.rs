@@ -106,3 +106,55 @@ fn int16_input_defaults_to_the_exact_int16_pool_on_the_cpu() {
     ok(&job(&floats, &c, &["--timing-json", &s(&jc)]));
     assert_eq!(pool(&jc), "f64");
 }
+
+/// `sstclim events --baseline` in several bands (4 threads: the next band read while one is
+/// detected): the table and `--timing-json` report every
+/// stage (climatology, read, detect, write, overlapped); the JSON's wall parts add up to its
+/// wall time, and no stage's part of the wall time exceeds its busy time.
+#[test]
+fn events_report_their_stages() {
+    let dir = tmp();
+    let data = dir.path().join("year");
+    generate(&data, &["--grid", "16x9", "--years", "1990-1991", "--doys", "1-366", "--storage", "i16"]);
+    let (out, json) = (dir.path().join("out"), dir.path().join("events.json"));
+    let args = [
+        "events",
+        "-i",
+        &s(&data),
+        "-o",
+        &s(&out),
+        "--years",
+        "1990-1991",
+        "--baseline",
+        "1990-1991",
+        "--both",
+        "--threads",
+        "4",
+        "--timing-json",
+        &s(&json),
+    ];
+    let table = String::from_utf8(ok(&args).stdout).unwrap();
+    for stage in ["climatology", "read", "detect", "write", "overlapped", "other", "total (wall)"] {
+        assert!(table.lines().any(|l| l.starts_with(stage)), "{stage}:\n{table}");
+    }
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["command"], "events");
+    assert_eq!(r["bands"], 4, "{r}");
+    let busy = &r["stage_seconds"];
+    let stage = |k: &str| busy[k].as_f64().unwrap_or_else(|| panic!("{k} in {busy}"));
+    let (clim, read, detect, write, overlapped) =
+        (stage("climatology"), stage("read"), stage("detect"), stage("write"), stage("overlapped"));
+    assert!(clim > 0.0 && read > 0.0 && detect > 0.0 && write > 0.0, "{busy}");
+    assert!(overlapped <= read.min(detect + write), "{busy}");
+    let w = &r["wall_shares"];
+    let sum_map = |v: &serde_json::Value| v.as_object().unwrap().values().map(|x| x.as_f64().unwrap()).sum::<f64>();
+    let parts = sum_map(&w["alone"]) + sum_map(&w["overlapped"]) + w["other"].as_f64().unwrap();
+    let wall = r["wall_seconds"].as_f64().unwrap();
+    assert!((parts - wall).abs() < 1e-6, "{parts} vs {wall}");
+    assert!(wall >= clim + read + detect + write - overlapped - 1e-6, "{r}");
+    assert_eq!(w["alone"]["climatology"].as_f64().unwrap(), clim);
+    for (k, busy) in [("read", read), ("detect", detect), ("write", write)] {
+        assert!(w["alone"][k].as_f64().unwrap_or(0.0) <= busy + 1e-9, "{k}: {w}");
+    }
+    assert!((sum_map(&w["overlapped"]) - overlapped).abs() < 1e-6, "{w} vs {busy}");
+}

@@ -248,14 +248,13 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     let banded = dir.path().join("banded");
     ok(&events_args(&data, &clim, &banded, &["--max-mem", "120000", "--threads", "2"]));
     check_outputs(&banded, &w, &days, false);
-    // one band, one thread: the same files' values, bit for bit; events.nc (written through
-    // its contiguous columns in one band, through libnetcdf band by band) with every variable
-    // and attribute
+    // one band, one thread: the same files' values, bit for bit; events.nc (written at once
+    // through its contiguous columns, however many bands) with every variable and attribute
     let whole = dir.path().join("whole");
     ok(&events_args(&data, &clim, &whole, &["--threads", "1"]));
     let (direct, appended) =
         (netcdf::open(whole.join("events.nc")).unwrap(), netcdf::open(banded.join("events.nc")).unwrap());
-    assert!(!direct.dimension("event").unwrap().is_unlimited() && appended.dimension("event").unwrap().is_unlimited());
+    assert!(!direct.dimension("event").unwrap().is_unlimited() && !appended.dimension("event").unwrap().is_unlimited());
     let names = |f: &netcdf::File| f.variables().map(|v| v.name()).collect::<Vec<_>>();
     assert_eq!(names(&direct), names(&appended));
     assert_eq!(names(&direct).len(), 30);
@@ -290,7 +289,7 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     // values, in bands
     let packed = write_inputs(dir.path(), &days, &w, Files::Packed);
     let from_ints = dir.path().join("from_ints");
-    ok(&events_args(&packed, &clim, &from_ints, &["--max-mem", "60000"]));
+    ok(&events_args(&packed, &clim, &from_ints, &["--max-mem", "80000"]));
     check_outputs(&from_ints, &unpacked(&w), &days, false);
     // cold spells against p10, beside the heatwaves
     ok(&events_args(&data, &clim, &whole, &["--cold"]));
@@ -320,6 +319,62 @@ fn events_in_bands_equal_the_reference_and_one_band() {
     // an existing output is not replaced without --overwrite
     let e = fails(&events_args(&data, &clim, &whole, &[]));
     assert!(e.contains("events.nc") && e.contains("--overwrite"), "{e}");
+}
+
+/// Several bands write the files one band writes: every variable of the four outputs with its
+/// type, attributes, storage (the `event` dimension fixed, contiguous or chunked alike) and
+/// values bit for bit, and the global attributes but the history's time, in every output form
+/// (float64 or float32 events, uncompressed or deflated).
+#[test]
+fn bands_write_the_files_of_one_band() {
+    let dir = tmp();
+    let (_, _, data, clim) = plain_job(dir.path());
+    let all = ["events.nc", "summary.nc", "events_cold.nc", "summary_cold.nc"];
+    let forms: [&[&str]; 4] =
+        [&[], &["--deflate", "1"], &["--output-type", "f32"], &["--output-type", "f32", "--deflate", "1"]];
+    for (k, form) in forms.iter().enumerate() {
+        let flags = |more: &[&'static str]| [&["--both"][..], form, more].concat();
+        let one = dir.path().join(format!("one{k}"));
+        let out = crate::common::bin()
+            .env("SSTCLIM_EVENTS_MIN_BANDS", "1")
+            .args(events_args(&data, &clim, &one, &flags(&[])))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains(" 1 band(s))"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        // one row a band (about 144 kB: two rows' series, the next band read while one is
+        // detected with 4 threads, and every cell's events)
+        let many = dir.path().join(format!("many{k}"));
+        let out = ok(&events_args(&data, &clim, &many, &flags(&["--max-mem", "150000", "--threads", "4"])));
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("{NLAT} band(s)")), "{form:?}");
+        for name in all {
+            let (a, b) = (netcdf::open(one.join(name)).unwrap(), netcdf::open(many.join(name)).unwrap());
+            let globals = |f: &netcdf::File| {
+                f.attributes()
+                    .filter(|a| a.name() != "history")
+                    .map(|a| format!("{}={:?}", a.name(), a.value().unwrap()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(globals(&a), globals(&b), "{name} {form:?}");
+            let dims =
+                |f: &netcdf::File| f.dimensions().map(|d| (d.name(), d.len(), d.is_unlimited())).collect::<Vec<_>>();
+            assert_eq!(dims(&a), dims(&b), "{name} {form:?}");
+            assert!(dims(&a).iter().all(|d| !d.2), "{name}: {:?}", dims(&a));
+            assert_eq!(a.variables().count(), b.variables().count());
+            for v in a.variables() {
+                let w = b.variable(&v.name()).unwrap();
+                assert_eq!(v.vartype(), w.vartype(), "{name} {}", v.name());
+                assert_eq!(v.chunking().unwrap(), w.chunking().unwrap(), "{name} {}", v.name());
+                let attrs = |v: &netcdf::Variable| {
+                    v.attributes().map(|a| format!("{}={:?}", a.name(), a.value().unwrap())).collect::<Vec<_>>()
+                };
+                assert_eq!(attrs(&v), attrs(&w), "{name} {}", v.name());
+                let bits = |d: &Path| read(&d.join(name), &v.name()).0.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&one), bits(&many), "{name} {} {form:?}", v.name());
+            }
+        }
+        assert!(read(&one.join("events.nc"), "duration").0.len() > 10, "too few events to compare");
+    }
 }
 
 /// Every variable of the files in `a` and `b` (`names`), read back through libnetcdf: values

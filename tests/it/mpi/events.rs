@@ -72,13 +72,13 @@ fn same_events_at_any_number_of_ranks() {
     let dir = tmp();
     let (data, clim) = dataset(dir.path());
     let single = dir.path().join("single");
-    ok(&args(&data, &clim, &single, &["--max-mem", "200000"]));
+    ok(&args(&data, &clim, &single, &["--max-mem", "600000"]));
     let want = contents(&single);
     assert!(want["events.nc"]["duration"].len() > 20, "too few events to compare");
     for np in [1, 2, 3] {
         for cold in [false, true] {
             let out = dir.path().join(format!("np{np}-{cold}"));
-            let mut a = args(&data, &clim, &out, &["--max-mem", "200000"]);
+            let mut a = args(&data, &clim, &out, &["--max-mem", "600000"]);
             if cold {
                 a.push("--cold".into());
             }
@@ -91,6 +91,33 @@ fn same_events_at_any_number_of_ranks() {
                 continue;
             }
             assert_eq!(contents(&out), want, "np {np}");
+        }
+    }
+}
+
+/// `--both --output-type f32 --deflate 1`: the ranks' parts (contiguous, uncompressed) joined
+/// into the outputs a singleton writes, compressed alike, at 2 and 3 ranks.
+#[test]
+fn same_compressed_events_at_any_number_of_ranks() {
+    let dir = tmp();
+    let (data, clim) = dataset(dir.path());
+    let form = ["--both", "--output-type", "f32", "--deflate", "1", "--max-mem", "900000"];
+    let single = dir.path().join("single");
+    ok(&args(&data, &clim, &single, &form));
+    let want = contents(&single);
+    assert!(want["events_cold.nc"]["duration"].len() > 20, "too few events to compare");
+    let chunking = |d: &Path, name: &str, var: &str| {
+        netcdf::open(d.join(name)).unwrap().variable(var).unwrap().chunking().unwrap()
+    };
+    for np in [2, 3] {
+        let out = dir.path().join(format!("np{np}"));
+        let o = mpirun(np, &args(&data, &clim, &out, &form));
+        assert!(o.status.success(), "np {np}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(contents(&out), want, "np {np}");
+        for (name, var) in [("events.nc", "rate_onset"), ("events_cold.nc", "category"), ("summary.nc", "count")] {
+            let c = chunking(&out, name, var);
+            assert!(c.is_some(), "{name} {var} not chunked");
+            assert_eq!(c, chunking(&single, name, var), "np {np} {name} {var}");
         }
     }
 }
@@ -146,7 +173,7 @@ fn a_360_day_job_is_the_same_bits_at_one_and_two_ranks() {
     );
     let args = |out: &Path| -> Vec<String> {
         let v = ["-q", "events", "-i", &s(&data), "-o", &s(out), "--years", "2001-2002", "--climatology", &s(&clim)];
-        v.iter().chain(&["--max-mem", "60000"]).map(|x| x.to_string()).collect()
+        v.iter().chain(&["--max-mem", "100000"]).map(|x| x.to_string()).collect()
     };
     let single = dir.path().join("single");
     ok(&args(&single));
