@@ -346,7 +346,7 @@ const STORE_ENTROPY: f64 = 7.92;
 /// runs, at most of a chunk's compression time; planes below it (sign, exponent and high
 /// mantissa bytes) go to libdeflate at the level asked. At level 1 every plane that is not
 /// stored is coded with runs: on climatology outputs that is both faster and smaller than
-/// libdeflate's level 1 (bench-results/runs/2026-12-02-vm-deflate-s36).
+/// libdeflate's level 1 (docs/experiments.md, run 2026-12-02-vm-deflate-s36).
 const RUNS_ENTROPY: f64 = 5.0;
 
 /// How a leading byte plane of a shuffled chunk is coded.

@@ -4,7 +4,7 @@
 //! libdeflate's match finder, even at level 1, spends most of a chunk's compression time and
 //! finds little beyond runs (of the fill value over land); a per-plane Huffman code with runs
 //! coded as matches at distance 1 gets most of its size several times faster (see
-//! bench-results/runs/2026-12-02-vm-deflate-s36).
+//! docs/experiments.md, run 2026-12-02-vm-deflate-s36).
 //!
 //! [`BitWriter`] writes a raw deflate stream (RFC 1951) block by block: stored blocks, these
 //! run-and-Huffman blocks, and a byte-aligning empty stored block before bytes from elsewhere
@@ -30,7 +30,7 @@ const DIST_LEN: [u8; 1] = [1];
 /// Least fraction of a plane's bytes a Huffman block must save, else the plane is stored:
 /// coding a byte costs about ten times copying it, and on a node whose cores code several
 /// times faster than its disk writes, saving less than this costs more core time than it saves
-/// disk time (bench-results/runs/2026-12-02-vm-deflate-s37).
+/// disk time (docs/experiments.md, run 2026-12-02-vm-deflate-s37).
 pub const MIN_GAIN: f64 = 0.1;
 
 /// First length of each length symbol 257..=285, and its extra bits.

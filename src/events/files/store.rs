@@ -4,7 +4,7 @@
 //!
 //! Why: on a global grid the outputs are several times the size of what the job reads (the
 //! summaries are mostly NaN: a cell has an event in few years), and writing them took longer
-//! than reading the inputs (bench-results/runs/2026-12-02-h200-events-s36). Compressed
+//! than reading the inputs (docs/experiments.md, run 2026-12-02-h200-events-s36). Compressed
 //! summaries go through the project's own chunk coder, the one `run`'s compressed outputs use
 //! ([`crate::nc::chunked`]: chunks encoded, shuffled and deflated on every thread, handed
 //! to HDF5 already filtered), never through libnetcdf's compressor.

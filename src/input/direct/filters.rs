@@ -3,7 +3,7 @@
 //!
 //! Why it exists: the direct read path decodes compressed chunks on every reader thread
 //! without libhdf5 (not thread-safe). libdeflate inflates about 3x faster than zlib
-//! (bench-results/runs/2026-12-02-vm-inflate), and a corrupt chunk is reported, never
+//! (docs/experiments.md, run 2026-12-02-vm-inflate), and a corrupt chunk is reported, never
 //! decoded into wrong values: the zlib stream's Adler-32, its length and fletcher32 sums are
 //! all checked, as libhdf5 checks them.
 

@@ -301,7 +301,7 @@ fn chunks_of_five_steps_are_inflated_once_and_read_bitwise_equal_to_libnetcdf() 
 /// (CPU time is what a loaded machine measures best). Run by hand:
 /// `TIMESERIES_BENCH=DIR cargo test --release --test it -- timeseries::read::bench --ignored --nocapture`
 /// where DIR holds `daily/sst_YYYY_DDD.nc` and yearly copies in `yearly-*/sst.day.mean.YYYY.nc`
-/// (bench-results/runs/2026-12-02-vm-timeseries-read).
+/// (docs/experiments.md, run 2026-12-02-vm-timeseries-read).
 #[test]
 #[ignore]
 fn bench_read_stage_daily_against_yearly() {
