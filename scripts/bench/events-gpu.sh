@@ -73,7 +73,7 @@ rm -rf "$W/clim32" "$W/floor"
 # 3. events against C, floors before each pair
 EV=(events --input "$D" --years 1982-2022 --climatology "$C" --overwrite --both --output-type f32 --deflate 1)
 for r in 1 2; do
-  t floor-inflate-$r "$X" bench-read --input "$D" --years 1982-2022 --doys 1-366 --half-window 0 --inflate --repeats 3
+  t floor-inflate-$r "$X" bench-read --input "$D" --baseline 1982-2022 --doys 1-366 --half-window 0 --inflate --repeats 3 --threads "$(nproc)"
   sync
   t events-gpu-$r "$X" "${EV[@]}" --output "$W/ev" --timing-json "$R/events-gpu-$r.json"
 done
