@@ -21,13 +21,13 @@ D=$W/data C=$W/clim
   --calendar hobday366 --window-edges extend --feb29 interpolate --smooth 31 --method 7 --percentile 10,90
 ev() { local bin=$1 out=$2; shift 2; "$bin" events --input "$D" --output "$W/$out" --years 1982-2022 --climatology "$C/climatology.nc" --both --output-type f32 --deflate 1 --overwrite "$@"; }
 for rep in 1 2 3; do
-  log "rep $rep after 1 band: $(SSTCLIM_EVENTS_MIN_BANDS=1 t ev "$A" a1)"
-  log "rep $rep after 4 bands (--max-mem 3300M): $(SSTCLIM_EVENTS_MIN_BANDS=1 t ev "$A" a4 --max-mem 3300M)"
-  log "rep $rep after default (4 bands, overlapped): $(t ev "$A" ad)"
+  log "rep $rep after default (1 band): $(t ev "$A" a1)"
+  log "rep $rep after 4 bands (--max-mem 2400M): $(t ev "$A" a4 --max-mem 2400M)"
+  log "rep $rep after 4 overlapped bands (--threads 4): $(t ev "$A" ad --threads 4)"
 done
 log "before 1 band (--max-mem 8G): $(t ev "$B" b1 --max-mem 8G)"
 log "before 4 bands (--max-mem 1800M): $(t ev "$B" b4 --max-mem 1800M)"
 cmp0 "$W/a1" "$W/a4" after-1-vs-4-bands
-cmp0 "$W/a1" "$W/ad" after-1-band-vs-default
+cmp0 "$W/a1" "$W/ad" after-1-band-vs-overlapped
 cmp0 "$W/b1" "$W/a1" before-vs-after-1-band
 cmp0 "$W/b4" "$W/a4" before-vs-after-4-bands
