@@ -222,27 +222,7 @@ impl Device for HipDevice {
     // The code object holds the generic kernels (compiled ahead of time): launch constants
     // are read from the arguments.
     fn prepare(&mut self, kernel: &KernelSpec, _smem: usize) -> Result<(), GpuError> {
-        let name = kernel.name.as_str();
-        let module = match self.module {
-            Some(m) => m,
-            None => {
-                let mut m = std::ptr::null_mut();
-                // SAFETY: CODE_OBJECT is a complete code object embedded at build time.
-                check(unsafe { hip::hipModuleLoadData(&mut m, CODE_OBJECT.as_ptr().cast()) })
-                    .map_err(|e| self.err("hipModuleLoadData", e))?;
-                self.module = Some(m);
-                m
-            }
-        };
-        if !self.functions.contains_key(name) {
-            let mut f = std::ptr::null_mut();
-            let cname = CString::new(name).expect("kernel names have no NUL");
-            // SAFETY: loaded module, NUL-terminated name.
-            check(unsafe { hip::hipModuleGetFunction(&mut f, module, cname.as_ptr()) })
-                .map_err(|e| self.err("hipModuleGetFunction", e))?;
-            self.functions.insert(name.to_string(), f);
-        }
-        Ok(())
+        self.load_function(false, kernel.name.as_str())
     }
 
     unsafe fn launch(
@@ -298,26 +278,7 @@ impl Device for HipDevice {
                 detail: format!("this build has no code object of {file}"),
             });
         }
-        let module = match self.events_module {
-            Some(m) => m,
-            None => {
-                let mut m = std::ptr::null_mut();
-                // SAFETY: EVENTS_CODE_OBJECT is a complete code object embedded at build time.
-                check(unsafe { hip::hipModuleLoadData(&mut m, EVENTS_CODE_OBJECT.as_ptr().cast()) })
-                    .map_err(|e| self.err("hipModuleLoadData", e))?;
-                self.events_module = Some(m);
-                m
-            }
-        };
-        if !self.functions.contains_key(name) {
-            let mut f = std::ptr::null_mut();
-            let cname = CString::new(name).expect("kernel names have no NUL");
-            // SAFETY: loaded module, NUL-terminated name.
-            check(unsafe { hip::hipModuleGetFunction(&mut f, module, cname.as_ptr()) })
-                .map_err(|e| self.err("hipModuleGetFunction", e))?;
-            self.functions.insert(name.to_string(), f);
-        }
-        Ok(())
+        self.load_function(true, name)
     }
 
     unsafe fn launch_entry(&mut self, name: &str, grid: u32, block: u32, args: *mut c_void) -> Result<(), GpuError> {
@@ -439,5 +400,38 @@ impl Drop for HipDevice {
             let _ = hip::hipEventDestroy(self.stop);
             let _ = hip::hipStreamDestroy(self.stream);
         }
+    }
+}
+
+impl HipDevice {
+    /// Function `name` of the climatology code object (`events`: of the events one), each code
+    /// object loaded once and each function looked up once.
+    fn load_function(&mut self, events: bool, name: &str) -> Result<(), GpuError> {
+        let loaded = if events { self.events_module } else { self.module };
+        let module = match loaded {
+            Some(m) => m,
+            None => {
+                let code: &[u8] = if events { EVENTS_CODE_OBJECT } else { CODE_OBJECT };
+                let mut m = std::ptr::null_mut();
+                // SAFETY: both code objects are complete, embedded at build time.
+                check(unsafe { hip::hipModuleLoadData(&mut m, code.as_ptr().cast()) })
+                    .map_err(|e| self.err("hipModuleLoadData", e))?;
+                if events {
+                    self.events_module = Some(m);
+                } else {
+                    self.module = Some(m);
+                }
+                m
+            }
+        };
+        if !self.functions.contains_key(name) {
+            let mut f = std::ptr::null_mut();
+            let cname = CString::new(name).expect("kernel names have no NUL");
+            // SAFETY: loaded module, NUL-terminated name.
+            check(unsafe { hip::hipModuleGetFunction(&mut f, module, cname.as_ptr()) })
+                .map_err(|e| self.err("hipModuleGetFunction", e))?;
+            self.functions.insert(name.to_string(), f);
+        }
+        Ok(())
     }
 }
