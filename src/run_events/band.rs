@@ -114,7 +114,10 @@ pub fn compute_share(
         None => read_directly(p)?,
     };
     let held = Held::of(&p.layout);
-    let bands = share_bands(opts, p, rows, held.value_bytes)?;
+    // a band of a chunked file (or one libnetcdf reads) inflates every chunk it touches
+    // whole: one chunk a map (OISST's layout) is inflated again for every band
+    let whole_chunks = direct.as_ref().map_or(memory.is_none(), |d| d.chunked);
+    let bands = share_bands(opts, p, rows, (held.value_bytes, whole_chunks))?;
     let mut into = match into {
         Into::Files { paths, part } => Sink::Files(Outputs::create(p, paths, part)?),
         Into::Memory(kept) => Sink::Memory(kept),
@@ -331,7 +334,9 @@ fn overlaps(threads: usize) -> bool {
 
 /// Bands a share is cut into at least (where it has rows enough) when bands overlap, even
 /// when it fits one: the first band's read is the only one not overlapped with detection, and
-/// several bands cost no more writing than one.
+/// several bands cost no more writing than one. Not for chunked inputs, whose chunks each
+/// band inflates again: on one-chunk-a-map files 4 bands read 2x as long as one
+/// (bench-results/runs/2026-12-08-vm-events-bands-s42).
 const MIN_BANDS: usize = 4;
 
 /// Latitude rows `rows` cut into bands, two of which (and every band's events) fit `--max-mem`.
@@ -339,7 +344,7 @@ fn share_bands(
     opts: &super::EventsOptions,
     p: &Prepared,
     rows: Range<usize>,
-    value_bytes: usize,
+    (value_bytes, whole_chunks): (usize, bool),
 ) -> Result<Vec<Range<usize>>, EventsJobError> {
     let (grid, days) = (&p.grid, &p.days);
     let budget = opts.max_mem.unwrap_or_else(crate::plan::memory::default_max_mem);
@@ -349,7 +354,11 @@ fn share_bands(
         Vec::new()
     } else {
         // two bands held at once where the next is read while one is detected
-        let (pools, min_bands) = if overlaps(opts.threads.max(1)) { (2, MIN_BANDS) } else { (1, 1) };
+        let (pools, min_bands) = match overlaps(opts.threads.max(1)) {
+            true if !whole_chunks => (2, MIN_BANDS),
+            true => (2, 1),
+            false => (1, 1),
+        };
         let min_bands = crate::util::knobs::events_min_bands().unwrap_or(min_bands);
         let need = (pools as u64 * cost.band + rows.len() as u64 * cost.kept) * nlon as u64;
         plan_bands(rows.len(), nlon, cost, budget, pools, min_bands)
