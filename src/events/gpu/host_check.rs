@@ -119,6 +119,8 @@ const CELL0: usize = 500;
 /// Every pool type, calendar and rule: the kernel's events and summaries are the CPU scan's.
 #[test]
 fn the_event_kernel_on_the_host_finds_what_the_cpu_scan_finds() {
+    // its compiler and harness are children of this process, as the forked readers' are
+    let _serial = crate::input::child::serial();
     let Some(exe) = harness() else { return };
     let calendars = [
         (2001..=2004, CfCalendar::ProlepticGregorian),
